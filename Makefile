@@ -1,0 +1,38 @@
+# pushgate — the two set-up commands are `make run` and `make test`.
+SHELL := /bin/bash
+SWIFT ?= swift
+# Debian packages the build, the tests and the benchmarks need.
+DEB_PACKAGES := pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev \
+                python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o
+
+.PHONY: deps build release run test bench clean
+
+# Installs only what is missing; `apt-get update` runs only when something is.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: build
+	@bash scripts/demo.sh
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel
+
+bench: release
+	$(SWIFT) run -c release --skip-build PushgateBench
+
+clean:
+	rm -rf .build

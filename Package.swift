@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// pushgate: push-notification gateway for iOS apps.
+// No Swift package dependencies: C libraries come from Debian through pkg-config.
+let package = Package(
+    name: "pushgate",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pushgate", targets: ["pushgate"]),
+    ],
+    targets: [
+        // C libraries from Debian (-dev packages), found with pkg-config.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Typed wrappers for variadic C functions Swift cannot call directly.
+        .target(name: "CShims", dependencies: ["CCurl"], path: "Sources/CShims"),
+
+        // Pure logic: no C, no I/O.
+        .target(name: "StrictJSON"),
+        .target(name: "DeepLinks", dependencies: ["StrictJSON"]),
+        .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON"]),
+
+        // Talks to Apple.
+        .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "COpenSSL", "CCurl", "CShims"]),
+
+        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"]),
+
+        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
+                          path: "Benchmarks/PushgateBench"),
+
+        .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
+        .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
+        .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"]),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,17 @@
+#ifndef PUSHGATE_CSHIMS_H
+#define PUSHGATE_CSHIMS_H
+#include <curl/curl.h>
+
+// curl_easy_setopt / curl_multi_setopt are variadic; Swift cannot call them.
+// One typed wrapper per argument type.
+CURLcode pg_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode pg_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode pg_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode pg_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode pg_curl_easy_setopt_write_function(CURL *handle, size_t (*fn)(char *, size_t, size_t, void *));
+CURLcode pg_curl_easy_setopt_header_function(CURL *handle, size_t (*fn)(char *, size_t, size_t, void *));
+CURLcode pg_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode pg_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+CURLMcode pg_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+#endif

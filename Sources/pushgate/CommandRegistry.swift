@@ -1,0 +1,49 @@
+/// A command of the `pushgate` executable.
+struct CommandSpec: Sendable {
+    let name: String
+    let summary: String
+    let run: @Sendable ([String]) -> Int32
+}
+
+enum CommandRegistry {
+    /// Every command, in the order `pushgate help` lists them. Each lives in its own file.
+    static let commands: [CommandSpec] = [
+        CommandSpec(name: "help", summary: "show this list", run: { _ in printHelp(); return 0 }),
+    ]
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let name = arguments.first else {
+            printHelp(to: .stderr)
+            return ExitStatus.usage
+        }
+        if name == "--help" || name == "-h" {
+            printHelp()
+            return 0
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            Output.error("pushgate: unknown command \(quotedForDisplay(name)); run 'pushgate help'")
+            return ExitStatus.usage
+        }
+        return command.run(Array(arguments.dropFirst()))
+    }
+
+    static func printHelp(to stream: Output.Stream = .stdout) {
+        var text = "usage: pushgate <command> [options]\n\ncommands:\n"
+        for command in commands {
+            text += "  " + command.name.padding(to: 14) + command.summary + "\n"
+        }
+        Output.write(text, to: stream)
+    }
+}
+
+enum ExitStatus {
+    static let ok: Int32 = 0
+    static let findings: Int32 = 1
+    static let usage: Int32 = 2
+}
+
+extension String {
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

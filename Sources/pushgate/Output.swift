@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import StrictJSON
+
+/// Buffered writes to stdout and stderr. Everything the CLI prints goes through here so
+/// large outputs (JSON Lines over millions of links) are written in big blocks.
+enum Output {
+    enum Stream { case stdout, stderr }
+
+    nonisolated(unsafe) private static var buffer: [UInt8] = {
+        var b: [UInt8] = []
+        b.reserveCapacity(1 << 16)
+        return b
+    }()
+
+    static func write(_ text: String, to stream: Stream = .stdout) {
+        switch stream {
+        case .stdout:
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= 1 << 16 { flush() }
+        case .stderr:
+            flush()
+            writeAll(Array(text.utf8), fd: 2)
+        }
+    }
+
+    static func writeBytes(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    static func line(_ text: String) { write(text + "\n") }
+
+    static func error(_ text: String) { write(text + "\n", to: .stderr) }
+
+    static func flush() {
+        guard !buffer.isEmpty else { return }
+        writeAll(buffer, fd: 1)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private static func writeAll(_ bytes: [UInt8], fd: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return  // EPIPE: the reader went away; nothing more to do
+                }
+                offset += n
+            }
+        }
+    }
+}
+
+/// Hostile input quoted for a human: escaped, in double quotes.
+func quotedForDisplay(_ text: String) -> String {
+    "\"" + TextSafety.escapedForDisplay(text) + "\""
+}
