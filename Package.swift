@@ -15,8 +15,10 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
         // Typed wrappers for variadic C functions Swift cannot call directly.
-        .target(name: "CShims", dependencies: ["CCurl"], path: "Sources/CShims"),
+        .target(name: "CShims", dependencies: ["CCurl", "CMicroHTTPD"], path: "Sources/CShims"),
 
         // Pure logic: no C, no I/O.
         .target(name: "StrictJSON"),
@@ -25,6 +27,9 @@ let package = Package(
 
         // Talks to Apple.
         .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "COpenSSL", "CCurl", "CShims"]),
+
+        // The HTTP/1.1 server the service runs on.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims"]),
 
         .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"]),
 
@@ -35,6 +40,7 @@ let package = Package(
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"]),
     ],
     swiftLanguageModes: [.v6]
