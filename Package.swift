@@ -30,8 +30,10 @@ let package = Package(
 
         // The HTTP/1.1 server the service runs on.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims"]),
+        // The service's logic: API, auth, limits, metrics, campaigns.
+        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"]),
+        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"]),
     ],
     swiftLanguageModes: [.v6]
