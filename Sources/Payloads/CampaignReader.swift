@@ -176,7 +176,7 @@ public enum CampaignReader {
         case .string:
             return r.plainString("sound").map(Sound.named)
         case .object(let o):
-            var s = FieldReader(o, at: .root.appending("sound"))
+            var s = FieldReader(o, at: r.path.appending("sound"))
             s.rejectUnknownKeys(["critical", "name", "volume"], expected: "critical, name, volume")
             let critical = s.flag("critical")
             let name = s.plainString("name")
