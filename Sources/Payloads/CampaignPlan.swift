@@ -48,10 +48,13 @@ public struct CampaignPlan: Sendable {
 
     /// The request for one device, with the given `apns-id`.
     public func request(for device: Device, apnsID: String) throws(PayloadError) -> APNsRequest {
-        let body = try body(for: device)
+        request(for: device, body: try body(for: device).bytes, apnsID: apnsID)
+    }
+
+    func request(for device: Device, body: [UInt8], apnsID: String) -> APNsRequest {
         var headers = constantHeaders
         headers.append(HTTPHeader("apns-id", apnsID))
-        return APNsRequest(deviceToken: device.token, path: "/3/device/" + device.token, headers: headers, body: body.bytes)
+        return APNsRequest(deviceToken: device.token, path: "/3/device/" + device.token, headers: headers, body: body)
     }
 
     /// The request for one device with a random `apns-id` drawn from `rng`.
