@@ -42,7 +42,7 @@ public struct CampaignPlanner: Sendable {
             case .invalid(let inner):
                 for p in inner {
                     problems.append(PayloadError(.invalidTemplate, at: templatePath,
-                                                 "template \(TextSafetyQuote.string(name)) at \(p.path): \(p.message) [\(p.stableCode)]"))
+                                                 "template \(TextSafetyQuote.string(name)) at \(p.path): \(p.message)"))
                 }
             }
         case .inline(let alert):
