@@ -37,6 +37,24 @@ public struct AASARouteShape: Sendable, Equatable {
     }
 
     public var hasWildcard: Bool { segments.last == .wildcard }
+
+    /// Whether decoded path segments have this route's shape (types other than lists of
+    /// values are not checked; see `AASAValidator`).
+    public func fits(_ path: [String]) -> Bool {
+        for (i, segment) in segments.enumerated() {
+            switch segment {
+            case .wildcard:
+                return path.count > i && !path[i...].contains("")
+            case .literal(let text):
+                guard i < path.count, path[i] == text else { return false }
+            case .parameter(_, .oneOf(let values)):
+                guard i < path.count, values.contains(path[i]) else { return false }
+            case .parameter:
+                guard i < path.count, !path[i].isEmpty else { return false }
+            }
+        }
+        return path.count == segments.count
+    }
 }
 
 extension AASARouteShape.ValueKind {

@@ -39,16 +39,18 @@ public struct AASAFinding: Sendable, Equatable {
 /// every route must be opened (probed with concrete sample links), and every rule that
 /// opens the app must open only paths some route handles (probed with sample paths made
 /// from the rule's own pattern: `*` as "", "x" and "x/y", `?` as "x").
+///
+/// "Handles" means the path's shape fits a route (literals, one non-empty segment per
+/// parameter, one or more for `*`, list values exact). Value types such as `int` cannot be
+/// written in an AASA pattern, so `/product/x` counts as handled by `/product/:id`: the
+/// app opens and its router answers, which is what a universal link can promise.
 public struct AASAValidator: Sendable {
     public var appID: String
     public var routes: [AASARouteShape]
-    /// The name of the route whose path shape fits these decoded segments, or nil.
-    public var routeForSegments: @Sendable ([String]) -> String?
 
-    public init(appID: String, routes: [AASARouteShape], routeForSegments: @escaping @Sendable ([String]) -> String?) {
+    public init(appID: String, routes: [AASARouteShape]) {
         self.appID = appID
         self.routes = routes
-        self.routeForSegments = routeForSegments
     }
 
     /// At most this many sample URLs per rule or route.
@@ -114,7 +116,7 @@ public struct AASAValidator: Sendable {
                     // Only what this rule really opens: an earlier rule may decide first.
                     guard case .opens(let opener) = document.decision(for: url, appID: appID),
                           opener.location == rule.location,
-                          routeForSegments(Self.segments(of: url.path, decoding: rule.percentEncoded)) == nil
+                          !handles(Self.segments(of: url.path, decoding: rule.percentEncoded))
                     else { continue }
                     let what = rule.path.map { "\(JSONWriter.quoted($0.text))" } ?? "(any path)"
                     findings.append(AASAFinding(code: .unroutedPattern,
@@ -125,6 +127,10 @@ public struct AASAValidator: Sendable {
             }
         }
         return findings
+    }
+
+    func handles(_ segments: [String]) -> Bool {
+        routes.contains { $0.fits(segments) }
     }
 
     private func display(_ url: AASAURLParts) -> String {
