@@ -14,7 +14,8 @@ public enum AASAGenerator {
     /// At most this many components per route when lists of values multiply.
     static let maxExpansions = 256
 
-    public static func applinks(appID: String, routes: [AASARouteShape]) -> JSON {
+    public static func applinks(for table: RouteTable) -> JSON {
+        let routes = table.routesMostSpecificFirst
         var components: [JSON] = []
         for route in emissionOrder(routes) {
             for guardPattern in guards(for: route, among: routes) {
@@ -27,7 +28,7 @@ public enum AASAGenerator {
             for pathPattern in openPatterns(for: route) {
                 var members: [(String, JSON)] = [("/", .string(pathPattern))]
                 if !route.requiredQuery.isEmpty {
-                    let items = route.requiredQuery.map { JSONMember(key: $0.name, value: .string("?*")) }
+                    let items = route.requiredQuery.map { JSONMember(key: $0.key, value: .string("?*")) }
                     members.append(("?", .object(JSONObject(items))))
                 }
                 members.append(("comment", .string("route \(route.name): \(route.pattern)")))
@@ -35,7 +36,7 @@ public enum AASAGenerator {
             }
         }
         let detail = JSON.object(JSONObject([
-            JSONMember(key: "appIDs", value: .array([.string(appID)])),
+            JSONMember(key: "appIDs", value: .array([.string(table.app.appID)])),
             JSONMember(key: "components", value: .array(components)),
         ]))
         return .object(JSONObject([
@@ -49,34 +50,16 @@ public enum AASAGenerator {
         .object(JSONObject(members.map { JSONMember(key: $0.0, value: $0.1) }))
     }
 
-    /// Most specific first: segment by segment literal < parameter < wildcard; when one
-    /// route's kinds are a prefix of the other's, the longer first; then file order.
-    static func ordered(_ routes: [AASARouteShape]) -> [AASARouteShape] {
-        func rank(_ s: AASARouteShape.Segment) -> Int {
-            switch s {
-            case .literal: return 0
-            case .parameter: return 1
-            case .wildcard: return 2
-            }
-        }
-        return routes.enumerated().sorted { a, b in
-            let x = a.element.segments.map(rank), y = b.element.segments.map(rank)
-            for (l, r) in zip(x, y) where l != r { return l < r }
-            if x.count != y.count { return x.count > y.count }
-            return a.offset < b.offset
-        }.map(\.element)
-    }
-
-    /// `ordered`, with every route a guard could hide pulled in front of that guard.
-    static func emissionOrder(_ routes: [AASARouteShape]) -> [AASARouteShape] {
-        let sorted = ordered(routes)
+    /// The routes (most specific first), with every route a guard could hide pulled in
+    /// front of that guard.
+    static func emissionOrder(_ sorted: [Route]) -> [Route] {
         var emitted = Array(repeating: false, count: sorted.count)
-        var result: [AASARouteShape] = []
+        var result: [Route] = []
         func emit(_ index: Int) {
             guard !emitted[index] else { return }
             emitted[index] = true
             let route = sorted[index]
-            if !guards(for: route, among: routes).isEmpty {
+            if !guards(for: route, among: sorted).isEmpty {
                 for (other, candidate) in sorted.enumerated() where !emitted[other]
                     && guardCouldHide(candidate, guardedRoute: route) {
                     emit(other)
@@ -90,8 +73,8 @@ public enum AASAGenerator {
 
     /// Conservative: the candidate is longer (or ends in `*`) and agrees with the guarded
     /// route's literals up to its first parameter, where a guard's `*` starts.
-    private static func guardCouldHide(_ candidate: AASARouteShape, guardedRoute route: AASARouteShape) -> Bool {
-        guard candidate.hasWildcard || candidate.segments.count > route.segments.count else { return false }
+    private static func guardCouldHide(_ candidate: Route, guardedRoute route: Route) -> Bool {
+        guard candidate.endsWithWildcard || candidate.segments.count > route.segments.count else { return false }
         for (c, r) in zip(candidate.segments, route.segments) {
             guard case .literal = r else { return true }
             if case .literal = c, c != r { return false }
@@ -100,7 +83,7 @@ public enum AASAGenerator {
     }
 
     /// The `/` patterns that open the route's paths.
-    static func openPatterns(for route: AASARouteShape) -> [String] {
+    static func openPatterns(for route: Route) -> [String] {
         var patterns = [""]
         for segment in route.segments {
             let choices: [String]
@@ -123,12 +106,12 @@ public enum AASAGenerator {
     /// One exclude per parameter position: the route's shape with that parameter spanning
     /// two or more segments. Left out for routes ending in `*` (a guard would hide their
     /// own deeper paths) and where a literal-prefix wildcard route handles the overflow.
-    static func guards(for route: AASARouteShape, among routes: [AASARouteShape]) -> [String] {
-        guard !route.hasWildcard else { return [] }
+    static func guards(for route: Route, among routes: [Route]) -> [String] {
+        guard !route.endsWithWildcard else { return [] }
         var result: [String] = []
         for (k, segment) in route.segments.enumerated() {
-            guard case .parameter(_, let kind) = segment else { continue }
-            if case .oneOf(let values) = kind, !values.contains(where: { $0.contains("/") }) { continue }
+            guard case .parameter(_, let type) = segment else { continue }
+            if case .oneOf = type { continue }  // exact values, which never contain '/'
             if overflowIsHandled(route: route, position: k, routes: routes) { continue }
             var pattern = ""
             for (i, s) in route.segments.enumerated() {
@@ -144,9 +127,9 @@ public enum AASAGenerator {
 
     /// True when a wildcard route whose prefix is all literals, and equal to the route's
     /// literal segments before `position`, handles every path the guard would hide.
-    private static func overflowIsHandled(route: AASARouteShape, position: Int, routes: [AASARouteShape]) -> Bool {
+    private static func overflowIsHandled(route: Route, position: Int, routes: [Route]) -> Bool {
         routes.contains { other in
-            guard other.hasWildcard else { return false }
+            guard other.endsWithWildcard else { return false }
             let prefix = other.segments.dropLast()
             guard prefix.count <= position else { return false }
             return zip(prefix, route.segments).allSatisfy { p, s in

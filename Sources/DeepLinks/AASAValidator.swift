@@ -45,12 +45,12 @@ public struct AASAFinding: Sendable, Equatable {
 /// written in an AASA pattern, so `/product/x` counts as handled by `/product/:id`: the
 /// app opens and its router answers, which is what a universal link can promise.
 public struct AASAValidator: Sendable {
-    public var appID: String
-    public var routes: [AASARouteShape]
+    public let appID: String
+    public let routes: [Route]
 
-    public init(appID: String, routes: [AASARouteShape]) {
-        self.appID = appID
-        self.routes = routes
+    public init(table: RouteTable) {
+        self.appID = table.app.appID
+        self.routes = table.routes
     }
 
     /// At most this many sample URLs per rule or route.
@@ -141,19 +141,20 @@ public struct AASAValidator: Sendable {
     }
 
     /// Concrete links for a route: every combination of segment samples (capped).
-    func sampleURLs(for route: AASARouteShape) -> [AASAURLParts] {
+    func sampleURLs(for route: Route) -> [AASAURLParts] {
         var paths = [""]
         for segment in route.segments {
             let choices: [String]
             switch segment {
             case .literal(let text): choices = [text]
-            case .parameter(_, let kind): choices = kind.samples
+            case .parameter(_, let type): choices = type.samples
             case .wildcard: choices = ["x", "x/y"]
             }
             paths = Self.combine(paths, choices.map { "/" + AASAPercentEncoding.encode($0) })
         }
         let query = route.requiredQuery.isEmpty ? nil
-            : route.requiredQuery.map { $0.name + "=" + AASAPercentEncoding.encode($0.kind.samples[0]) }.joined(separator: "&")
+            : route.requiredQuery.map { $0.key + "=" + AASAPercentEncoding.encode($0.type.samples.first ?? "x") }
+                .joined(separator: "&")
         return paths.map { AASAURLParts(path: $0.isEmpty ? "/" : $0, query: query) }
     }
 

@@ -2,11 +2,11 @@ import Testing
 import DeepLinks
 
 @Suite struct AASAValidatorTests {
-    typealias S = AASATestShapes
+    typealias T = AASATestTables
 
     func findings(_ components: String, appIDs: String = "\"A1B2C3D4E5.com.example.shop\"") throws -> [AASAFinding] {
         let text = "{\"applinks\":{\"details\":[{\"appIDs\":[\(appIDs)],\"components\":[\(components)]}]}}"
-        return AASAValidator(appID: S.app, routes: S.shop).validate(try AASAParser.parse(Array(text.utf8)))
+        return AASAValidator(table: try T.shop()).validate(try AASAParser.parse(Array(text.utf8)))
     }
 
     let complete = #"""
@@ -49,7 +49,7 @@ import DeepLinks
         let text = """
         {"applinks":{"apps":[],"details":[{"appID":"A1B2C3D4E5.com.example.shop","paths":["/product/*","NOT /help/*","/help/*","/profile"]}]}}
         """
-        let f = AASAValidator(appID: S.app, routes: S.shop).validate(try AASAParser.parse(Array(text.utf8)))
+        let f = AASAValidator(table: try T.shop()).validate(try AASAParser.parse(Array(text.utf8)))
         #expect(f.map(\.code) == [.routeNotOpened, .routeExcluded, .unroutedPattern])
         #expect(f.map(\.route) == ["order", "help", nil])
     }
@@ -69,9 +69,9 @@ import DeepLinks
     }
 
     @Test func queryRequirementsAreSatisfiedBySamples() throws {
-        let routes = [S.route("search", "/search", [.literal("search")], required: [(name: "q", kind: .string)])]
+        let table = try T.table(#"{"name": "search", "path": "/search", "query": {"q": {"type": "string", "required": true}}}"#)
         let text = #"{"applinks":{"details":[{"appIDs":["A1B2C3D4E5.com.example.shop"],"components":[{"/":"/search","?":{"q":"?*"}}]}]}}"#
-        let f = AASAValidator(appID: S.app, routes: routes).validate(try AASAParser.parse(Array(text.utf8)))
+        let f = AASAValidator(table: table).validate(try AASAParser.parse(Array(text.utf8)))
         #expect(f.isEmpty)
     }
 }

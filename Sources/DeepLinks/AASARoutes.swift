@@ -1,46 +1,14 @@
-/// What AASA generation and validation need to know about one route: the shape of its
-/// path and its required query keys. Kept apart from the route table's own model so the
-/// AASA code depends only on this.
-public struct AASARouteShape: Sendable, Equatable {
-    public enum Segment: Sendable, Equatable {
-        /// Decoded literal text.
-        case literal(String)
-        case parameter(name: String, kind: ValueKind)
-        /// The final `*`: one or more remaining segments.
-        case wildcard
-    }
-
-    public enum ValueKind: Sendable, Equatable {
-        case int, uuid, slug, string
-        case oneOf([String])
-    }
-
-    public var name: String
-    /// The pattern as written in the table (`/product/:id`), for comments and messages.
-    public var pattern: String
-    public var segments: [Segment]
+/// What AASA generation and validation need from routes: their path shape, concrete
+/// sample values, and path text as it appears in URLs and patterns.
+extension Route {
     /// Query keys a link must carry, in declaration order.
-    public var requiredQuery: [(name: String, kind: ValueKind)]
+    var requiredQuery: [QueryParameter] { query.filter(\.required) }
 
-    public init(name: String, pattern: String, segments: [Segment],
-                requiredQuery: [(name: String, kind: ValueKind)] = []) {
-        self.name = name
-        self.pattern = pattern
-        self.segments = segments
-        self.requiredQuery = requiredQuery
-    }
-
-    public static func == (a: AASARouteShape, b: AASARouteShape) -> Bool {
-        a.name == b.name && a.pattern == b.pattern && a.segments == b.segments
-            && a.requiredQuery.map(\.name) == b.requiredQuery.map(\.name)
-            && a.requiredQuery.map(\.kind) == b.requiredQuery.map(\.kind)
-    }
-
-    public var hasWildcard: Bool { segments.last == .wildcard }
-
-    /// Whether decoded path segments have this route's shape (types other than lists of
-    /// values are not checked; see `AASAValidator`).
-    public func fits(_ path: [String]) -> Bool {
+    /// Whether decoded path segments have this route's shape: literals equal, one
+    /// non-empty segment per parameter (a list of values exact), one or more non-empty
+    /// segments for `*`. Other value types are not checked: `int` cannot be written in an
+    /// AASA pattern (see `AASAValidator`).
+    func fits(_ path: [String]) -> Bool {
         for (i, segment) in segments.enumerated() {
             switch segment {
             case .wildcard:
@@ -57,8 +25,8 @@ public struct AASARouteShape: Sendable, Equatable {
     }
 }
 
-extension AASARouteShape.ValueKind {
-    /// Concrete values the route accepts, for probing an AASA file.
+extension ValueType {
+    /// Concrete values the type accepts, for probing an AASA file.
     var samples: [String] {
         switch self {
         case .int: return ["1"]
