@@ -22,7 +22,7 @@ public enum AASAGenerator {
                 components.append(component([
                     ("/", .string(guardPattern)),
                     ("exclude", .bool(true)),
-                    ("comment", .string("route \(route.name): \(route.pattern) — a parameter spans one segment")),
+                    ("comment", .string("route \(route.name): \(route.pattern) (guard: each parameter is one segment)")),
                 ]))
             }
             for pathPattern in openPatterns(for: route) {

@@ -15,7 +15,12 @@ public struct AASAFinding: Sendable, Equatable {
         case unroutedPattern
         /// Something Apple ignores (unknown key, `paths` beside `components`).
         case ignoredKey
+        /// Over the 128 KB Apple downloads: the app opens nothing from this file.
+        case fileTooLarge
     }
+
+    /// The most Apple reads of an AASA file.
+    public static let maxAppleFileBytes = 128 * 1024
 
     public var code: Code
     public var message: String
