@@ -1,0 +1,219 @@
+import StrictJSON
+
+/// Why a file cannot be read as an AASA at all (the CLI's exit status 2).
+public struct AASAError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// Not JSON (or not UTF-8, duplicate keys, too deep).
+        case invalidJSON
+        /// A required key is absent.
+        case missingKey
+        /// A value of the wrong JSON type.
+        case wrongType
+        /// Valid for Apple but not evaluated here (`substitutionVariables`).
+        case unsupported
+    }
+
+    public var code: Code
+    public var message: String
+    public var path: JSONPath
+
+    public init(code: Code, message: String, path: JSONPath) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String { "\(code.rawValue) at \(path): \(message)" }
+}
+
+/// Reads `applinks` from an AASA file: both the `components` form (iOS 13+) and the legacy
+/// `paths` form, with `applinks.defaults` and `details[].defaults` applied to components.
+public enum AASAParser {
+    public static func parse(_ bytes: [UInt8]) throws(AASAError) -> AASADocument {
+        let json: JSON
+        do {
+            json = try JSONParser().parse(bytes)
+        } catch {
+            throw AASAError(code: .invalidJSON, message: "line \(error.line), column \(error.column): \(error.message)",
+                            path: error.path)
+        }
+        return try parse(json)
+    }
+
+    public static func parse(_ json: JSON) throws(AASAError) -> AASADocument {
+        var reader = Reader()
+        return try reader.document(json)
+    }
+
+    private static let otherServices: Set<String> = ["webcredentials", "appclips", "activitycontinuation"]
+
+    /// Matching settings that `defaults` objects pass down.
+    private struct Settings {
+        var caseSensitive = true
+        var percentEncoded = true
+    }
+
+    private struct Reader {
+        var ignored: [AASAIgnored] = []
+
+        mutating func document(_ json: JSON) throws(AASAError) -> AASADocument {
+            let root = try object(json, at: .root, what: "the document")
+            for key in root.keys where key != "applinks" && !otherServices.contains(key) {
+                ignore(JSONPath.root.appending(key), "unknown top-level key \(JSONWriter.quoted(key))")
+            }
+            let applinksPath = JSONPath.root.appending("applinks")
+            guard let applinksValue = root["applinks"] else {
+                throw AASAError(code: .missingKey, message: "no \"applinks\": not a universal-links association file",
+                                path: .root)
+            }
+            let applinks = try object(applinksValue, at: applinksPath, what: "applinks")
+            var settings = Settings()
+            for member in applinks.members {
+                let path = applinksPath.appending(member.key)
+                switch member.key {
+                case "details": break
+                case "apps": _ = try array(member.value, at: path, what: "apps")  // legacy, must be []
+                case "defaults": settings = try defaults(member.value, at: path, inheriting: settings)
+                case "substitutionVariables":
+                    throw AASAError(code: .unsupported,
+                                    message: "substitutionVariables are not supported by this validator", path: path)
+                default: ignore(path, "unknown key \(JSONWriter.quoted(member.key)) in applinks")
+                }
+            }
+            let detailsPath = applinksPath.appending("details")
+            guard let detailsValue = applinks["details"] else {
+                throw AASAError(code: .missingKey, message: "applinks has no \"details\" array", path: applinksPath)
+            }
+            var details: [AASADetail] = []
+            for (index, item) in try array(detailsValue, at: detailsPath, what: "details").enumerated() {
+                details.append(try detail(item, at: detailsPath.appending(index: index), inheriting: settings))
+            }
+            return AASADocument(details: details, ignored: ignored)
+        }
+
+        mutating func detail(_ json: JSON, at path: JSONPath, inheriting inherited: Settings) throws(AASAError) -> AASADetail {
+            let object = try object(json, at: path, what: "a details entry")
+            var settings = inherited
+            var appIDs: [String]?
+            var legacyAppID: String?
+            for member in object.members {
+                let memberPath = path.appending(member.key)
+                switch member.key {
+                case "appIDs":
+                    var ids: [String] = []
+                    for (i, item) in try array(member.value, at: memberPath, what: "appIDs").enumerated() {
+                        ids.append(try string(item, at: memberPath.appending(index: i), what: "an app ID"))
+                    }
+                    appIDs = ids
+                case "appID": legacyAppID = try string(member.value, at: memberPath, what: "appID")
+                case "defaults": settings = try defaults(member.value, at: memberPath, inheriting: inherited)
+                case "components", "paths": break
+                default: ignore(memberPath, "unknown key \(JSONWriter.quoted(member.key)) in a details entry")
+                }
+            }
+            if appIDs != nil && legacyAppID != nil {
+                ignore(path.appending("appID"), "appID is ignored because appIDs is present")
+            }
+            guard let ids = appIDs ?? legacyAppID.map({ [$0] }) else {
+                throw AASAError(code: .missingKey, message: "details entry names no app: expected \"appIDs\" or \"appID\"",
+                                path: path)
+            }
+            var rules: [AASARule] = []
+            if let components = object["components"] {
+                let componentsPath = path.appending("components")
+                for (i, item) in try array(components, at: componentsPath, what: "components").enumerated() {
+                    rules.append(try component(item, at: componentsPath.appending(index: i), inheriting: settings))
+                }
+                if object["paths"] != nil {
+                    ignore(path.appending("paths"), "paths is ignored because components is present (iOS 13 and later)")
+                }
+            } else if let paths = object["paths"] {
+                let pathsPath = path.appending("paths")
+                for (i, item) in try array(paths, at: pathsPath, what: "paths").enumerated() {
+                    let itemPath = pathsPath.appending(index: i)
+                    let text = try string(item, at: itemPath, what: "a path pattern")
+                    let excluded = text.hasPrefix("NOT ")
+                    let pattern = excluded ? String(text.dropFirst(4)) : text
+                    rules.append(AASARule(path: AASAPattern(pattern), exclude: excluded, location: itemPath))
+                }
+            }
+            return AASADetail(appIDs: ids, rules: rules, location: path)
+        }
+
+        mutating func component(_ json: JSON, at path: JSONPath, inheriting inherited: Settings) throws(AASAError) -> AASARule {
+            let object = try object(json, at: path, what: "a component")
+            var rule = AASARule(path: nil, caseSensitive: inherited.caseSensitive,
+                                percentEncoded: inherited.percentEncoded, location: path)
+            for member in object.members {
+                let memberPath = path.appending(member.key)
+                switch member.key {
+                case "/": rule.path = AASAPattern(try string(member.value, at: memberPath, what: "the \"/\" pattern"))
+                case "#": rule.fragment = AASAPattern(try string(member.value, at: memberPath, what: "the \"#\" pattern"))
+                case "?": rule.query = try queryRule(member.value, at: memberPath)
+                case "exclude": rule.exclude = try bool(member.value, at: memberPath, what: "exclude")
+                case "comment": rule.comment = try string(member.value, at: memberPath, what: "comment")
+                case "caseSensitive": rule.caseSensitive = try bool(member.value, at: memberPath, what: "caseSensitive")
+                case "percentEncoded": rule.percentEncoded = try bool(member.value, at: memberPath, what: "percentEncoded")
+                default: ignore(memberPath, "unknown key \(JSONWriter.quoted(member.key)) in a component")
+                }
+            }
+            return rule
+        }
+
+        func queryRule(_ json: JSON, at path: JSONPath) throws(AASAError) -> AASAQueryRule {
+            switch json {
+            case .string(let s): return .whole(AASAPattern(s))
+            case .object(let object):
+                var items: [(name: String, pattern: AASAPattern)] = []
+                for member in object.members {
+                    let value = try string(member.value, at: path.appending(member.key), what: "a query item pattern")
+                    items.append((member.key, AASAPattern(value)))
+                }
+                return .items(items)
+            default:
+                throw wrongType(json, at: path, expected: "a string or an object of strings (the \"?\" pattern)")
+            }
+        }
+
+        mutating func defaults(_ json: JSON, at path: JSONPath, inheriting inherited: Settings) throws(AASAError) -> Settings {
+            var settings = inherited
+            for member in try object(json, at: path, what: "defaults").members {
+                let memberPath = path.appending(member.key)
+                switch member.key {
+                case "caseSensitive": settings.caseSensitive = try bool(member.value, at: memberPath, what: "caseSensitive")
+                case "percentEncoded": settings.percentEncoded = try bool(member.value, at: memberPath, what: "percentEncoded")
+                default: ignore(memberPath, "unknown key \(JSONWriter.quoted(member.key)) in defaults")
+                }
+            }
+            return settings
+        }
+
+        mutating func ignore(_ path: JSONPath, _ message: String) {
+            ignored.append(AASAIgnored(location: path, message: message))
+        }
+
+        func object(_ json: JSON, at path: JSONPath, what: String) throws(AASAError) -> JSONObject {
+            guard let o = json.objectValue else { throw wrongType(json, at: path, expected: "an object (\(what))") }
+            return o
+        }
+
+        func array(_ json: JSON, at path: JSONPath, what: String) throws(AASAError) -> [JSON] {
+            guard let a = json.arrayValue else { throw wrongType(json, at: path, expected: "an array (\(what))") }
+            return a
+        }
+
+        func string(_ json: JSON, at path: JSONPath, what: String) throws(AASAError) -> String {
+            guard let s = json.stringValue else { throw wrongType(json, at: path, expected: "a string (\(what))") }
+            return s
+        }
+
+        func bool(_ json: JSON, at path: JSONPath, what: String) throws(AASAError) -> Bool {
+            guard let b = json.boolValue else { throw wrongType(json, at: path, expected: "true or false (\(what))") }
+            return b
+        }
+
+        func wrongType(_ json: JSON, at path: JSONPath, expected: String) -> AASAError {
+            AASAError(code: .wrongType, message: "expected \(expected), found \(json.kindDescription)", path: path)
+        }
+    }
+}
