@@ -1,0 +1,56 @@
+/// Wires a configuration into a ready sender: loads the key (failing at start-up with a
+/// message naming the file), shares one token manager, and picks dry run or libcurl.
+public struct APNsDelivery: Sendable {
+    public let sender: any NotificationSender
+    public let tokens: ProviderTokenManager
+    /// Things the operator must know, for stderr (e.g. "signing with an ephemeral key").
+    public let notices: [String]
+    /// The libcurl transport, when not a dry run (for shutdown and statistics).
+    public let transport: CurlHTTP2Transport?
+
+    /// Placeholder identifiers for a dry run with no credentials configured.
+    public static let dryRunTeamId = "DRYRUNTEAM"
+    public static let dryRunKeyId = "DRYRUNKEY0"
+
+    public init(configuration: APNsConfiguration, clock: any WallClock = SystemWallClock()) throws(APNsConfigurationError) {
+        var notices: [String] = []
+        let key: SigningKey
+        if let keyFile = configuration.keyFile {
+            do { key = try SigningKey.load(file: keyFile) } catch { throw Self.configurationError(error) }
+        } else if configuration.dryRun {
+            do { key = try SigningKey.ephemeral() } catch { throw Self.configurationError(error) }
+            notices.append("pushgate: dry run with no APNs key configured: signing with an ephemeral P-256 key (tokens would not be accepted by Apple)")
+        } else {
+            throw APNsConfigurationError(.missingSetting, at: "apns.keyFile", "keyFile is required unless dryRun is true")
+        }
+        let tokens = ProviderTokenManager(key: key, teamId: configuration.teamId ?? Self.dryRunTeamId,
+                                          keyId: configuration.keyId ?? Self.dryRunKeyId, clock: clock)
+        // Sign once now so a key that cannot sign fails at start-up, not mid-campaign.
+        do { _ = try tokens.currentToken() } catch { throw Self.configurationError(error) }
+        self.tokens = tokens
+        if configuration.dryRun {
+            sender = DryRunSender(tokens: tokens, baseURL: configuration.baseURL, topicOverride: configuration.topic)
+            transport = nil
+        } else {
+            let curl: CurlHTTP2Transport
+            do { curl = try CurlHTTP2Transport(settings: TransportSettings(configuration)) } catch {
+                throw APNsConfigurationError(.invalidValue, at: "apns", error.message)
+            }
+            transport = curl
+            sender = APNsClient(transport: curl, tokens: tokens, retry: configuration.retry, topicOverride: configuration.topic)
+        }
+        self.notices = notices
+    }
+
+    private static func configurationError(_ error: SigningKeyError) -> APNsConfigurationError {
+        let code: APNsConfigurationError.Code
+        switch error.code {
+        case .keyFileUnreadable: code = .keyFileUnreadable
+        case .keyEncrypted: code = .keyEncrypted
+        case .keyNotPKCS8: code = .keyNotPKCS8
+        case .keyNotP256: code = .keyNotP256
+        case .keyInvalid, .signingFailed: code = .keyInvalid
+        }
+        return APNsConfigurationError(code, at: "apns.keyFile", error.message)
+    }
+}
