@@ -12,6 +12,7 @@ enum CommandRegistry {
         CommandSpec(name: "check-link", summary: "check deep links against the route table", run: CheckLinkCommand.run),
         CommandSpec(name: "aasa", summary: "generate or validate apple-app-site-association", run: AASACommand.run),
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
+        CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {
