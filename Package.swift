@@ -42,8 +42,9 @@ let package = Package(
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// Echoes what it saw, so tests can check what the server delivered.
 struct EchoResponder: HTTPResponder {

@@ -4,10 +4,10 @@ import Glibc
 
 /// A deliberately primitive HTTP/1.1 client over a raw socket, so tests can be a slow,
 /// idle or misbehaving client, which no real client library will agree to be.
-final class RawHTTPClient {
-    let fd: Int32
+public final class RawHTTPClient {
+    public let fd: Int32
 
-    init?(port: Int, host: String = "127.0.0.1") {
+    public init?(port: Int, host: String = "127.0.0.1") {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
@@ -27,10 +27,10 @@ final class RawHTTPClient {
     deinit { close(fd) }
 
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -41,7 +41,7 @@ final class RawHTTPClient {
     }
 
     /// Reads until the peer closes or a full response (by Content-Length) has arrived.
-    func readResponse() -> RawResponse? {
+    public func readResponse() -> RawResponse? {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -53,7 +53,7 @@ final class RawHTTPClient {
     }
 
     /// True if the server closed the connection (reads end of file) within the timeout.
-    func waitForClose(seconds: Int) -> Bool {
+    public func waitForClose(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var byte: UInt8 = 0
@@ -65,17 +65,17 @@ final class RawHTTPClient {
     }
 }
 
-struct RawResponse {
-    var status: Int
-    var headers: [(String, String)]
-    var body: [UInt8]
-    var bodyText: String { String(decoding: body, as: UTF8.self) }
+public struct RawResponse {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    init?(parsing data: [UInt8]) {
+    public init?(parsing data: [UInt8]) {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = data.indices.first(where: { i in i + 4 <= data.count && Array(data[i..<i + 4]) == separator }) else {
             return nil
@@ -97,10 +97,24 @@ struct RawResponse {
 }
 
 extension String {
-    func trimmingCharacters(in set: Character) -> String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
         var s = Substring(self)
         while s.first == set { s = s.dropFirst() }
         while s.last == set { s = s.dropLast() }
         return String(s)
+    }
+}
+
+extension RawHTTPClient {
+    /// One request on a fresh connection: method, path, headers, body → the response.
+    public static func exchange(port: Int, method: String, path: String, headers: [(String, String)] = [],
+                                body: [UInt8] = []) -> RawResponse? {
+        guard let client = RawHTTPClient(port: port) else { return nil }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        client.send(Array(head.utf8) + body)
+        return client.readResponse()
     }
 }
