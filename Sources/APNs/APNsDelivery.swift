@@ -34,7 +34,7 @@ public struct APNsDelivery: Sendable {
         } else {
             let curl: CurlHTTP2Transport
             do { curl = try CurlHTTP2Transport(settings: TransportSettings(configuration)) } catch {
-                throw APNsConfigurationError(.invalidValue, at: "apns", error.message)
+                throw APNsConfigurationError(.invalidValue, at: "apns.url", error.message)
             }
             transport = curl
             sender = APNsClient(transport: curl, tokens: tokens, retry: configuration.retry, topicOverride: configuration.topic)

@@ -61,6 +61,10 @@ public final class CurlHTTP2Transport: HTTPTransport {
     public let settings: TransportSettings
 
     public init(settings: TransportSettings) throws(TransportFailure) {
+        if settings.baseURL.hasPrefix("http://"), !CurlCapabilities.reusesCleartextHTTP2 {
+            throw TransportFailure(.transportError, "libcurl \(CurlCapabilities.versionString) cannot reuse HTTP/2 cleartext connections "
+                + "(curl issue #10634, fixed in 8.0.0); use an https:// url (with caFile for a local server)")
+        }
         guard let multi = CurlMultiHandle() else { throw TransportFailure(.transportError, "libcurl could not create a multi handle") }
         self.multi = multi
         self.settings = settings
