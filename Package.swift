@@ -17,6 +17,8 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
         // Typed wrappers for variadic C functions Swift cannot call directly.
         .target(name: "CShims", dependencies: ["CCurl", "CMicroHTTPD"], path: "Sources/CShims"),
 
@@ -30,10 +32,12 @@ let package = Package(
 
         // The HTTP/1.1 server the service runs on.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims"]),
+        // Durable campaigns: the SQLite outbox behind a storage protocol.
+        .target(name: "Storage", dependencies: ["CSQLite"]),
         // The service's logic: API, auth, limits, metrics, campaigns.
-        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer"]),
+        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
@@ -45,6 +49,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"]),
     ],
     swiftLanguageModes: [.v6]

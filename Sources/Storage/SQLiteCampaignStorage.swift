@@ -1,0 +1,227 @@
+import Synchronization
+
+/// `CampaignStorage` in one SQLite file (WAL). One connection writes, one reads, each
+/// behind its own lock, so status pages never wait for the dispatcher's commits.
+public final class SQLiteCampaignStorage: CampaignStorage {
+    public struct Options: Sendable {
+        /// FULL (the default): a commit — and so a 202 — survives power loss, at one WAL
+        /// fsync per commit. NORMAL survives a process crash only.
+        public var synchronousFull: Bool
+        public var busyTimeoutMilliseconds: Int32
+
+        public init(synchronousFull: Bool = true, busyTimeoutMilliseconds: Int32 = 5000) {
+            self.synchronousFull = synchronousFull
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        }
+    }
+
+    public let path: String
+    let writer: Mutex<SQLiteDatabase>
+    let reader: Mutex<SQLiteDatabase>
+
+    /// Opens (creating if needed) and migrates the database.
+    public init(path: String, options: Options = Options()) throws(StorageError) {
+        self.path = path
+        let write = try SQLiteDatabase(path: path, synchronous: options.synchronousFull ? .full : .normal,
+                                       busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        try Migrator.migrate(write)
+        let read = try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        writer = Mutex(write)
+        reader = Mutex(read)
+    }
+
+    /// Runs `body` on the reading connection, leaving no statement open afterwards.
+    func reading<T>(_ body: (SQLiteDatabase) throws(StorageError) -> T) throws(StorageError) -> T {
+        try reader.withLock { db throws(StorageError) in
+            defer { db.resetStatements() }
+            return try body(db)
+        }
+    }
+
+    /// Runs `body` on the writing connection, leaving no statement open afterwards.
+    func writing<T>(_ body: (SQLiteDatabase) throws(StorageError) -> T) throws(StorageError) -> T {
+        try writer.withLock { db throws(StorageError) in
+            defer { db.resetStatements() }
+            return try body(db)
+        }
+    }
+
+    /// The schema version the file is at.
+    public func schemaVersion() throws(StorageError) -> Int {
+        try reading { db throws(StorageError) in try Migrator.version(db) }
+    }
+
+    // MARK: Campaigns
+
+    public func insert(_ campaign: NewCampaign, deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> InsertOutcome {
+        try writing { db throws(StorageError) -> InsertOutcome in
+            try db.transaction { () throws(StorageError) -> InsertOutcome in
+                if let claim = campaign.idempotency {
+                    try db.statement("DELETE FROM idempotency_keys WHERE key = ? AND created_at < ?")
+                        .bind(.text(claim.key), .double(claim.notBefore)).run()
+                    if let existing = try Self.idempotencyRecord(db, key: claim.key) { return .keyAlreadyUsed(existing) }
+                    try db.statement("INSERT INTO idempotency_keys(key, request_sha256, campaign_id, created_at) VALUES (?, ?, ?, ?)")
+                        .bind(.text(claim.key), .text(claim.requestSHA256), .text(campaign.id), .double(campaign.createdAt)).run()
+                }
+                try db.statement("""
+                    INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining)
+                    VALUES (?, ?, ?, ?, ?, ?, 0, 0)
+                    """)
+                    .bind(.text(campaign.id), .double(campaign.createdAt), .int(campaign.dryRun ? 1 : 0),
+                          .text(HeaderLines.encode(campaign.headers)), .blob(campaign.body), .text(campaign.apnsIDPrefix)).run()
+                let seq = db.lastInsertRowID
+                let checkDead = try db.statement("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
+                let anyDead = try checkDead.step() && checkDead.int(0) == 1
+                let lookup = "SELECT dead_at_ms, dead_reason, registered_at_ms FROM tokens WHERE token = ? AND dead_at_ms IS NOT NULL"
+                let insertSQL = """
+                    INSERT INTO deliveries(campaign, idx, token, body, state, status, reason, timestamp_ms, finished_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+                var count = 0
+                var skipped = 0
+                var remaining = 0
+                for delivery in deliveries {
+                    var state = DeliveryState.pending
+                    var reason = delivery.failureReason
+                    var timestamp: Int64?
+                    if reason != nil {
+                        state = .failed
+                    } else if anyDead {
+                        let find = try db.statement(lookup).bind(.text(delivery.token))
+                        if try find.step() {
+                            let deadAt = find.int(0)
+                            let registered = find.optionalInt(2)
+                            if registered.map({ $0 <= deadAt }) ?? true {
+                                state = .skipped
+                                reason = find.text(1)
+                                timestamp = deadAt
+                                skipped += 1
+                            }
+                        }
+                    }
+                    if state == .pending { remaining += 1 }
+                    try db.statement(insertSQL)
+                        .bind(.int(seq), .integer(count), .text(delivery.token), delivery.body.map { .blob($0) } ?? .null,
+                              .integer(state.rawValue), .null, .optional(reason), .optional(timestamp),
+                              state.isFinal ? .double(now) : .null).run()
+                    count += 1
+                }
+                try db.statement("UPDATE campaigns SET devices = ?, remaining = ?, finished_at = ? WHERE seq = ?")
+                    .bind(.integer(count), .integer(remaining), remaining == 0 ? .double(now) : .null, .int(seq)).run()
+                return .created(devices: count, skipped: skipped)
+            }
+        }
+    }
+
+    public func idempotencyRecord(key: String, notBefore: Double) throws(StorageError) -> IdempotencyRecord? {
+        try reading { db throws(StorageError) in
+            guard let record = try Self.idempotencyRecord(db, key: key), record.createdAt >= notBefore else { return nil }
+            return record
+        }
+    }
+
+    static func idempotencyRecord(_ db: SQLiteDatabase, key: String) throws(StorageError) -> IdempotencyRecord? {
+        let find = try db.statement("SELECT request_sha256, campaign_id, created_at FROM idempotency_keys WHERE key = ?").bind(.text(key))
+        guard try find.step() else { return nil }
+        return IdempotencyRecord(requestSHA256: find.text(0), campaignID: find.text(1), createdAt: find.double(2))
+    }
+
+    public func purgeIdempotencyKeys(olderThan time: Double) throws(StorageError) -> Int {
+        try writing { db throws(StorageError) in
+            try db.statement("DELETE FROM idempotency_keys WHERE created_at < ?").bind(.double(time)).run()
+            return db.changes
+        }
+    }
+
+    public func campaign(id: String) throws(StorageError) -> CampaignSummary? {
+        try reading { db throws(StorageError) in
+            let find = try db.statement("SELECT seq, id, created_at, dry_run, devices, finished_at FROM campaigns WHERE id = ?").bind(.text(id))
+            guard try find.step() else { return nil }
+            var summary = Self.summary(find)
+            summary.counts = try Self.counts(db, seq: summary.seq)
+            return summary
+        }
+    }
+
+    public func campaigns(limit: Int, before seq: Int64?) throws(StorageError) -> [CampaignSummary] {
+        try reading { db throws(StorageError) in
+            let list = try db.statement("""
+                SELECT seq, id, created_at, dry_run, devices, finished_at FROM campaigns
+                WHERE seq < ? ORDER BY seq DESC LIMIT ?
+                """).bind(.int(seq ?? Int64.max), .integer(limit))
+            var result: [CampaignSummary] = []
+            while try list.step() { result.append(Self.summary(list)) }
+            for i in result.indices { result[i].counts = try Self.counts(db, seq: result[i].seq) }
+            return result
+        }
+    }
+
+    static func summary(_ row: SQLiteStatement) -> CampaignSummary {
+        CampaignSummary(seq: row.int(0), id: row.text(1), createdAt: row.double(2), dryRun: row.int(3) != 0,
+                        devices: Int(row.int(4)), finishedAt: row.optionalDouble(5), counts: [:])
+    }
+
+    static func counts(_ db: SQLiteDatabase, seq: Int64) throws(StorageError) -> [DeliveryState: Int] {
+        let group = try db.statement("SELECT state, count(*) FROM deliveries WHERE campaign = ? GROUP BY state").bind(.int(seq))
+        var counts: [DeliveryState: Int] = [:]
+        while try group.step() {
+            if let state = DeliveryState(rawValue: Int(group.int(0))) { counts[state] = Int(group.int(1)) }
+        }
+        return counts
+    }
+
+    public func results(campaign seq: Int64, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
+        try reading { db throws(StorageError) in
+            let page = try db.statement("""
+                SELECT idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at FROM deliveries
+                WHERE campaign = ? AND idx >= ? ORDER BY idx LIMIT ?
+                """).bind(.int(seq), .integer(offset), .integer(limit))
+            var rows: [DeliveryResultRow] = []
+            while try page.step() {
+                let state = DeliveryState(rawValue: Int(page.int(2))) ?? .pending
+                rows.append(DeliveryResultRow(index: Int(page.int(0)), token: page.text(1), state: state, attempts: Int(page.int(3)),
+                                              status: page.optionalInt(4).map(Int.init), reason: page.optionalText(5),
+                                              apnsID: page.optionalText(6), timestampMilliseconds: page.optionalInt(7),
+                                              nextAttemptAt: state == .retrying ? page.double(8) : nil))
+            }
+            return rows
+        }
+    }
+
+    // MARK: Health
+
+    public func queueDepth() throws(StorageError) -> Int {
+        try reading { db throws(StorageError) in
+            let sum = try db.statement("SELECT coalesce(sum(remaining), 0) FROM campaigns WHERE finished_at IS NULL")
+            return try sum.step() ? Int(sum.int(0)) : 0
+        }
+    }
+
+    public func checkWritable(now: Double) -> String? {
+        do throws(StorageError) {
+            try writing { db throws(StorageError) in
+                try db.transaction { () throws(StorageError) in
+                    try db.statement("INSERT INTO heartbeat(id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at")
+                        .bind(.double(now)).run()
+                }
+            }
+            return nil
+        } catch {
+            return "storage not writable: \(error.description)"
+        }
+    }
+}
+
+/// Headers as stored: one "name: value" line each.
+enum HeaderLines {
+    static func encode(_ headers: [StoredHeader]) -> String {
+        headers.map { $0.name + ": " + $0.value }.joined(separator: "\n")
+    }
+
+    static func decode(_ text: String) -> [StoredHeader] {
+        text.split(separator: "\n").compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return StoredHeader(String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst()))
+        }
+    }
+}

@@ -1,0 +1,105 @@
+/// The dispatcher's side of the SQLite storage: claim, record, recover.
+extension SQLiteCampaignStorage {
+    public func claim(limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        try writing { db throws(StorageError) in
+            try db.transaction { () throws(StorageError) -> [ClaimedDelivery] in
+                let due = try db.statement("""
+                    SELECT campaign, idx, token, body, attempts FROM deliveries INDEXED BY deliveries_due
+                    WHERE state IN (0, 2) AND next_at <= ? ORDER BY next_at, campaign, idx LIMIT ?
+                    """).bind(.double(now), .integer(limit))
+                var claimed: [ClaimedDelivery] = []
+                while try due.step() {
+                    claimed.append(ClaimedDelivery(campaign: due.int(0), index: Int(due.int(1)), token: due.text(2),
+                                                   body: due.optionalBlob(3), attempt: Int(due.int(4)) + 1))
+                }
+                let mark = "UPDATE deliveries SET state = 1, attempts = attempts + 1 WHERE campaign = ? AND idx = ?"
+                for delivery in claimed {
+                    try db.statement(mark).bind(.int(delivery.campaign), .integer(delivery.index)).run()
+                }
+                return claimed
+            }
+        }
+    }
+
+    public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
+        try reading { db throws(StorageError) in
+            let find = try db.statement("SELECT id, dry_run, headers, body, apns_id_prefix FROM campaigns WHERE seq = ?").bind(.int(seq))
+            guard try find.step() else { return nil }
+            return CampaignMessage(id: find.text(0), dryRun: find.int(1) != 0, headers: HeaderLines.decode(find.text(2)),
+                                   body: find.blob(3), apnsIDPrefix: find.text(4))
+        }
+    }
+
+    public func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) {
+        guard !updates.isEmpty else { return }
+        try writing { db throws(StorageError) in
+            try db.transaction { () throws(StorageError) in
+                var finishedByCampaign: [Int64: Int] = [:]
+                for update in updates {
+                    let final = update.state.isFinal
+                    // Only a row still in flight takes a result: a late duplicate cannot undo a final state.
+                    try db.statement("""
+                        UPDATE deliveries SET state = ?, status = ?, reason = ?, apns_id = ?, timestamp_ms = ?,
+                            next_at = ?, finished_at = ?
+                        WHERE campaign = ? AND idx = ? AND state = 1
+                        """)
+                        .bind(.integer(update.state.rawValue), .optional(update.status.map(Int64.init)), .optional(update.reason),
+                              .optional(update.apnsID), .optional(update.timestampMilliseconds),
+                              .double(update.nextAttemptAt ?? now), final ? .double(now) : .null,
+                              .int(update.campaign), .integer(update.index)).run()
+                    guard db.changes == 1 else { continue }
+                    if final { finishedByCampaign[update.campaign, default: 0] += 1 }
+                    if update.state == .unregistered {
+                        try recordDead(db, update: update, now: now)
+                    }
+                }
+                for (seq, finished) in finishedByCampaign {
+                    try db.statement("""
+                        UPDATE campaigns SET remaining = remaining - ?,
+                            finished_at = CASE WHEN remaining - ? <= 0 THEN ? ELSE NULL END
+                        WHERE seq = ?
+                        """).bind(.integer(finished), .integer(finished), .double(now), .int(seq)).run()
+                }
+            }
+        }
+    }
+
+    /// A 410: the token is dead as of Apple's timestamp (or now, when Apple gave none),
+    /// unless an earlier answer already recorded a later death; queued for the webhook.
+    private func recordDead(_ db: SQLiteDatabase, update: DeliveryUpdate, now: Double) throws(StorageError) {
+        guard let token = try db.statement("SELECT token FROM deliveries WHERE campaign = ? AND idx = ?")
+            .bind(.int(update.campaign), .integer(update.index)).firstText() else { return }
+        let timestamp = update.timestampMilliseconds ?? Int64(now * 1000)
+        let reason = update.reason ?? "Unregistered"
+        try db.statement("""
+            INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT(token) DO UPDATE SET dead_at_ms = excluded.dead_at_ms, dead_reason = excluded.dead_reason,
+                recorded_at = excluded.recorded_at
+            WHERE tokens.dead_at_ms IS NULL OR excluded.dead_at_ms > tokens.dead_at_ms
+            """).bind(.text(token), .int(timestamp), .text(reason), .double(now)).run()
+        try db.statement("INSERT INTO feedback_outbox(token, timestamp_ms, reason) VALUES (?, ?, ?)")
+            .bind(.text(token), .int(timestamp), .text(reason)).run()
+    }
+
+    public func requeueInFlight() throws(StorageError) -> Int {
+        try writing { db throws(StorageError) in
+            try db.transaction { () throws(StorageError) -> Int in
+                try db.statement("UPDATE deliveries SET state = 0 WHERE state = 1").run()
+                return db.changes
+            }
+        }
+    }
+
+    public func nextDueTime() throws(StorageError) -> Double? {
+        try reading { db throws(StorageError) in
+            let first = try db.statement("SELECT min(next_at) FROM deliveries WHERE state IN (0, 2)")
+            return try first.step() ? first.optionalDouble(0) : nil
+        }
+    }
+}
+
+extension SQLiteStatement {
+    func firstText() throws(StorageError) -> String? {
+        try step() ? text(0) : nil
+    }
+}

@@ -1,0 +1,51 @@
+/// Dead tokens, re-registration and the feedback webhook's outbox.
+extension SQLiteCampaignStorage {
+    public func registerToken(_ token: String, atMilliseconds time: Int64) throws(StorageError) -> DeadToken? {
+        try writing { db throws(StorageError) in
+            try db.transaction { () throws(StorageError) -> DeadToken? in
+                let find = try db.statement("SELECT dead_at_ms, dead_reason, recorded_at FROM tokens WHERE token = ? AND dead_at_ms IS NOT NULL")
+                    .bind(.text(token))
+                let dead = try find.step() ? DeadToken(token: token, timestampMilliseconds: find.int(0), reason: find.text(1),
+                                                         recordedAt: find.double(2)) : nil
+                try db.statement("""
+                    INSERT INTO tokens(token, registered_at_ms) VALUES (?, ?)
+                    ON CONFLICT(token) DO UPDATE SET registered_at_ms = max(coalesce(tokens.registered_at_ms, 0), excluded.registered_at_ms)
+                    """).bind(.text(token), .int(time)).run()
+                return dead
+            }
+        }
+    }
+
+    public func deadTokens(sinceMilliseconds since: Int64, after cursor: (Int64, String)?, limit: Int) throws(StorageError) -> [DeadToken] {
+        try reading { db throws(StorageError) in
+            let page = try db.statement("""
+                SELECT token, dead_at_ms, dead_reason, recorded_at FROM tokens INDEXED BY tokens_dead
+                WHERE dead_at_ms IS NOT NULL AND dead_at_ms >= ? AND (dead_at_ms, token) > (?, ?)
+                  AND (registered_at_ms IS NULL OR registered_at_ms <= dead_at_ms)
+                ORDER BY dead_at_ms, token LIMIT ?
+                """).bind(.int(since), .int(cursor?.0 ?? Int64.min), .text(cursor?.1 ?? ""), .integer(limit))
+            var tokens: [DeadToken] = []
+            while try page.step() {
+                tokens.append(DeadToken(token: page.text(0), timestampMilliseconds: page.int(1), reason: page.text(2), recordedAt: page.double(3)))
+            }
+            return tokens
+        }
+    }
+
+    public func pendingFeedback(limit: Int) throws(StorageError) -> [FeedbackItem] {
+        try reading { db throws(StorageError) in
+            let page = try db.statement("SELECT seq, token, timestamp_ms, reason FROM feedback_outbox ORDER BY seq LIMIT ?").bind(.integer(limit))
+            var items: [FeedbackItem] = []
+            while try page.step() {
+                items.append(FeedbackItem(seq: page.int(0), token: page.text(1), timestampMilliseconds: page.int(2), reason: page.text(3)))
+            }
+            return items
+        }
+    }
+
+    public func acknowledgeFeedback(through seq: Int64) throws(StorageError) {
+        try writing { db throws(StorageError) in
+            try db.statement("DELETE FROM feedback_outbox WHERE seq <= ?").bind(.int(seq)).run()
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// The database schema as an ordered list of migrations. `PRAGMA user_version` holds how
+/// many have run; start-up runs the rest, each in its own transaction. Never edit a
+/// shipped migration: append a new one.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: campaigns, their deliveries, dead tokens, idempotency keys, webhook outbox.
+        """
+        CREATE TABLE campaigns (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            dry_run INTEGER NOT NULL,
+            headers TEXT NOT NULL,          -- constant APNs headers, "name: value" lines
+            body BLOB NOT NULL,             -- the body every device shares unless its row has its own
+            apns_id_prefix TEXT NOT NULL,   -- 24 characters; a device's apns-id adds its index
+            devices INTEGER NOT NULL,
+            remaining INTEGER NOT NULL,     -- devices not yet in a final state
+            finished_at REAL
+        );
+        CREATE TABLE deliveries (
+            campaign INTEGER NOT NULL REFERENCES campaigns(seq),
+            idx INTEGER NOT NULL,
+            token TEXT NOT NULL,
+            body BLOB,                      -- NULL: the campaign's body
+            state INTEGER NOT NULL,         -- DeliveryState raw values
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_at REAL NOT NULL DEFAULT 0,
+            status INTEGER,
+            reason TEXT,
+            apns_id TEXT,
+            timestamp_ms INTEGER,
+            finished_at REAL,
+            PRIMARY KEY (campaign, idx)
+        ) WITHOUT ROWID;
+        -- What the dispatcher claims next: pending or retrying rows that are due.
+        CREATE INDEX deliveries_due ON deliveries(next_at, campaign, idx) WHERE state IN (0, 2);
+        CREATE INDEX deliveries_in_flight ON deliveries(campaign, idx) WHERE state = 1;
+        CREATE TABLE tokens (
+            token TEXT PRIMARY KEY,
+            dead_at_ms INTEGER,             -- Apple's timestamp from the 410
+            dead_reason TEXT,
+            recorded_at REAL,
+            registered_at_ms INTEGER        -- last POST /v1/tokens/{token}/register
+        ) WITHOUT ROWID;
+        CREATE INDEX tokens_dead ON tokens(dead_at_ms, token) WHERE dead_at_ms IS NOT NULL;
+        CREATE TABLE idempotency_keys (
+            key TEXT PRIMARY KEY,
+            request_sha256 TEXT NOT NULL,
+            campaign_id TEXT NOT NULL,
+            created_at REAL NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX idempotency_age ON idempotency_keys(created_at);
+        CREATE TABLE feedback_outbox (
+            seq INTEGER PRIMARY KEY,
+            token TEXT NOT NULL,
+            timestamp_ms INTEGER NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE TABLE heartbeat (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+}

@@ -1,0 +1,35 @@
+/// A storage failure: a stable code for callers and metrics, SQLite's own result code and
+/// message (`sqlite3_errmsg`) for people.
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The database file could not be opened or created.
+        case openFailed
+        /// A statement did not compile (a bug, or a database from a newer pushgate).
+        case prepareFailed
+        /// A statement failed while running.
+        case stepFailed
+        /// Another connection held the lock longer than the busy timeout.
+        case busy
+        /// The database was written by a newer pushgate (its schema version is unknown here).
+        case schemaTooNew
+        /// A migration failed; the database is left at the previous version.
+        case migrationFailed
+        /// The disk is full or the file is read-only.
+        case notWritable
+    }
+
+    public let code: Code
+    /// SQLite's extended result code, or 0 when the error is pushgate's own.
+    public let sqliteCode: Int32
+    public let message: String
+
+    public init(_ code: Code, sqliteCode: Int32 = 0, _ message: String) {
+        self.code = code
+        self.sqliteCode = sqliteCode
+        self.message = message
+    }
+
+    public var description: String {
+        sqliteCode == 0 ? "\(code.rawValue): \(message)" : "\(code.rawValue): \(message) (SQLite code \(sqliteCode))"
+    }
+}

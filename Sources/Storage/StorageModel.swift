@@ -1,0 +1,196 @@
+/// Where one device of a campaign stands. Raw values are stored; never renumber.
+public enum DeliveryState: Int, Sendable, CaseIterable {
+    case pending = 0
+    /// Claimed by a dispatcher and being sent.
+    case inFlight = 1
+    /// A transient failure; sent again at `nextAttemptAt`.
+    case retrying = 2
+    case delivered = 3
+    case failed = 4
+    case unregistered = 5
+    /// Not sent: the token is dead (and not registered again since).
+    case skipped = 6
+    case dryRun = 7
+
+    public var name: String {
+        switch self {
+        case .pending: "pending"
+        case .inFlight: "in-flight"
+        case .retrying: "retrying"
+        case .delivered: "delivered"
+        case .failed: "failed"
+        case .unregistered: "unregistered"
+        case .skipped: "skipped"
+        case .dryRun: "dry-run"
+        }
+    }
+
+    public var isFinal: Bool { rawValue >= DeliveryState.delivered.rawValue }
+}
+
+/// A header line stored with a campaign.
+public struct StoredHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A campaign as it is written, before its devices.
+public struct NewCampaign: Sendable {
+    public var id: String
+    public var createdAt: Double
+    public var dryRun: Bool
+    public var headers: [StoredHeader]
+    /// The body most devices share.
+    public var body: [UInt8]
+    /// The first 24 characters of every device's `apns-id` (`xxxxxxxx-xxxx-xxxx-xxxx-`).
+    public var apnsIDPrefix: String
+    public var idempotency: IdempotencyClaim?
+
+    public init(id: String, createdAt: Double, dryRun: Bool, headers: [StoredHeader], body: [UInt8],
+                apnsIDPrefix: String, idempotency: IdempotencyClaim? = nil) {
+        self.id = id
+        self.createdAt = createdAt
+        self.dryRun = dryRun
+        self.headers = headers
+        self.body = body
+        self.apnsIDPrefix = apnsIDPrefix
+        self.idempotency = idempotency
+    }
+}
+
+/// An `Idempotency-Key` and the hash of the request it came with.
+public struct IdempotencyClaim: Sendable, Equatable {
+    public var key: String
+    public var requestSHA256: String
+    /// Keys recorded before this time have expired and may be used again.
+    public var notBefore: Double
+    public init(key: String, requestSHA256: String, notBefore: Double) {
+        self.key = key
+        self.requestSHA256 = requestSHA256
+        self.notBefore = notBefore
+    }
+}
+
+/// A key seen before, and what it created.
+public struct IdempotencyRecord: Sendable, Equatable {
+    public var requestSHA256: String
+    public var campaignID: String
+    public var createdAt: Double
+}
+
+/// One device as written with its campaign.
+public struct NewDelivery: Sendable {
+    public var token: String
+    /// nil: the campaign's shared body.
+    public var body: [UInt8]?
+    /// Set when the request could not be built: stored as failed with this reason.
+    public var failureReason: String?
+
+    public init(token: String, body: [UInt8]? = nil, failureReason: String? = nil) {
+        self.token = token
+        self.body = body
+        self.failureReason = failureReason
+    }
+}
+
+/// What inserting a campaign did.
+public enum InsertOutcome: Sendable, Equatable {
+    case created(devices: Int, skipped: Int)
+    /// The idempotency key was already used (by a request that finished first).
+    case keyAlreadyUsed(IdempotencyRecord)
+}
+
+/// A campaign with its counts by state.
+public struct CampaignSummary: Sendable, Equatable {
+    public var seq: Int64
+    public var id: String
+    public var createdAt: Double
+    public var dryRun: Bool
+    public var devices: Int
+    public var finishedAt: Double?
+    public var counts: [DeliveryState: Int]
+
+    public var status: String {
+        if finishedAt != nil { return "completed" }
+        let untouched = (counts[.pending] ?? 0)
+        return untouched == devices ? "queued" : "sending"
+    }
+}
+
+/// The part of a campaign every device's request shares.
+public struct CampaignMessage: Sendable {
+    public var id: String
+    public var dryRun: Bool
+    public var headers: [StoredHeader]
+    public var body: [UInt8]
+    public var apnsIDPrefix: String
+}
+
+/// A delivery claimed for sending.
+public struct ClaimedDelivery: Sendable {
+    public var campaign: Int64
+    public var index: Int
+    public var token: String
+    /// nil: the campaign's body.
+    public var body: [UInt8]?
+    /// Attempts including this one.
+    public var attempt: Int
+}
+
+/// The result of one attempt, to be recorded.
+public struct DeliveryUpdate: Sendable {
+    public var campaign: Int64
+    public var index: Int
+    public var state: DeliveryState
+    public var status: Int?
+    public var reason: String?
+    public var apnsID: String?
+    public var timestampMilliseconds: Int64?
+    /// For `.retrying`: when to try again.
+    public var nextAttemptAt: Double?
+
+    public init(campaign: Int64, index: Int, state: DeliveryState, status: Int? = nil, reason: String? = nil,
+                apnsID: String? = nil, timestampMilliseconds: Int64? = nil, nextAttemptAt: Double? = nil) {
+        self.campaign = campaign
+        self.index = index
+        self.state = state
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.timestampMilliseconds = timestampMilliseconds
+        self.nextAttemptAt = nextAttemptAt
+    }
+}
+
+/// One device's row as reported to callers.
+public struct DeliveryResultRow: Sendable, Equatable {
+    public var index: Int
+    public var token: String
+    public var state: DeliveryState
+    public var attempts: Int
+    public var status: Int?
+    public var reason: String?
+    public var apnsID: String?
+    public var timestampMilliseconds: Int64?
+    public var nextAttemptAt: Double?
+}
+
+/// A token APNs called dead.
+public struct DeadToken: Sendable, Equatable {
+    public var token: String
+    public var timestampMilliseconds: Int64
+    public var reason: String
+    public var recordedAt: Double
+}
+
+/// A dead token waiting to be sent to the feedback webhook.
+public struct FeedbackItem: Sendable, Equatable {
+    public var seq: Int64
+    public var token: String
+    public var timestampMilliseconds: Int64
+    public var reason: String
+}

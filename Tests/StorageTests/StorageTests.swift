@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+@testable import Storage
+
+/// A fresh database file in a temporary folder, removed with the test's storage.
+func temporaryDatabasePath() -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-storage-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("test.db").path
+}
+
+func token(_ n: Int) -> String {
+    let hex = String(n, radix: 16)
+    return String(repeating: "a", count: 64 - hex.count) + hex
+}
+
+func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = nil) -> NewCampaign {
+    NewCampaign(id: id, createdAt: 1000, dryRun: dryRun, headers: [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")],
+                body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-", idempotency: key)
+}
+
+@Suite struct StorageTests {
+    @Test func migratesAFreshFileAndReopensIt() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let storage = try SQLiteCampaignStorage(path: path)
+            #expect(try storage.schemaVersion() == Schema.currentVersion)
+            _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1))], now: 1000)
+        }
+        let reopened = try SQLiteCampaignStorage(path: path)
+        #expect(try reopened.schemaVersion() == Schema.currentVersion)
+        #expect(try reopened.campaign(id: "c1")?.devices == 1)
+    }
+
+    @Test func refusesADatabaseFromANewerPushgate() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let db = try SQLiteDatabase(path: path)
+            try db.execute("PRAGMA user_version = \(Schema.currentVersion + 1)")
+        }
+        #expect(throws: StorageError.self) { try SQLiteCampaignStorage(path: path) }
+        do {
+            _ = try SQLiteCampaignStorage(path: path)
+        } catch {
+            #expect(error.code == .schemaTooNew)
+        }
+    }
+
+    @Test func openFailureNamesThePathAndSQLiteMessage() {
+        do {
+            _ = try SQLiteCampaignStorage(path: "/nonexistent-folder/x/y.db")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .openFailed || error.code == .notWritable)
+            #expect(error.message.contains("/nonexistent-folder/x/y.db"))
+        }
+    }
+
+    @Test func claimMarksInFlightAndRecordFinishesTheCampaign() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        let devices = (0..<5).map { NewDelivery(token: token($0), body: $0 == 2 ? Array("own".utf8) : nil) }
+        #expect(try storage.insert(newCampaign("c1"), deliveries: devices, now: 1000) == .created(devices: 5, skipped: 0))
+        let first = try storage.claim(limit: 3, now: 1001)
+        #expect(first.map(\.index) == [0, 1, 2])
+        #expect(first.allSatisfy { $0.attempt == 1 })
+        #expect(first[2].body == Array("own".utf8))
+        #expect(first[0].body == nil)
+        // Claimed rows are not claimed again.
+        #expect(try storage.claim(limit: 10, now: 1001).map(\.index) == [3, 4])
+        #expect(try storage.claim(limit: 10, now: 1001).isEmpty)
+        #expect(try storage.campaign(id: "c1")?.counts[.inFlight] == 5)
+
+        let seq = first[0].campaign
+        try storage.record([
+            DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "id-0"),
+            DeliveryUpdate(campaign: seq, index: 1, state: .failed, status: 400, reason: "BadDeviceToken"),
+            DeliveryUpdate(campaign: seq, index: 2, state: .unregistered, status: 410, reason: "Unregistered", timestampMilliseconds: 1_700_000_000_000),
+            DeliveryUpdate(campaign: seq, index: 3, state: .retrying, status: 503, reason: "ServiceUnavailable", nextAttemptAt: 1005),
+            DeliveryUpdate(campaign: seq, index: 4, state: .delivered, status: 200, apnsID: "id-4"),
+        ], now: 1002)
+        var summary = try #require(try storage.campaign(id: "c1"))
+        #expect(summary.finishedAt == nil)
+        #expect(summary.counts[.delivered] == 2 && summary.counts[.retrying] == 1 && summary.counts[.unregistered] == 1)
+        #expect(try storage.queueDepth() == 1)
+        #expect(try storage.nextDueTime() == 1005)
+        // Not due yet, then due.
+        #expect(try storage.claim(limit: 10, now: 1004).isEmpty)
+        let retry = try storage.claim(limit: 10, now: 1005)
+        #expect(retry.map(\.index) == [3] && retry[0].attempt == 2)
+        try storage.record([DeliveryUpdate(campaign: seq, index: 3, state: .delivered, status: 200, apnsID: "id-3")], now: 1006)
+        summary = try #require(try storage.campaign(id: "c1"))
+        #expect(summary.finishedAt == 1006 && summary.status == "completed")
+        #expect(try storage.queueDepth() == 0)
+        let rows = try storage.results(campaign: seq, offset: 1, limit: 2)
+        #expect(rows.map(\.index) == [1, 2])
+        #expect(rows[0].reason == "BadDeviceToken" && rows[0].status == 400)
+        #expect(rows[1].timestampMilliseconds == 1_700_000_000_000)
+    }
+
+    @Test func aLateResultNeverOverwritesAFinalState() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1))], now: 1000)
+        let claimed = try storage.claim(limit: 1, now: 1000)
+        let seq = claimed[0].campaign
+        try storage.record([DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "x")], now: 1001)
+        try storage.record([DeliveryUpdate(campaign: seq, index: 0, state: .failed, status: 500, reason: "InternalServerError")], now: 1002)
+        let row = try storage.results(campaign: seq, offset: 0, limit: 1)[0]
+        #expect(row.state == .delivered && row.apnsID == "x")
+        #expect(try storage.campaign(id: "c1")?.finishedAt == 1001)
+    }
+
+    @Test func requeueAfterCrashReturnsInFlightRowsOnly() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<4).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 3, now: 1000)
+        try storage.record([DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .delivered, status: 200)], now: 1001)
+        #expect(try storage.requeueInFlight() == 2)
+        #expect(try storage.claim(limit: 10, now: 1002).map(\.index) == [1, 2, 3])
+    }
+
+    @Test func deadTokensAreSkippedUntilRegisteredAgainAfterTheirDeath() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1)), NewDelivery(token: token(2))], now: 1000)
+        let claimed = try storage.claim(limit: 2, now: 1000)
+        try storage.record([
+            DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .unregistered, status: 410, reason: "Unregistered", timestampMilliseconds: 5000),
+            DeliveryUpdate(campaign: claimed[0].campaign, index: 1, state: .delivered, status: 200),
+        ], now: 1001)
+        #expect(try storage.deadTokens(sinceMilliseconds: 0, after: nil, limit: 10).map(\.token) == [token(1)])
+        #expect(try storage.pendingFeedback(limit: 10).map(\.token) == [token(1)])
+
+        #expect(try storage.insert(newCampaign("c2"), deliveries: [NewDelivery(token: token(1)), NewDelivery(token: token(2))], now: 1002)
+                == .created(devices: 2, skipped: 1))
+        let c2 = try #require(try storage.campaign(id: "c2"))
+        #expect(c2.counts[.skipped] == 1 && c2.counts[.pending] == 1)
+        let skipped = try storage.results(campaign: c2.seq, offset: 0, limit: 1)[0]
+        #expect(skipped.state == .skipped && skipped.reason == "Unregistered" && skipped.timestampMilliseconds == 5000)
+
+        // Registered before Apple's timestamp: still dead. After: sent again.
+        #expect(try storage.registerToken(token(1), atMilliseconds: 4000)?.timestampMilliseconds == 5000)
+        #expect(try storage.insert(newCampaign("c3"), deliveries: [NewDelivery(token: token(1))], now: 1003) == .created(devices: 1, skipped: 1))
+        _ = try storage.registerToken(token(1), atMilliseconds: 6000)
+        #expect(try storage.insert(newCampaign("c4"), deliveries: [NewDelivery(token: token(1))], now: 1004) == .created(devices: 1, skipped: 0))
+        #expect(try storage.deadTokens(sinceMilliseconds: 0, after: nil, limit: 10).isEmpty)
+        #expect(try storage.registerToken(token(9), atMilliseconds: 6000) == nil)
+    }
+
+    @Test func deadTokensPageInTimestampOrder() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<5).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 5, now: 1000)
+        try storage.record(claimed.map {
+            DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, reason: "ExpiredToken",
+                           timestampMilliseconds: Int64(10_000 - $0.index * 1000))
+        }, now: 1001)
+        let first = try storage.deadTokens(sinceMilliseconds: 7000, after: nil, limit: 2)
+        #expect(first.map(\.timestampMilliseconds) == [7000, 8000])
+        let last = try #require(first.last)
+        let second = try storage.deadTokens(sinceMilliseconds: 7000, after: (last.timestampMilliseconds, last.token), limit: 2)
+        #expect(second.map(\.timestampMilliseconds) == [9000, 10000])
+        let feedback = try storage.pendingFeedback(limit: 3)
+        try storage.acknowledgeFeedback(through: feedback[2].seq)
+        #expect(try storage.pendingFeedback(limit: 10).count == 2)
+    }
+
+    @Test func idempotencyKeysReturnTheFirstCampaignUntilTheyExpire() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        let claim = IdempotencyClaim(key: "k1", requestSHA256: "h1", notBefore: 0)
+        #expect(try storage.insert(newCampaign("c1", key: claim), deliveries: [NewDelivery(token: token(1))], now: 1000) == .created(devices: 1, skipped: 0))
+        let record = try #require(try storage.idempotencyRecord(key: "k1", notBefore: 0))
+        #expect(record.campaignID == "c1" && record.requestSHA256 == "h1")
+        #expect(try storage.insert(newCampaign("c2", key: claim), deliveries: [NewDelivery(token: token(1))], now: 1001) == .keyAlreadyUsed(record))
+        #expect(try storage.campaign(id: "c2") == nil)
+        // Expired: the key is free again.
+        #expect(try storage.idempotencyRecord(key: "k1", notBefore: 2000) == nil)
+        let later = IdempotencyClaim(key: "k1", requestSHA256: "h2", notBefore: 2000)
+        var c3 = newCampaign("c3", key: later)
+        c3.createdAt = 3000
+        #expect(try storage.insert(c3, deliveries: [NewDelivery(token: token(1))], now: 3000) == .created(devices: 1, skipped: 0))
+        #expect(try storage.purgeIdempotencyKeys(olderThan: 4000) == 1)
+    }
+
+    @Test func failedAtAcceptAndEmptyCampaignsAreFinishedAtOnce() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1), failureReason: "missingVariable")], now: 1000)
+        let summary = try #require(try storage.campaign(id: "c1"))
+        #expect(summary.finishedAt == 1000 && summary.counts[.failed] == 1)
+        #expect(try storage.claim(limit: 10, now: 1000).isEmpty)
+        #expect(try storage.campaigns(limit: 10, before: nil).map(\.id) == ["c1"])
+    }
+
+    @Test func writableCheckCommits() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        #expect(storage.checkWritable(now: 1) == nil)
+    }
+
+    @Test func messageKeepsHeadersInOrder() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1", dryRun: true), deliveries: [NewDelivery(token: token(1))], now: 1000)
+        let claimed = try storage.claim(limit: 1, now: 1000)
+        let message = try #require(try storage.message(campaign: claimed[0].campaign))
+        #expect(message.id == "c1" && message.dryRun)
+        #expect(message.headers == [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")])
+    }
+}
