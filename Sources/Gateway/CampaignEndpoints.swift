@@ -1,129 +1,133 @@
 import APNs
 import HTTPServer
 import Payloads
+import Storage
 import StrictJSON
 
-/// `POST /v1/campaigns` (202, sends in the background) and `GET /v1/campaigns/{id}`.
+/// `POST /v1/campaigns` (202 once the campaign and every device row are committed),
+/// `GET /v1/campaigns` and `GET /v1/campaigns/{id}`.
 enum CampaignEndpoints {
     static let defaultPageSize = 100
     static let maxPageSize = 1000
 
-    struct Senders: Sendable {
-        /// As configured (real APNs, or dry run when the configuration says so).
-        let configured: any NotificationSender
-        /// For campaigns that ask for `"dry_run": true`.
-        let dryRun: any NotificationSender
-        /// True when the configuration itself is a dry run: then every campaign is one.
-        let configuredIsDryRun: Bool
+    static func register(in builder: inout APIRouterBuilder, planner: CampaignPlanner, configuredIsDryRun: Bool,
+                         campaigns: DurableCampaigns, metrics: Metrics) {
+        builder.add("POST", "/v1/campaigns", operation: "campaigns.create") { request, _ in
+            create(request, planner: planner, configuredIsDryRun: configuredIsDryRun, campaigns: campaigns, metrics: metrics)
+        }
+
+        builder.add("GET", "/v1/campaigns", operation: "campaigns.list") { request, _ in
+            switch QueryParameters.read(request, integers: ["limit": 1...maxPageSize, "before": 1...Int.max]) {
+            case .failure(let problem): return problem.response
+            case .success(let values):
+                do throws(StorageError) {
+                    let list = try campaigns.storage.campaigns(limit: values["limit"] ?? defaultPageSize,
+                                                               before: values["before"].map(Int64.init))
+                    return jsonResponse(CampaignJSON.list(list, limit: values["limit"] ?? defaultPageSize))
+                } catch {
+                    return Problem.storageUnavailable(error).response
+                }
+            }
+        }
+
+        builder.add("GET", "/v1/campaigns/{id}", operation: "campaigns.get") { request, parameters in
+            let id = parameters["id"] ?? ""
+            switch QueryParameters.read(request, integers: ["page": 1...Int.max / maxPageSize, "per_page": 1...maxPageSize]) {
+            case .failure(let problem): return problem.response
+            case .success(let values):
+                let page = values["page"] ?? 1
+                let size = values["per_page"] ?? defaultPageSize
+                do throws(StorageError) {
+                    guard let summary = try campaigns.storage.campaign(id: id) else { return Problem.notFound(request.path).response }
+                    let rows = try campaigns.storage.results(campaign: summary.seq, offset: (page - 1) * size, limit: size)
+                    return jsonResponse(CampaignJSON.detail(summary, rows: rows, page: page, pageSize: size))
+                } catch {
+                    return Problem.storageUnavailable(error).response
+                }
+            }
+        }
     }
 
-    static func register(in builder: inout APIRouterBuilder, planner: CampaignPlanner, senders: Senders,
-                         runner: CampaignRunner, metrics: Metrics) {
-        builder.add("POST", "/v1/campaigns", operation: "campaigns.create") { request, _ in
-            if case .failure(let problem) = JSONBody.decode(request) { return problem.response }
+    static func create(_ request: HTTPRequest, planner: CampaignPlanner, configuredIsDryRun: Bool,
+                       campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
+        var idempotency: (key: String, sha256: String)?
+        if let key = request.header("idempotency-key") {
+            guard IdempotencyKey.isValid(key) else { return Problem.invalidIdempotencyKey.response }
+            idempotency = (key, SHA256.hex(request.body))
+        }
+        if case .failure(let problem) = JSONBody.decode(request) { return problem.response }
+        do throws(StorageError) {
+            // A key seen before answers without planning again: no new sends.
+            if let idempotency, let record = try campaigns.previous(key: idempotency.key) {
+                return answer(try campaigns.replay(record, requestSHA256: idempotency.sha256), key: idempotency.key)
+            }
             let plan: CampaignPlan
             switch planner.plan(jsonBytes: request.body) {
             case .failure(let rejection): return CampaignProblems.problem(for: rejection, metrics: metrics).response
             case .success(let planned): plan = planned
             }
-            let id = APNsID.random()
-            let dryRun = plan.campaign.dryRun || senders.configuredIsDryRun
-            runner.store.insert(CampaignRecord(id: id, createdAt: runner.now(), dryRun: dryRun,
-                                               tokens: plan.devices.map(\.token),
-                                               outcomes: Array(repeating: .pending, count: plan.devices.count)))
-            runner.start(plan, id: id, sender: dryRun ? senders.dryRun : senders.configured)
-            var w = JSONWriter()
-            w.raw("{\"id\":")
-            w.string(id)
-            w.raw(",\"status_url\":")
-            w.string("/v1/campaigns/" + id)
-            w.raw(",\"devices\":")
-            w.int(plan.devices.count)
-            w.raw(",\"dry_run\":")
-            w.bool(dryRun)
-            w.raw("}\n")
-            return jsonResponse(status: 202, w.bytes, headers: [("Location", "/v1/campaigns/" + id)])
-        }
-
-        builder.add("GET", "/v1/campaigns/{id}", operation: "campaigns.get") { request, parameters in
-            let id = parameters["id"] ?? ""
-            guard let record = runner.store.get(id) else { return Problem.notFound(request.path).response }
-            switch page(request) {
-            case .failure(let problem): return problem.response
-            case .success(let (number, size)): return jsonResponse(render(record, page: number, pageSize: size))
-            }
+            let dryRun = plan.campaign.dryRun || configuredIsDryRun
+            return answer(try campaigns.accept(plan, dryRun: dryRun, idempotency: idempotency), key: idempotency?.key)
+        } catch {
+            return Problem.storageUnavailable(error).response
         }
     }
 
-    static func page(_ request: HTTPRequest) -> Result<(Int, Int), Problem> {
-        var errors: [Problem.FieldError] = []
-        var number = 1
-        var size = defaultPageSize
-        if let text = request.queryValue("page") {
-            if let n = Int(text), n >= 1 { number = n } else {
-                errors.append(.init(pointer: "?page", code: "invalidParameter", detail: "page must be a whole number from 1"))
-            }
+    static func answer(_ accepted: DurableCampaigns.Accepted, key: String?) -> HTTPResponse {
+        switch accepted {
+        case .created(let id, let devices, let skipped, let dryRun):
+            return accepted202(id: id, devices: devices, skipped: skipped, dryRun: dryRun, replayed: false)
+        case .replayed(let summary):
+            return accepted202(id: summary.id, devices: summary.devices, skipped: summary.counts[.skipped] ?? 0,
+                               dryRun: summary.dryRun, replayed: true)
+        case .conflict(let record):
+            return Problem.idempotencyConflict(key: key ?? "", campaignID: record.campaignID).response
         }
-        if let text = request.queryValue("per_page") {
-            if let n = Int(text), (1...maxPageSize).contains(n) { size = n } else {
-                errors.append(.init(pointer: "?per_page", code: "invalidParameter", detail: "per_page must be from 1 to \(maxPageSize)"))
-            }
-        }
-        for item in request.query where item.name != "page" && item.name != "per_page" {
-            errors.append(.init(pointer: "?" + item.name, code: "unknownParameter", detail: "unknown query parameter; expected page or per_page"))
-        }
-        if !errors.isEmpty {
-            return .failure(Problem(status: 400, code: errors.count == 1 ? errors[0].code : "invalidQuery", title: "Bad Request",
-                                    detail: errors.map(\.detail).joined(separator: "; "), errors: errors))
-        }
-        return .success((number, size))
     }
 
-    static func render(_ record: CampaignRecord, page: Int, pageSize: Int) -> [UInt8] {
-        var w = JSONWriter(capacity: 512 + min(pageSize, record.outcomes.count) * 160)
+    static func accepted202(id: String, devices: Int, skipped: Int, dryRun: Bool, replayed: Bool) -> HTTPResponse {
+        var w = JSONWriter()
         w.raw("{\"id\":")
-        w.string(record.id)
-        w.raw(",\"status\":")
-        w.string(record.status)
-        w.raw(",\"dry_run\":")
-        w.bool(record.dryRun)
-        w.raw(",\"created_at\":")
-        w.string(rfc3339(record.createdAt))
-        w.raw(",\"finished_at\":")
-        if let finished = record.finishedAt { w.string(rfc3339(finished)) } else { w.null() }
+        w.string(id)
+        w.raw(",\"status_url\":")
+        w.string("/v1/campaigns/" + id)
         w.raw(",\"devices\":")
-        w.int(record.outcomes.count)
-        w.raw(",\"counts\":{")
-        let counts = record.counts
-        for (i, state) in DeviceOutcome.State.allCases.enumerated() {
-            if i > 0 { w.byte(UInt8(ascii: ",")) }
-            w.string(state.rawValue)
-            w.byte(UInt8(ascii: ":"))
-            w.int(counts[state] ?? 0)
-        }
-        w.raw("},\"page\":")
-        w.int(page)
-        w.raw(",\"per_page\":")
-        w.int(pageSize)
-        w.raw(",\"results\":[")
-        let start = min(record.outcomes.count, (page - 1) * pageSize)
-        let end = min(record.outcomes.count, start + pageSize)
-        for index in start..<end {
-            if index > start { w.byte(UInt8(ascii: ",")) }
-            let outcome = record.outcomes[index]
-            w.raw("{\"index\":")
-            w.int(index)
-            w.raw(",\"token\":")
-            w.string(record.tokens[index])
-            w.raw(",\"state\":")
-            w.string(outcome.state.rawValue)
-            if let status = outcome.status { w.raw(",\"status\":"); w.int(status) }
-            if let reason = outcome.reason { w.raw(",\"reason\":"); w.string(reason) }
-            if let id = outcome.apnsID { w.raw(",\"apns_id\":"); w.string(id) }
-            if let ts = outcome.timestampMilliseconds { w.raw(",\"timestamp_ms\":"); w.rawBytes(String(ts)) }
-            w.byte(UInt8(ascii: "}"))
-        }
-        w.raw("]}\n")
-        return w.bytes
+        w.int(devices)
+        w.raw(",\"skipped\":")
+        w.int(skipped)
+        w.raw(",\"dry_run\":")
+        w.bool(dryRun)
+        w.raw(",\"replayed\":")
+        w.bool(replayed)
+        w.raw("}\n")
+        var headers: [(name: String, value: String)] = [("Location", "/v1/campaigns/" + id)]
+        if replayed { headers.append(("Idempotent-Replayed", "true")) }
+        return jsonResponse(status: 202, w.bytes, headers: headers)
+    }
+}
+
+/// `Idempotency-Key`: 1–255 visible ASCII characters (the IETF draft's opaque string).
+enum IdempotencyKey {
+    static func isValid(_ key: String) -> Bool {
+        (1...255).contains(key.utf8.count) && key.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
+    }
+}
+
+extension Problem {
+    static func storageUnavailable(_ error: StorageError) -> Problem {
+        Problem(status: 503, code: "storageUnavailable", title: "Service Unavailable",
+                detail: "the campaign store cannot be used right now: \(error.description)", headers: [("Retry-After", "5")])
+    }
+
+    static let invalidIdempotencyKey = Problem(
+        status: 400, code: "invalidIdempotencyKey", title: "Bad Request",
+        detail: "Idempotency-Key must be 1 to 255 visible ASCII characters",
+        errors: [FieldError(pointer: "header:Idempotency-Key", code: "invalidIdempotencyKey", detail: "expected 1 to 255 visible ASCII characters")])
+
+    static func idempotencyConflict(key: String, campaignID: String) -> Problem {
+        Problem(status: 409, code: "idempotencyKeyReused", title: "Conflict",
+                detail: "Idempotency-Key \(JSONWriter.quoted(key)) was already used for campaign \(campaignID) with a different request body",
+                errors: [FieldError(pointer: "header:Idempotency-Key", code: "idempotencyKeyReused",
+                                    detail: "already used for campaign \(campaignID) with a different body")])
     }
 }

@@ -31,16 +31,15 @@ public struct GatewayComponents: Sendable {
 /// Assembles the service: every endpoint, documented in `GET /openapi.json`.
 public enum GatewayAPI {
     public static func makeService(_ components: GatewayComponents, settings: ServerSettings, metrics: Metrics,
-                                   log: RequestLog, runner: CampaignRunner,
+                                   log: RequestLog, campaigns: DurableCampaigns,
                                    now: @escaping @Sendable () -> Double = wallClockSeconds) throws(APIRouter.ConflictError) -> GatewayService {
         var builder = APIRouterBuilder()
         HealthEndpoints.register(in: &builder, metrics: metrics, checks: components.readiness)
         LinkEndpoints.register(in: &builder, table: components.routeTable, routesJSON: components.routesJSON, metrics: metrics)
         PreviewEndpoint.register(in: &builder, planner: components.planner, metrics: metrics)
-        CampaignEndpoints.register(in: &builder, planner: components.planner,
-                                   senders: .init(configured: components.sender, dryRun: components.dryRunSender,
-                                                  configuredIsDryRun: components.configuredIsDryRun),
-                                   runner: runner, metrics: metrics)
+        CampaignEndpoints.register(in: &builder, planner: components.planner, configuredIsDryRun: components.configuredIsDryRun,
+                                   campaigns: campaigns, metrics: metrics)
+        TokenEndpoints.register(in: &builder, storage: campaigns.storage, now: now)
         let document = Array(OpenAPIDocument.text.utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),

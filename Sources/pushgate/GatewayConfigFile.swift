@@ -23,8 +23,15 @@ struct GatewayConfig {
     let apns: JSONObject?
     /// The HTTP service's settings, read by `Gateway.ServerSettings`; kept as it is here.
     let server: JSON?
+    /// Durable campaigns: the database, the dispatcher, the dead-token webhook; read by
+    /// `Gateway.DurableSettings`. Paths in them resolve like the others.
+    let storage: JSON?
+    let dispatcher: JSON?
+    let webhook: JSON?
 
-    static let knownKeys = ["topic", "routes", "templates", "apns", "server"]
+    static let knownKeys = ["topic", "routes", "templates", "apns", "server", "storage", "dispatcher", "webhook"]
+    /// Where the database goes when the configuration does not say: beside the repo's `config/`.
+    static let defaultStoragePath = "../var/pushgate.db"
 
     /// Reads and checks the file; every problem is listed in one message.
     static func load(path: String) -> Result<GatewayConfig, CLIFailure> {
@@ -70,7 +77,8 @@ struct GatewayConfig {
         }
         let folder = directory(of: path)
         return .success(GatewayConfig(source: path, topic: topic, routesPath: resolve(routes, in: folder),
-                                      templatesPath: resolve(templates, in: folder), apns: apns, server: server))
+                                      templatesPath: resolve(templates, in: folder), apns: apns, server: server,
+                                      storage: object["storage"], dispatcher: object["dispatcher"], webhook: object["webhook"]))
     }
 
     static func isBundleId(_ s: String) -> Bool {

@@ -7,6 +7,7 @@ import Dispatch
 import Gateway
 import HTTPServer
 import Payloads
+import Storage
 import StrictJSON
 
 /// `pushgate serve [--config PATH]`: the gateway's HTTP API. Runs until SIGTERM or
@@ -40,6 +41,13 @@ enum ServeCommand {
             assembled = value
         }
         for notice in assembled.delivery.notices { Output.error(notice) }
+        do throws(StorageError) {
+            try assembled.durable.dispatcher.start()
+        } catch {
+            Output.error("pushgate serve: storage \(TextSafety.escapedForDisplay(assembled.durable.settings.storage.path)): \(error.description)")
+            return ExitStatus.usage
+        }
+        assembled.durable.webhook?.start()
 
         let server: HTTPServer
         do {
@@ -57,11 +65,12 @@ enum ServeCommand {
         Output.error("pushgate: stopping: finishing requests and sends in flight (deadline \(assembled.settings.shutdownDeadlineSeconds) s)")
         let deadline = assembled.settings.shutdownDeadlineSeconds
         let requestsDrained = server.shutdown(deadlineSeconds: deadline)
-        let sendsDrained = blockingWait { await assembled.runner.drain(deadlineSeconds: deadline) }
+        let sendsDrained = assembled.durable.dispatcher.stop(deadlineSeconds: deadline)
+        assembled.durable.webhook?.stop()
         assembled.delivery.transport?.shutdown()
         assembled.log.flush()
         if !requestsDrained || !sendsDrained {
-            Output.error("pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), campaigns: \(assembled.runner.activeCampaigns))")
+            Output.error("pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), sends: \(assembled.durable.dispatcher.inFlight), which are sent again at the next start)")
         }
         Output.error("pushgate: stopped")
         return ExitStatus.ok
@@ -70,7 +79,7 @@ enum ServeCommand {
     struct Assembled {
         let settings: ServerSettings
         let service: GatewayService
-        let runner: CampaignRunner
+        let durable: DurableAssembly
         let delivery: APNsDelivery
         let log: RequestLog
         let dryRun: Bool
@@ -116,29 +125,39 @@ enum ServeCommand {
         }
         let planner = CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
                                       templates: TemplateFolder(path: config.templatesPath))
+        let metrics = Metrics()
+        let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
+        let durable: DurableAssembly
+        switch DurableAssembly.settings(config, configPath: configPath).flatMap({
+            DurableAssembly.assemble($0, sender: delivery.sender, dryRunSender: dryRunSender,
+                                     defaultInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams),
+                                     metrics: metrics)
+        }) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let value): durable = value
+        }
+        let storage = durable.storage
         let tokens = delivery.tokens
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
             ReadinessCheck(name: "signing_key") {
                 do { _ = try tokens.currentToken(); return nil } catch { return "cannot sign a provider token" }
             },
+            ReadinessCheck(name: "storage") { storage.checkWritable(now: wallClockSeconds()) },
         ]
         let components = GatewayComponents(
             routeTable: table, routesJSON: routesJSON, planner: planner, sender: delivery.sender,
-            dryRunSender: DryRunSender(tokens: tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic),
+            dryRunSender: dryRunSender,
             configuredIsDryRun: apnsConfiguration.dryRun, readiness: readiness)
-        let metrics = Metrics()
         let log: RequestLog
         switch settings.requestLog {
         case "off": log = RequestLog(fd: -1)
         case "stdout": log = RequestLog(fd: 1)
         default: log = RequestLog(fd: 2)
         }
-        let runner = CampaignRunner(store: InMemoryCampaignStore(), metrics: metrics,
-                                    maxInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams))
         do throws(APIRouter.ConflictError) {
-            let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, runner: runner)
-            return .success(Assembled(settings: settings, service: service, runner: runner, delivery: delivery,
+            let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: durable.campaigns)
+            return .success(Assembled(settings: settings, service: service, durable: durable, delivery: delivery,
                                       log: log, dryRun: apnsConfiguration.dryRun))
         } catch {
             return .failure(CLIFailure(message: "internal error: \(error)", status: 70))

@@ -1,0 +1,80 @@
+import Payloads
+import Storage
+import StrictJSON
+
+/// Turns a planned campaign into outbox rows and writes them in one transaction: the
+/// request of every device is rendered now (a device whose request cannot be built is
+/// stored as failed with the reason), and only the bytes that differ from the shared
+/// body are kept per device.
+public struct DurableCampaigns: Sendable {
+    public let storage: any CampaignStorage
+    public let dispatcher: Dispatcher
+    public let idempotencyRetentionSeconds: Double
+    let now: @Sendable () -> Double
+
+    public init(storage: any CampaignStorage, dispatcher: Dispatcher, idempotencyRetentionSeconds: Double,
+                now: @escaping @Sendable () -> Double = wallClockSeconds) {
+        self.storage = storage
+        self.dispatcher = dispatcher
+        self.idempotencyRetentionSeconds = idempotencyRetentionSeconds
+        self.now = now
+    }
+
+    /// What `accept` did.
+    enum Accepted {
+        case created(id: String, devices: Int, skipped: Int, dryRun: Bool)
+        /// The key was used before with this same request: its campaign.
+        case replayed(CampaignSummary)
+        /// The key was used before with a different request.
+        case conflict(IdempotencyRecord)
+    }
+
+    var idempotencyNotBefore: Double { now() - idempotencyRetentionSeconds }
+
+    func previous(key: String) throws(StorageError) -> IdempotencyRecord? {
+        try storage.idempotencyRecord(key: key, notBefore: idempotencyNotBefore)
+    }
+
+    func replay(_ record: IdempotencyRecord, requestSHA256: String) throws(StorageError) -> Accepted {
+        guard record.requestSHA256 == requestSHA256 else { return .conflict(record) }
+        guard let summary = try storage.campaign(id: record.campaignID) else { return .conflict(record) }
+        return .replayed(summary)
+    }
+
+    /// Writes the campaign and all its devices; returns once committed.
+    func accept(_ plan: CampaignPlan, dryRun: Bool, idempotency: (key: String, sha256: String)?) throws(StorageError) -> Accepted {
+        let id = APNsID.random()
+        let devices = plan.devices
+        // The shared body and headers come from the first device whose request builds.
+        var shared: APNsRequest?
+        for device in devices {
+            if let request = try? plan.request(for: device, apnsID: id) {
+                shared = request
+                break
+            }
+        }
+        let headers = (shared?.headers ?? []).filter { $0.name != "apns-id" }.map { StoredHeader($0.name, $0.value) }
+        let sharedBody = shared?.body ?? []
+        let campaign = NewCampaign(
+            id: id, createdAt: now(), dryRun: dryRun, headers: headers, body: sharedBody,
+            apnsIDPrefix: String(id.prefix(24)),
+            idempotency: idempotency.map { IdempotencyClaim(key: $0.key, requestSHA256: $0.sha256, notBefore: idempotencyNotBefore) })
+        let path = JSONPath.root.appending("devices")
+        let rows = devices.indices.lazy.map { index -> NewDelivery in
+            let device = devices[index]
+            do throws(PayloadError) {
+                let body = try plan.body(for: device, at: path.appending(index: index)).bytes
+                return NewDelivery(token: device.token, body: body == sharedBody ? nil : body)
+            } catch {
+                return NewDelivery(token: device.token, failureReason: error.stableCode)
+            }
+        }
+        switch try storage.insert(campaign, deliveries: rows, now: now()) {
+        case .created(let count, let skipped):
+            dispatcher.wake()
+            return .created(id: id, devices: count, skipped: skipped, dryRun: dryRun)
+        case .keyAlreadyUsed(let record):
+            return try replay(record, requestSHA256: idempotency?.sha256 ?? "")
+        }
+    }
+}

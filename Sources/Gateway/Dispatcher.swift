@@ -1,0 +1,237 @@
+import APNs
+import Dispatch
+import Foundation
+import Payloads
+import Storage
+import Synchronization
+
+/// Sends what the outbox holds. One loop, on its own thread (SQLite calls block, so they
+/// stay off Swift's cooperative pool), claims due deliveries in batches, starts a send
+/// task for each, and records results in batched transactions. At most `inFlight`
+/// deliveries are claimed and unrecorded at any moment: that is what a crash can cause
+/// to be sent twice.
+public final class Dispatcher: Sendable {
+    public struct Options: Sendable {
+        public var inFlight: Int
+        public var claimBatch: Int
+        public var maxAttempts: Int
+        public var retryBaseSeconds: Double
+        public var retryMaxSeconds: Double
+
+        public init(inFlight: Int = 256, claimBatch: Int = 500, maxAttempts: Int = 5,
+                    retryBaseSeconds: Double = 2, retryMaxSeconds: Double = 300) {
+            self.inFlight = max(1, inFlight)
+            self.claimBatch = max(1, claimBatch)
+            self.maxAttempts = max(1, maxAttempts)
+            self.retryBaseSeconds = retryBaseSeconds
+            self.retryMaxSeconds = retryMaxSeconds
+        }
+    }
+
+    public let storage: any CampaignStorage
+    let sender: any NotificationSender
+    let dryRunSender: any NotificationSender
+    let metrics: Metrics
+    let options: Options
+    let now: @Sendable () -> Double
+    let log: @Sendable (String) -> Void
+    /// Called after dead tokens were recorded (the webhook wakes up).
+    let onDeadTokens: @Sendable () -> Void
+
+    private let completed = Mutex<[DeliveryUpdate]>([])
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let loopEnded = DispatchSemaphore(value: 0)
+    private let outstanding = Atomic<Int>(0)
+    private let stopDeadline = Mutex<Double?>(nil)
+
+    public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
+                metrics: Metrics, options: Options = Options(), now: @escaping @Sendable () -> Double = wallClockSeconds,
+                log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {}) {
+        self.storage = storage
+        self.sender = sender
+        self.dryRunSender = dryRunSender
+        self.metrics = metrics
+        self.options = options
+        self.now = now
+        self.log = log
+        self.onDeadTokens = onDeadTokens
+    }
+
+    /// Deliveries claimed and not yet recorded.
+    public var inFlight: Int { outstanding.load(ordering: .relaxed) }
+
+    /// Puts back what a previous process left in flight, then starts the loop.
+    public func start() throws(StorageError) {
+        let requeued = try storage.requeueInFlight()
+        if requeued > 0 { log("pushgate: \(requeued) deliveries were in flight when the last process stopped; sending them again") }
+        metrics.setQueueDepth((try? storage.queueDepth()) ?? 0)
+        let thread = Thread { [self] in
+            loop()
+            loopEnded.signal()
+        }
+        thread.name = "pushgate.dispatcher"
+        thread.start()
+    }
+
+    /// A campaign was accepted: look for work now rather than at the next poll.
+    public func wake() { wakeup.signal() }
+
+    /// Stops claiming, waits for sends in flight up to the deadline, records their results.
+    /// Returns true when nothing was left in flight (what was is sent again at the next start).
+    public func stop(deadlineSeconds: Double) -> Bool {
+        stopDeadline.withLock { $0 = now() + deadlineSeconds }
+        wakeup.signal()
+        loopEnded.wait()
+        return inFlight == 0
+    }
+
+    /// Waits until no delivery is queued or in flight, or the deadline passes.
+    public func waitUntilIdle(deadlineSeconds: Double) async -> Bool {
+        let deadline = now() + deadlineSeconds
+        while now() < deadline {
+            if inFlight == 0, (try? storage.queueDepth()) == 0 { return true }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return false
+    }
+
+    private func loop() {
+        var messages: [Int64: CampaignMessage] = [:]
+        var unrecorded: [DeliveryUpdate] = []
+        var lastDepthUpdate = 0.0
+        while true {
+            let deadline = stopDeadline.withLock { $0 }
+            unrecorded += completed.withLock { done in
+                defer { done.removeAll(keepingCapacity: true) }
+                return done
+            }
+            if !unrecorded.isEmpty {
+                do throws(StorageError) {
+                    try storage.record(unrecorded, now: now())
+                    outstanding.subtract(unrecorded.count, ordering: .relaxed)
+                    if unrecorded.contains(where: { $0.state == .unregistered }) { onDeadTokens() }
+                    unrecorded.removeAll(keepingCapacity: true)
+                } catch {
+                    log("pushgate: cannot record delivery results (kept in memory, retrying): \(error.description)")
+                    Thread.sleep(forTimeInterval: 0.5)
+                    continue
+                }
+            }
+            if let deadline, inFlight == 0 || now() >= deadline { break }
+
+            var claimed = 0
+            if deadline == nil {
+                let free = options.inFlight - inFlight
+                // Claim in sizeable batches, not one slot at a time, unless idle.
+                if free > 0 && (free >= max(1, options.inFlight / 4) || inFlight == 0) {
+                    claimed = claimAndSend(limit: min(options.claimBatch, free), messages: &messages)
+                }
+            }
+            if now() - lastDepthUpdate > 0.25, let depth = try? storage.queueDepth() {
+                metrics.setQueueDepth(depth)
+                lastDepthUpdate = now()
+            }
+            if claimed == 0 { wait() }
+        }
+    }
+
+    /// Sleeps until a result arrives, a campaign is accepted, or the next retry is due.
+    private func wait() {
+        var timeout = 1.0
+        if inFlight == 0, let due = try? storage.nextDueTime() {
+            timeout = min(1.0, max(0.005, due - now()))
+        }
+        _ = wakeup.wait(timeout: .now() + timeout)
+    }
+
+    private func claimAndSend(limit: Int, messages: inout [Int64: CampaignMessage]) -> Int {
+        let claims: [ClaimedDelivery]
+        do throws(StorageError) {
+            claims = try storage.claim(limit: limit, now: now())
+        } catch {
+            log("pushgate: cannot claim deliveries: \(error.description)")
+            Thread.sleep(forTimeInterval: 0.5)
+            return 0
+        }
+        outstanding.add(claims.count, ordering: .relaxed)
+        if messages.count > 1000 { messages.removeAll() }
+        for claim in claims {
+            if messages[claim.campaign] == nil, let message = try? storage.message(campaign: claim.campaign) {
+                messages[claim.campaign] = message
+            }
+            guard let message = messages[claim.campaign] else {
+                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: "campaignMissing"))
+                continue
+            }
+            let request = Self.request(for: claim, message: message)
+            let chosen = message.dryRun ? dryRunSender : sender
+            Task.detached { [self] in
+                let started = now()
+                let result = await chosen.send(request)
+                if case .dryRun = result {} else { metrics.recordAPNsLatency(seconds: now() - started) }
+                let update = outcome(of: result, for: claim)
+                metrics.recordNotification(result: update.state == .retrying ? "retrying" : update.state.name, reason: update.reason ?? "")
+                finish(update)
+            }
+        }
+        return claims.count
+    }
+
+    private func finish(_ update: DeliveryUpdate) {
+        let wasEmpty = completed.withLock { done in
+            done.append(update)
+            return done.count == 1
+        }
+        if wasEmpty { wakeup.signal() }
+    }
+
+    static func request(for claim: ClaimedDelivery, message: CampaignMessage) -> APNsRequest {
+        var headers = message.headers.map { HTTPHeader($0.name, $0.value) }
+        headers.append(HTTPHeader("apns-id", apnsID(prefix: message.apnsIDPrefix, index: claim.index)))
+        return APNsRequest(deviceToken: claim.token, path: "/3/device/" + claim.token, headers: headers,
+                           body: claim.body ?? message.body)
+    }
+
+    /// The same `apns-id` on every attempt for a device: the campaign's 24-character
+    /// prefix and the device's index as 12 hex digits.
+    static func apnsID(prefix: String, index: Int) -> String {
+        let hex = String(UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF, radix: 16)
+        return prefix + String(repeating: "0", count: 12 - hex.count) + hex
+    }
+
+    /// What to store for one send. Transient failures — APNs 429/500/503 after the client's
+    /// own quick retries, or no answer at all — come back later, up to `maxAttempts`.
+    func outcome(of result: DeliveryResult, for claim: ClaimedDelivery) -> DeliveryUpdate {
+        var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed)
+        switch result {
+        case .delivered(let id):
+            update.state = .delivered
+            update.status = 200
+            update.apnsID = id
+        case .unregistered(let reason, let timestamp):
+            update.state = .unregistered
+            update.status = 410
+            update.reason = reason.rawValue
+            update.timestampMilliseconds = timestamp
+        case .dryRun(let prepared):
+            update.state = .dryRun
+            update.apnsID = prepared.headers.first { $0.name == "apns-id" }?.value
+        case .failed(let status, let reason):
+            update.status = status
+            update.reason = reason.rawValue
+            if [429, 500, 503].contains(status) { retryLater(&update, attempt: claim.attempt, always: false) }
+        case .transportFailed(let failure):
+            update.reason = failure.code.rawValue
+            // Cancelled means we were stopping: not the device's fault, so no attempt is spent.
+            retryLater(&update, attempt: claim.attempt, always: failure.code == .cancelled)
+        }
+        return update
+    }
+
+    private func retryLater(_ update: inout DeliveryUpdate, attempt: Int, always: Bool) {
+        guard always || attempt < options.maxAttempts else { return }
+        update.state = .retrying
+        let backoff = min(options.retryMaxSeconds, options.retryBaseSeconds * pow(2, Double(max(0, attempt - 1))))
+        update.nextAttemptAt = now() + (always ? 0 : backoff * Double.random(in: 0.5...1))
+    }
+}

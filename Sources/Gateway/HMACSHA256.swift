@@ -1,0 +1,28 @@
+import COpenSSL
+
+/// HMAC-SHA256 through OpenSSL's one-shot `HMAC`.
+enum HMACSHA256 {
+    static func hex(key: [UInt8], message: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        key.withUnsafeBytes { k in
+            message.withUnsafeBytes { m in
+                _ = HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count,
+                         &digest, &length)
+            }
+        }
+        return Hex.encode(digest.prefix(Int(length)))
+    }
+}
+
+enum Hex {
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

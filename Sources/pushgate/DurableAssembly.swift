@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import APNs
+import Gateway
+import Storage
+import StrictJSON
+
+/// The durable half of `serve`: the database, the dispatcher that drains it, and the
+/// dead-token webhook, built from the `storage`, `dispatcher` and `webhook` sections.
+struct DurableAssembly {
+    let settings: DurableSettings
+    let storage: SQLiteCampaignStorage
+    let dispatcher: Dispatcher
+    let webhook: FeedbackWebhook?
+    let campaigns: DurableCampaigns
+
+    static func settings(_ config: GatewayConfig, configPath: String) -> Result<DurableSettings, CLIFailure> {
+        let folder = GatewayConfig.directory(of: configPath)
+        do throws(SettingsErrors) {
+            return .success(try DurableSettings(storage: config.storage, dispatcher: config.dispatcher, webhook: config.webhook,
+                                                defaultPath: GatewayConfig.defaultStoragePath,
+                                                resolve: { GatewayConfig.resolve($0, in: folder) },
+                                                environment: processEnvironment()))
+        } catch {
+            let shown = TextSafety.escapedForDisplay(configPath)
+            return .failure(.configuration(error.errors.map { "\(shown): \($0)" }.joined(separator: "\n")))
+        }
+    }
+
+    /// Opens (creating its folder and file if needed) and migrates the database.
+    static func openStorage(_ settings: DurableSettings.Storage) -> Result<SQLiteCampaignStorage, CLIFailure> {
+        makeParentDirectory(of: settings.path)
+        do throws(StorageError) {
+            return .success(try SQLiteCampaignStorage(
+                path: settings.path,
+                options: .init(synchronousFull: settings.synchronousFull, busyTimeoutMilliseconds: Int32(settings.busyTimeoutMilliseconds))))
+        } catch {
+            return .failure(.configuration("storage \(TextSafety.escapedForDisplay(settings.path)): \(error.description)"))
+        }
+    }
+
+    static func assemble(_ settings: DurableSettings, sender: any NotificationSender, dryRunSender: any NotificationSender,
+                         defaultInFlight: Int, metrics: Metrics) -> Result<DurableAssembly, CLIFailure> {
+        openStorage(settings.storage).map { storage in
+            let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: { Output.error($0) }) }
+            let d = settings.dispatcher
+            let dispatcher = Dispatcher(
+                storage: storage, sender: sender, dryRunSender: dryRunSender, metrics: metrics,
+                options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
+                               retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds),
+                log: { Output.error($0) }, onDeadTokens: { webhook?.wake() })
+            return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook,
+                                   campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
+                                                               idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))
+        }
+    }
+
+    /// `mkdir -p` of the folder a file goes in (the shipped `var/` does not exist in a fresh clone).
+    static func makeParentDirectory(of path: String) {
+        var prefix = ""
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        for (i, part) in parts.enumerated() {
+            prefix += (i == 0 ? "" : "/") + part
+            if !prefix.isEmpty && prefix != "." && prefix != ".." { mkdir(prefix, 0o755) }
+        }
+    }
+}
