@@ -43,6 +43,7 @@ public final class Dispatcher: Sendable {
     private let loopEnded = DispatchSemaphore(value: 0)
     private let outstanding = Atomic<Int>(0)
     private let stopDeadline = Mutex<Double?>(nil)
+    private let running = Atomic<Bool>(false)
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
                 metrics: Metrics, options: Options = Options(), now: @escaping @Sendable () -> Double = wallClockSeconds,
@@ -65,6 +66,7 @@ public final class Dispatcher: Sendable {
         let requeued = try storage.requeueInFlight()
         if requeued > 0 { log("pushgate: \(requeued) deliveries were in flight when the last process stopped; sending them again") }
         metrics.setQueueDepth((try? storage.queueDepth()) ?? 0)
+        guard !running.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [self] in
             loop()
             loopEnded.signal()
@@ -79,6 +81,7 @@ public final class Dispatcher: Sendable {
     /// Stops claiming, waits for sends in flight up to the deadline, records their results.
     /// Returns true when nothing was left in flight (what was is sent again at the next start).
     public func stop(deadlineSeconds: Double) -> Bool {
+        guard running.exchange(false, ordering: .relaxed) else { return inFlight == 0 }
         stopDeadline.withLock { $0 = now() + deadlineSeconds }
         wakeup.signal()
         loopEnded.wait()

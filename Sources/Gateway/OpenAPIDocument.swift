@@ -16,6 +16,19 @@ enum OpenAPIDocument {
       "bearer": {"type": "http", "scheme": "bearer", "description": "An API key; the configuration stores its SHA-256. Not required when no keys are configured and the server listens on loopback only."}
     },
     "schemas": {
+      "CampaignSummary": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string"},
+          "status": {"enum": ["queued", "sending", "completed"]},
+          "dry_run": {"type": "boolean"},
+          "created_at": {"type": "string", "format": "date-time"},
+          "finished_at": {"type": ["string", "null"], "format": "date-time"},
+          "devices": {"type": "integer"},
+          "counts": {"type": "object", "description": "Devices by state: pending, in-flight, retrying, delivered, failed, unregistered, skipped, dry-run.",
+                     "additionalProperties": {"type": "integer"}}
+        }
+      },
       "Problem": {
         "type": "object",
         "required": ["type", "title", "status", "code", "detail"],
@@ -152,21 +165,46 @@ enum OpenAPIDocument {
     "/v1/campaigns": {
       "post": {
         "operationId": "campaigns.create",
-        "summary": "Accept a campaign; its notifications are sent in the background.",
+        "summary": "Accept a campaign. The 202 is sent only after the campaign and every device row are committed to storage; the notifications are sent in the background, across restarts.",
+        "parameters": [
+          {"name": "Idempotency-Key", "in": "header", "required": false, "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+           "description": "The same key with a byte-identical body answers with the original campaign (no new sends); with a different body, 409. Kept for storage.idempotencyRetentionHours."}
+        ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Campaign"}}}},
         "responses": {
           "202": {
-            "description": "Accepted.",
-            "headers": {"Location": {"schema": {"type": "string"}}},
-            "content": {"application/json": {"schema": {"type": "object", "required": ["id", "status_url", "devices", "dry_run"], "properties": {
-              "id": {"type": "string"}, "status_url": {"type": "string"}, "devices": {"type": "integer"}, "dry_run": {"type": "boolean"}
+            "description": "Accepted (or replayed for a known Idempotency-Key, with the header Idempotent-Replayed: true).",
+            "headers": {"Location": {"schema": {"type": "string"}}, "Idempotent-Replayed": {"schema": {"type": "string"}}},
+            "content": {"application/json": {"schema": {"type": "object", "required": ["id", "status_url", "devices", "skipped", "dry_run", "replayed"], "properties": {
+              "id": {"type": "string"}, "status_url": {"type": "string"}, "devices": {"type": "integer"},
+              "skipped": {"type": "integer", "description": "Devices whose token is dead (not sent)."},
+              "dry_run": {"type": "boolean"}, "replayed": {"type": "boolean"}
             }}}}
           },
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
+          "409": {"$ref": "#/components/responses/Problem"},
           "413": {"$ref": "#/components/responses/Problem"},
           "415": {"$ref": "#/components/responses/Problem"},
           "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      },
+      "get": {
+        "operationId": "campaigns.list",
+        "summary": "Campaigns, newest first, with counts by state.",
+        "parameters": [
+          {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
+          {"name": "before", "in": "query", "schema": {"type": "integer", "minimum": 1}, "description": "From a previous page's next link."}
+        ],
+        "responses": {
+          "200": {"description": "A page of campaigns.", "content": {"application/json": {"schema": {"type": "object", "properties": {
+            "campaigns": {"type": "array", "items": {"$ref": "#/components/schemas/CampaignSummary"}},
+            "next": {"type": ["string", "null"]}
+          }}}}},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"},
           "503": {"$ref": "#/components/responses/Problem"}
         }
@@ -182,26 +220,62 @@ enum OpenAPIDocument {
           {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}
         ],
         "responses": {
-          "200": {"description": "The campaign.", "content": {"application/json": {"schema": {"type": "object", "properties": {
-            "id": {"type": "string"},
-            "status": {"enum": ["queued", "sending", "completed"]},
-            "dry_run": {"type": "boolean"},
-            "created_at": {"type": "string", "format": "date-time"},
-            "finished_at": {"type": ["string", "null"], "format": "date-time"},
-            "devices": {"type": "integer"},
-            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+          "200": {"description": "The campaign.", "content": {"application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/CampaignSummary"}, {"type": "object", "properties": {
             "page": {"type": "integer"},
             "per_page": {"type": "integer"},
             "results": {"type": "array", "items": {"type": "object", "properties": {
               "index": {"type": "integer"}, "token": {"type": "string"},
-              "state": {"enum": ["pending", "delivered", "failed", "unregistered", "dry-run"]},
-              "status": {"type": "integer"}, "reason": {"type": "string"}, "apns_id": {"type": "string"}, "timestamp_ms": {"type": "integer"}
+              "state": {"enum": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run"]},
+              "attempts": {"type": "integer"},
+              "status": {"type": "integer"}, "reason": {"type": "string"}, "apns_id": {"type": "string"}, "timestamp_ms": {"type": "integer"},
+              "next_attempt_at": {"type": "string", "format": "date-time"}
             }}}
-          }}}}},
+          }}]}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
           "404": {"$ref": "#/components/responses/Problem"},
-          "429": {"$ref": "#/components/responses/Problem"}
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/tokens/{token}/register": {
+      "post": {
+        "operationId": "tokens.register",
+        "summary": "The app reported this token again: campaigns send to it again if it was marked dead before now.",
+        "parameters": [{"name": "token", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {
+          "200": {"description": "Registered.", "content": {"application/json": {"schema": {"type": "object", "properties": {
+            "token": {"type": "string"}, "registered_at_ms": {"type": "integer"}, "was_dead": {"type": "boolean"},
+            "dead_since_ms": {"type": "integer"}, "dead_reason": {"type": "string"}
+          }}}}},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/tokens/dead": {
+      "get": {
+        "operationId": "tokens.dead",
+        "summary": "Tokens APNs answered 410 for (and not registered again since), by Apple's timestamp.",
+        "parameters": [
+          {"name": "since", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}, "description": "Apple timestamp, ms since 1970; inclusive."},
+          {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
+          {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "A previous page's next_cursor."}
+        ],
+        "responses": {
+          "200": {"description": "A page of dead tokens.", "content": {"application/json": {"schema": {"type": "object", "properties": {
+            "tokens": {"type": "array", "items": {"type": "object", "properties": {
+              "token": {"type": "string"}, "timestamp_ms": {"type": "integer"}, "reason": {"type": "string"}, "recorded_at": {"type": "string", "format": "date-time"}
+            }}},
+            "next_cursor": {"type": ["string", "null"]}, "next": {"type": ["string", "null"]}
+          }}}}},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
         }
       }
     },
@@ -235,7 +309,7 @@ enum OpenAPIDocument {
     "/readyz": {
       "get": {
         "operationId": "readyz",
-        "summary": "Configuration loaded, signing key usable.",
+        "summary": "Configuration loaded, signing key usable, storage writable.",
         "security": [],
         "responses": {
           "200": {"description": "Ready.", "content": {"application/json": {"schema": {"type": "object"}}}},

@@ -6,6 +6,7 @@ import DeepLinks
 import Foundation
 import HTTPServer
 import Payloads
+import Storage
 import StrictJSON
 import Synchronization
 import Testing
@@ -69,16 +70,26 @@ enum Fixtures {
     }
 }
 
+/// A fresh database file in its own temporary folder.
+func temporaryDatabasePath() -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-gateway-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("gateway.db").path
+}
+
 /// A live server on an ephemeral loopback port with the shipped route table and templates.
 final class LiveGateway {
     let server: HTTPServer
     let service: GatewayService
-    let runner: CampaignRunner
+    let dispatcher: Dispatcher
+    let storage: SQLiteCampaignStorage
     let sender: ScriptedSender
     var port: Int { server.port }
 
+    /// `databasePath` nil: a fresh database. `inFlight`: the dispatcher's window.
     init(keys: [APIKey] = [], maxBodyBytes: Int = 1 << 20, sender: ScriptedSender = ScriptedSender(),
-         readiness: [ReadinessCheck] = []) throws {
+         readiness: [ReadinessCheck] = [], databasePath: String? = nil, inFlight: Int = 8,
+         idempotencyRetentionSeconds: Double = 3600) throws {
         let (table, routesJSON) = try Fixtures.routeTable()
         let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
         let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
@@ -90,10 +101,19 @@ final class LiveGateway {
         settings.apiKeys = keys
         settings.http = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes)
         let metrics = Metrics()
-        runner = CampaignRunner(store: InMemoryCampaignStore(), metrics: metrics, maxInFlight: 8)
-        service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: RequestLog(fd: -1), runner: runner)
+        storage = try SQLiteCampaignStorage(path: databasePath ?? temporaryDatabasePath(), options: .init(synchronousFull: false))
+        dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: components.dryRunSender, metrics: metrics,
+                                options: .init(inFlight: inFlight, claimBatch: 4, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
+        try dispatcher.start()
+        let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: idempotencyRetentionSeconds)
+        service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: RequestLog(fd: -1), campaigns: campaigns)
         server = try HTTPServer(configuration: settings.http, responder: service)
         self.sender = sender
+    }
+
+    deinit {
+        _ = server.shutdown(deadlineSeconds: 1)
+        _ = dispatcher.stop(deadlineSeconds: 1)
     }
 
     func request(_ method: String, _ path: String, json body: String? = nil, headers: [(String, String)] = []) -> RawResponse? {
@@ -215,7 +235,7 @@ final class LiveGateway {
         let accepted = try gateway.object(gateway.request("POST", "/v1/campaigns", json: String(decoding: body, as: UTF8.self)))
         #expect(accepted["dry_run"] == .bool(true))
         let id = try #require(accepted["id"]?.stringValue)
-        #expect(await gateway.runner.drain(deadlineSeconds: 5))
+        #expect(await gateway.dispatcher.waitUntilIdle(deadlineSeconds: 5))
         let status = try gateway.object(gateway.request("GET", "/v1/campaigns/\(id)"))
         #expect(status["counts"]?.objectValue?["dry-run"] == .number("1"))
         #expect(gateway.sender.sent.withLock { $0.isEmpty })
@@ -249,14 +269,27 @@ final class LiveGateway {
         #expect(try gateway.object(response)["checks"]?.objectValue?["storage"] == .string("not writable"))
     }
 
-    @Test func shutdownFinishesCampaignsInFlight() async throws {
+    /// Stopping finishes the sends in flight; the rest stays in the outbox and goes out
+    /// when a dispatcher starts again on the same database.
+    @Test func shutdownFinishesSendsInFlightAndKeepsTheRestQueued() async throws {
         let sender = ScriptedSender(delayNanoseconds: 50_000_000)
-        let gateway = try LiveGateway(sender: sender)
-        let tokens = (0..<16).map { Fixtures.token("c", $0) }
-        #expect(gateway.request("POST", "/v1/campaigns", json: String(decoding: Fixtures.campaign(devices: tokens), as: UTF8.self))?.status == 202)
-        #expect(gateway.server.shutdown(deadlineSeconds: 5))
-        #expect(await gateway.runner.drain(deadlineSeconds: 5))
+        let path = temporaryDatabasePath()
+        var sentBeforeStop = 0
+        do {
+            let gateway = try LiveGateway(sender: sender, databasePath: path, inFlight: 4)
+            let tokens = (0..<16).map { Fixtures.token("c", $0) }
+            #expect(gateway.request("POST", "/v1/campaigns", json: String(decoding: Fixtures.campaign(devices: tokens), as: UTF8.self))?.status == 202)
+            try await Task.sleep(nanoseconds: 20_000_000)
+            #expect(gateway.server.shutdown(deadlineSeconds: 5))
+            #expect(gateway.dispatcher.stop(deadlineSeconds: 5))
+            sentBeforeStop = sender.sent.withLock { $0.count }
+            #expect(sentBeforeStop >= 4 && sentBeforeStop < 16)
+            #expect(try gateway.storage.queueDepth() == 16 - sentBeforeStop)
+        }
+        let restarted = try LiveGateway(sender: sender, databasePath: path)
+        #expect(await restarted.dispatcher.waitUntilIdle(deadlineSeconds: 5))
         #expect(sender.sent.withLock { $0.count } == 16)
+        #expect(sender.sent.withLock { Set($0).count } == 16)
     }
 
     @Test func openAPIDescribesEveryRoute() throws {
