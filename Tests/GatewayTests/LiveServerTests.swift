@@ -89,12 +89,12 @@ final class LiveGateway {
     /// `databasePath` nil: a fresh database. `inFlight`: the dispatcher's window.
     init(keys: [APIKey] = [], maxBodyBytes: Int = 1 << 20, sender: ScriptedSender = ScriptedSender(),
          readiness: [ReadinessCheck] = [], databasePath: String? = nil, inFlight: Int = 8,
-         idempotencyRetentionSeconds: Double = 3600) throws {
+         idempotencyRetentionSeconds: Double = 3600, senderOverride: (any NotificationSender)? = nil) throws {
         let (table, routesJSON) = try Fixtures.routeTable()
         let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
         let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
         let components = GatewayComponents(
-            routeTable: table, routesJSON: routesJSON, planner: planner, sender: sender,
+            routeTable: table, routesJSON: routesJSON, planner: planner, sender: senderOverride ?? sender,
             dryRunSender: DryRunSender(tokens: tokens, baseURL: "https://api.sandbox.push.apple.com"),
             configuredIsDryRun: false, readiness: readiness)
         var settings = ServerSettings()
@@ -102,7 +102,7 @@ final class LiveGateway {
         settings.http = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes)
         let metrics = Metrics()
         storage = try SQLiteCampaignStorage(path: databasePath ?? temporaryDatabasePath(), options: .init(synchronousFull: false))
-        dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: components.dryRunSender, metrics: metrics,
+        dispatcher = Dispatcher(storage: storage, sender: components.sender, dryRunSender: components.dryRunSender, metrics: metrics,
                                 options: .init(inFlight: inFlight, claimBatch: 4, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
         try dispatcher.start()
         let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: idempotencyRetentionSeconds)

@@ -1,0 +1,131 @@
+import Foundation
+import HTTPServer
+import Storage
+import StrictJSON
+import Synchronization
+import Testing
+@testable import Gateway
+
+/// A loopback HTTP receiver that fails the first `failures` requests with 503.
+final class WebhookReceiver: HTTPResponder {
+    let failures: Int
+    let received = Mutex<[HTTPRequest]>([])
+
+    init(failures: Int) { self.failures = failures }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        let n = received.withLock { list -> Int in
+            list.append(request)
+            return list.count
+        }
+        return HTTPResponse(status: n <= failures ? 503 : 204, headers: [], body: [])
+    }
+
+    func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse { HTTPResponse(status: 413, headers: [], body: []) }
+    func shuttingDown(_ request: HTTPRequest) -> HTTPResponse { HTTPResponse(status: 503, headers: [], body: []) }
+}
+
+@Suite struct FeedbackWebhookTests {
+    static let secret = "0123456789abcdef-webhook-secret"
+
+    /// A database holding `count` dead tokens in the feedback outbox.
+    func storageWithDeadTokens(_ count: Int) throws -> SQLiteCampaignStorage {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let campaign = NewCampaign(id: "c1", createdAt: 1, dryRun: false, headers: [], body: Array("{}".utf8), apnsIDPrefix: "00000000-0000-4000-8000-")
+        _ = try storage.insert(campaign, deliveries: (0..<count).map { NewDelivery(token: Fixtures.token("dead", $0)) }, now: 1)
+        let claimed = try storage.claim(limit: count, now: 1)
+        try storage.record(claimed.map {
+            DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, reason: "Unregistered",
+                           timestampMilliseconds: 1_700_000_000_000 + Int64($0.index))
+        }, now: 2)
+        return storage
+    }
+
+    func settings(port: Int, batchSize: Int = 500) -> DurableSettings.Webhook {
+        var settings = DurableSettings.Webhook(url: "http://127.0.0.1:\(port)/feedback", secret: Self.secret)
+        settings.retryBaseSeconds = 0.02
+        settings.retryMaxSeconds = 0.05
+        settings.batchSize = batchSize
+        return settings
+    }
+
+    @Test func hmacMatchesRFC4231() {
+        #expect(HMACSHA256.hex(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
+    @Test func batchesAreSignedAndRetriedUntil2xx() async throws {
+        let receiver = WebhookReceiver(failures: 2)
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: receiver)
+        let storage = try storageWithDeadTokens(3)
+        let webhook = FeedbackWebhook(settings: settings(port: server.port, batchSize: 2), storage: storage)
+        webhook.start()
+        for _ in 0..<300 where webhook.delivered.load(ordering: .relaxed) < 2 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        webhook.stop()
+        _ = server.shutdown(deadlineSeconds: 1)
+        #expect(webhook.delivered.load(ordering: .relaxed) == 2)
+        #expect(webhook.failedAttempts.load(ordering: .relaxed) == 2)
+        #expect(try storage.pendingFeedback(limit: 10).isEmpty)
+        let requests = receiver.received.withLock { $0 }
+        #expect(requests.count == 4)
+        // The failed batch is sent again unchanged.
+        #expect(requests[0].body == requests[2].body)
+        #expect(requests[0].header("x-pushgate-batch") == requests[2].header("x-pushgate-batch"))
+        var tokens: [String] = []
+        for request in requests.suffix(2) {
+            #expect(request.method == "POST" && request.path == "/feedback")
+            #expect(request.header("content-type") == "application/json")
+            #expect(request.header("x-pushgate-signature") == "sha256=" + HMACSHA256.hex(key: Array(Self.secret.utf8), message: request.body))
+            let object = try #require(try JSONParser().parse(request.body).objectValue)
+            for item in object["dead_tokens"]?.arrayValue ?? [] {
+                tokens.append(item.objectValue?["token"]?.stringValue ?? "")
+                #expect(item.objectValue?["reason"] == .string("Unregistered"))
+            }
+        }
+        #expect(tokens == (0..<3).map { Fixtures.token("dead", $0) })
+    }
+
+    @Test func aReceiverThatIsDownLosesNothing() async throws {
+        let storage = try storageWithDeadTokens(2)
+        // Nothing listens on this port (bound, then closed).
+        let probe = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: WebhookReceiver(failures: 0))
+        let port = probe.port
+        _ = probe.shutdown(deadlineSeconds: 1)
+        let webhook = FeedbackWebhook(settings: settings(port: port), storage: storage)
+        webhook.start()
+        for _ in 0..<200 where webhook.failedAttempts.load(ordering: .relaxed) < 3 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        webhook.stop()
+        #expect(webhook.failedAttempts.load(ordering: .relaxed) >= 3)
+        #expect(try storage.pendingFeedback(limit: 10).count == 2)
+    }
+
+    @Test func settingsRejectBadValuesAllAtOnce() {
+        let json = try? JSONParser().parse(#"{"url": "ftp://x", "secret": "short", "batchSize": 0, "extra": 1}"#)
+        do {
+            _ = try DurableSettings(storage: nil, dispatcher: nil, webhook: json, defaultPath: "var/x.db", resolve: { $0 }, environment: [:])
+            Issue.record("expected errors")
+        } catch {
+            let paths = error.errors.map(\.path.description)
+            #expect(paths.contains("webhook.url") && paths.contains("webhook.secret") && paths.contains("webhook.batchSize") && paths.contains("webhook.extra"))
+        }
+    }
+
+    @Test func settingsResolveTheStoragePathAndReadEverySection() throws {
+        let storage = try JSONParser().parse(#"{"path": "../var/db.sqlite", "synchronous": "normal", "idempotencyRetentionHours": 2}"#)
+        let dispatcher = try JSONParser().parse(#"{"inFlight": 64, "maxAttempts": 3}"#)
+        let settings = try DurableSettings(storage: storage, dispatcher: dispatcher, webhook: nil, defaultPath: "var/x.db",
+                                           resolve: { "config/" + $0 }, environment: [:])
+        #expect(settings.storage.path == "config/../var/db.sqlite")
+        #expect(!settings.storage.synchronousFull)
+        #expect(settings.storage.idempotencyRetentionSeconds == 7200)
+        #expect(settings.dispatcher.inFlight == 64 && settings.dispatcher.maxAttempts == 3)
+        #expect(settings.webhook == nil)
+        let defaults = try DurableSettings(storage: nil, dispatcher: nil, webhook: nil, defaultPath: "../var/pushgate.db",
+                                           resolve: { "config/" + $0 }, environment: [:])
+        #expect(defaults.storage.path == "config/../var/pushgate.db" && defaults.storage.synchronousFull)
+    }
+}
