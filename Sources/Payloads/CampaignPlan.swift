@@ -105,7 +105,7 @@ public struct CampaignPlan: Sendable {
                 if let bodyOverride, index == layout.bodyIndex {
                     JSONWriter.appendEscaped(bodyOverride, to: &out)
                 } else if let missing = text.append(for: device, to: &out) {
-                    throw PayloadError(.missingVariable, at: path, "missing variable \(TextSafetyQuote.string(missing))")
+                    throw CampaignPlanner.missingVariable(missing, at: path)
                 }
             case .link:
                 guard let deviceLink else { continue }

@@ -20,22 +20,32 @@ public enum CampaignReader {
 
     /// Parses and reads campaign JSON.
     public static func read(jsonBytes: [UInt8]) -> Result<Campaign, CampaignRejection> {
-        do {
-            return read(try JSONParser().parse(jsonBytes))
-        } catch {
-            let where_ = "line \(error.line), column \(error.column)"
-            let code: PayloadErrorCode = .invalidJSON
-            return .failure(CampaignRejection(problems: [
-                PayloadError(code, at: error.path, "\(where_): \(error.message) [\(error.code.rawValue)]"),
-            ]))
-        }
+        let (campaign, problems) = readAll(jsonBytes: jsonBytes)
+        guard let campaign, problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
+        return .success(campaign)
     }
 
     public static func read(_ json: JSON) -> Result<Campaign, CampaignRejection> {
+        let (campaign, problems) = readAll(json)
+        guard let campaign, problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
+        return .success(campaign)
+    }
+
+    /// The campaign with every invalid field left out, and the problems found. The
+    /// planner goes on checking what it can, so that all problems are reported together.
+    /// The campaign is nil only when the document is not a JSON object.
+    static func readAll(jsonBytes: [UInt8]) -> (Campaign?, [PayloadError]) {
+        do {
+            return readAll(try JSONParser().parse(jsonBytes))
+        } catch {
+            return (nil, [PayloadError(.invalidJSON, at: error.path,
+                                       "line \(error.line), column \(error.column): \(error.message) [\(error.code.rawValue)]")])
+        }
+    }
+
+    static func readAll(_ json: JSON) -> (Campaign?, [PayloadError]) {
         guard case .object(let object) = json else {
-            return .failure(CampaignRejection(problems: [
-                PayloadError(.wrongType, at: .root, "a campaign is a JSON object, found \(json.kindDescription)"),
-            ]))
+            return (nil, [PayloadError(.wrongType, at: .root, "a campaign is a JSON object, found \(json.kindDescription)")])
         }
         var r = FieldReader(object, at: .root)
         r.rejectUnknownKeys(Set(knownKeys), expected: knownKeys.joined(separator: ", "))
@@ -105,13 +115,14 @@ public enum CampaignReader {
         }
         if let devices = object["devices"] {
             c.devicesGiven = true
-            c.devices = readDevices(devices, hasTemplate: templateName != nil, problems: &r.problems)
+            let (valid, indices) = readDevices(devices, hasTemplate: templateName != nil, problems: &r.problems)
+            c.devices = valid
+            c.deviceIndices = indices  // after `devices`, whose didSet resets it
         }
         c.truncate = r.bool("truncate") ?? false
         c.dryRun = r.bool("dry_run") ?? false
 
-        if r.problems.isEmpty { return .success(c) }
-        return .failure(CampaignRejection(problems: r.problems))
+        return (c, r.problems)
     }
 
     static func readAlert(_ r: inout FieldReader) -> InlineAlert? {
@@ -191,13 +202,15 @@ public enum CampaignReader {
         }
     }
 
-    static func readDevices(_ value: JSON, hasTemplate: Bool, problems: inout [PayloadError]) -> [Device] {
+    /// The valid devices, and where each sits in the document's list.
+    static func readDevices(_ value: JSON, hasTemplate: Bool, problems: inout [PayloadError]) -> ([Device], [Int]) {
         let path = JSONPath.root.appending("devices")
         guard case .array(let items) = value else {
             problems.append(PayloadError(.wrongType, at: path, "expected an array of device tokens, found \(value.kindDescription)"))
-            return []
+            return ([], [])
         }
         var devices: [Device] = []
+        var indices: [Int] = []
         devices.reserveCapacity(items.count)
         var firstIndex: [String: Int] = [:]
         for (i, item) in items.enumerated() {
@@ -234,10 +247,11 @@ public enum CampaignReader {
                 } else {
                     firstIndex[token] = i
                     devices.append(Device(token: token, variables: variables))
+                    indices.append(i)
                 }
             }
         }
-        return devices
+        return (devices, indices)
     }
 }
 

@@ -63,8 +63,7 @@ struct DeviceLink: Sendable {
                         _ value: (String) -> String?) -> Result<(link: CanonicalLink, bytes: [UInt8]), PayloadError> {
         switch pattern.render(value) {
         case .failure(let missing):
-            return .failure(PayloadError(.missingVariable, at: path,
-                                         "missing variable \(TextSafetyQuote.string(missing.name)) for the template's deep link"))
+            return .failure(CampaignPlanner.missingVariable(missing.name, at: path))
         case .success(let link):
             switch checker.check(link) {
             case .accepted(let canonical):

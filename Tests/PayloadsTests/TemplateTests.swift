@@ -64,7 +64,10 @@ import Testing
 
     @Test func variableMissingEverywhereIsReportedOnce() {
         let json = #"{"template": "price_drop", "variables": {"product_id": "7"}, "devices": ["\#(Fixtures.tokenA)", "\#(Fixtures.tokenB)"]}"#
-        #expect(Fixtures.codes(json) == ["variables: missingVariable"])
+        #expect(Fixtures.problems(json).map(\.description) == [
+            #"variables: missing variable "product_name" (neither the campaign nor any device gives it) [missingVariable]"#,
+            #"variables: missing variable "new_price" (neither the campaign nor any device gives it) [missingVariable]"#,
+        ])
     }
 
     @Test func deviceVariablesOverrideTheCampaignsAndChangeTheLink() throws {
