@@ -71,7 +71,7 @@ public struct CampaignPlanner: Sendable {
         let sound = campaign.sound ?? defaults.sound
         let interruptionLevel = campaign.interruptionLevel ?? defaults.interruptionLevel
         let hasAlert = strings.title != nil || strings.subtitle != nil || strings.body != nil || (inline.map { !$0.isEmpty } ?? false)
-        let alertPath = template != nil || campaign.message != .none && inline == nil ? templatePath : JSONPath.root.appending("alert")
+        let alertPath = inline != nil ? JSONPath.root.appending("alert") : templatePath
 
         // Apple's rules that join several fields.
         var contentAvailable = campaign.contentAvailable ?? false

@@ -58,18 +58,6 @@ public struct Template: Sendable, Equatable {
                        body: chain.lazy.compactMap(\.body).first)
     }
 
-    /// Every variable any text or the link uses, in order of first use.
-    public var variableNames: [String] {
-        var all: [String] = []
-        var texts: [TemplateText] = [strings.title, strings.subtitle, strings.body].compactMap { $0 }
-        for (_, s) in locales.sorted(by: { $0.key < $1.key }) {
-            texts += [s.title, s.subtitle, s.body].compactMap { $0 }
-        }
-        if let link = deeplink { texts.append(link.text) }
-        for t in texts { for n in t.variableNames where !all.contains(n) { all.append(n) } }
-        return all
-    }
-
     /// Reads a template file's bytes. Problems carry paths inside the template document.
     public static func parse(jsonBytes: [UInt8], name: String) -> Result<Template, CampaignRejection> {
         let json: JSON
