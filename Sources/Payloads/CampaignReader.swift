@@ -56,7 +56,7 @@ public enum CampaignReader {
             r.problem(.invalidValue, "template", "\(TextSafetyQuote.string(name)) is not a template name: use letters, digits, '_' and '-' (at most 64)")
         }
         let locale = r.string("locale")
-        if let l = locale, !Locale.isValid(l) {
+        if let l = locale, !LanguageTag.isValid(l) {
             r.problem(.invalidValue, "locale", "\(TextSafetyQuote.string(l)) is not a language tag like \"en\" or \"pl-PL\"")
         }
         if let v = object["variables"] {
@@ -265,7 +265,7 @@ enum TemplateName {
 }
 
 /// BCP 47 language tags in the simple form templates use: `pl`, `pl-PL`, `zh-Hant-TW`.
-enum Locale {
+enum LanguageTag {
     static func isValid(_ tag: String) -> Bool {
         let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = parts.first, (2...3).contains(first.utf8.count),
