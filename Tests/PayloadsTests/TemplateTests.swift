@@ -196,6 +196,23 @@ extension Result {
         }
     }
 
+    @Test func constantTemplateLinkIsCheckedOnceAndItsRejectionPointsAtTheTemplate() throws {
+        let wishlist = try Template.parse(jsonBytes: Array(#"{"deeplink": "https://example.com/profile?tab=wishlist", "strings": {"body": "Hi"}}"#.utf8), name: "w").get()
+        let plan = try Fixtures.plan(#"{"template": "w", "devices": ["\#(Fixtures.tokenA)"]}"#, templates: TemplateLibrary([wishlist])).get()
+        #expect(plan.link?.route == "profile")
+        #expect(plan.link(for: Device(token: Fixtures.tokenB, variables: [NamedValue(name: "x", value: "y")]))?.canonical
+            == "https://example.com/profile?tab=wishlist")
+
+        let broken = try Template.parse(jsonBytes: Array(#"{"deeplink": "https://example.com/profile?tab=cart", "strings": {"body": "Hi"}}"#.utf8), name: "b").get()
+        let problems = Fixtures.problems(#"{"template": "b", "devices": ["\#(Fixtures.tokenA)"]}"#, templates: TemplateLibrary([broken]))
+        #expect(problems.map { "\($0.path): \($0.stableCode)" } == ["template: invalidParameter"])
+    }
+
+    @Test func campaignVariablesThatMakeABadLinkPointAtVariables() {
+        let problems = Fixtures.problems(#"{"template": "price_drop", "variables": {"product_id": "-1", "product_name": "A", "new_price": "B"}, "devices": ["\#(Fixtures.tokenA)", "\#(Fixtures.tokenB)"]}"#)
+        #expect(problems.map { "\($0.path): \($0.stableCode)" } == ["variables: invalidParameter"])
+    }
+
     @Test func templateDefaultPushTypeSetsTheTopic() throws {
         let voip = try Template.parse(jsonBytes: Array(#"{"defaults": {"push_type": "voip"}, "strings": {"body": "Call from {{caller}}"}}"#.utf8), name: "call").get()
         let plan = try Fixtures.plan(#"{"template": "call", "variables": {"caller": "Ana"}, "devices": ["\#(Fixtures.tokenA)"]}"#,
