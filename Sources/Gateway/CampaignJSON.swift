@@ -2,7 +2,10 @@ import Storage
 import StrictJSON
 
 /// The JSON of campaign status pages.
-enum CampaignJSON {
+public enum CampaignJSON {
+    /// RFC 3339 UTC with milliseconds, as every timestamp in the API.
+    public static func timestamp(_ seconds: Double) -> String { rfc3339(seconds) }
+
     /// States as reported, in a fixed order.
     static let states: [DeliveryState] = DeliveryState.allCases
 
@@ -35,7 +38,7 @@ enum CampaignJSON {
         return w.bytes
     }
 
-    static func list(_ summaries: [CampaignSummary], limit: Int) -> [UInt8] {
+    public static func list(_ summaries: [CampaignSummary], limit: Int) -> [UInt8] {
         var w = JSONWriter(capacity: 256 + summaries.count * 300)
         w.raw("{\"campaigns\":[")
         for (i, summary) in summaries.enumerated() {

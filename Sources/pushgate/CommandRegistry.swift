@@ -13,6 +13,7 @@ enum CommandRegistry {
         CommandSpec(name: "aasa", summary: "generate or validate apple-app-site-association", run: AASACommand.run),
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
         CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
+        CommandSpec(name: "campaigns", summary: "list the campaigns in the gateway's database", run: CampaignsCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {

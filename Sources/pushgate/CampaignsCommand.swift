@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Gateway
+import Storage
+
+/// `pushgate campaigns [--config PATH] [--json] [--limit N]`: the campaigns in the
+/// configured database, newest first, with their counts by state.
+enum CampaignsCommand {
+    static let usage = "usage: pushgate campaigns [--config PATH] [--json] [--limit N]"
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let args: Arguments
+        do {
+            args = try Arguments(arguments, valued: ["config", "limit"], flags: ["json", "help"])
+        } catch {
+            Output.error("pushgate campaigns: \(error.message)\n\(usage)")
+            return ExitStatus.usage
+        }
+        if args.has("help") {
+            Output.line(usage)
+            return ExitStatus.ok
+        }
+        guard args.positionals.isEmpty else {
+            Output.error("pushgate campaigns: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
+            return ExitStatus.usage
+        }
+        var limit = 50
+        if let text = args[option: "limit"] {
+            guard let n = Int(text), (1...10_000).contains(n) else {
+                Output.error("pushgate campaigns: --limit must be a whole number from 1 to 10000, got \(quotedForDisplay(text))")
+                return ExitStatus.usage
+            }
+            limit = n
+        }
+        let configPath = args[option: "config"] ?? defaultConfigPath
+        let settings: DurableSettings
+        switch GatewayConfig.load(path: configPath).flatMap({ DurableAssembly.settings($0, configPath: configPath) }) {
+        case .failure(let failure):
+            Output.error("pushgate campaigns: \(failure.message)")
+            return failure.status
+        case .success(let value): settings = value
+        }
+        var summaries: [CampaignSummary] = []
+        // No database yet means no campaigns yet; do not create one just to list nothing.
+        if access(settings.storage.path, F_OK) == 0 {
+            do throws(StorageError) {
+                let storage = try SQLiteCampaignStorage(path: settings.storage.path)
+                summaries = try storage.campaigns(limit: limit, before: nil)
+            } catch {
+                Output.error("pushgate campaigns: storage \(quotedForDisplay(settings.storage.path)): \(error.description)")
+                return ExitStatus.usage
+            }
+        }
+        if args.has("json") {
+            Output.writeBytes(CampaignJSON.list(summaries, limit: limit))
+        } else {
+            Output.write(table(summaries))
+        }
+        return ExitStatus.ok
+    }
+
+    static func table(_ summaries: [CampaignSummary]) -> String {
+        guard !summaries.isEmpty else { return "no campaigns\n" }
+        let header = ["ID", "STATUS", "CREATED", "DEVICES", "QUEUED", "DELIVERED", "FAILED", "UNREG", "SKIPPED", "DRY-RUN"]
+        var rows = [header]
+        for s in summaries {
+            let queued = (s.counts[.pending] ?? 0) + (s.counts[.inFlight] ?? 0) + (s.counts[.retrying] ?? 0)
+            rows.append([s.id, s.status, CampaignJSON.timestamp(s.createdAt), String(s.devices), String(queued),
+                         String(s.counts[.delivered] ?? 0), String(s.counts[.failed] ?? 0), String(s.counts[.unregistered] ?? 0),
+                         String(s.counts[.skipped] ?? 0), String(s.counts[.dryRun] ?? 0)])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padding(to: widths[i] + 2) }.joined()
+        }.joined(separator: "\n") + "\n"
+    }
+}
