@@ -9,6 +9,7 @@ enum CommandRegistry {
     /// Every command, in the order `pushgate help` lists them. Each lives in its own file.
     static let commands: [CommandSpec] = [
         CommandSpec(name: "help", summary: "show this list", run: { _ in printHelp(); return 0 }),
+        CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -1,0 +1,43 @@
+/// A path split into percent-decoded segments, as one byte buffer plus end offsets, so
+/// the canonicaliser can build it in stack memory.
+struct DecodedSegments {
+    /// Every segment's decoded bytes, back to back.
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// `ends[k]` is where segment `k` ends in `bytes`; it starts where `k - 1` ends.
+    let ends: UnsafeBufferPointer<Int>
+    let count: Int
+
+    @inline(__always)
+    func segment(_ k: Int) -> UnsafeBufferPointer<UInt8> {
+        let start = k == 0 ? 0 : ends[k - 1]
+        return UnsafeBufferPointer(rebasing: bytes[start..<ends[k]])
+    }
+
+    func string(_ k: Int) -> String { String(decoding: segment(k), as: UTF8.self) }
+
+    /// Segments `k…` joined with `/` (a `*` route's value).
+    func rest(from k: Int) -> String {
+        var out = ""
+        for i in k..<count {
+            if i > k { out += "/" }
+            out += string(i)
+        }
+        return out
+    }
+
+    /// Calls `body` with the segments laid out from strings (for callers outside the
+    /// canonicaliser, such as AASA validation).
+    static func with<R>(_ segments: [String], _ body: (DecodedSegments) -> R) -> R {
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        for s in segments {
+            bytes.append(contentsOf: s.utf8)
+            ends.append(bytes.count)
+        }
+        return bytes.withUnsafeBufferPointer { b in
+            ends.withUnsafeBufferPointer { e in
+                body(DecodedSegments(bytes: b, ends: e, count: segments.count))
+            }
+        }
+    }
+}

@@ -1,0 +1,430 @@
+import StrictJSON
+
+/// One pass of the canonicaliser over a link's UTF-8 bytes. Each stage either throws the
+/// one rejection for the link or hands its result to the next; the stages run in the
+/// documented order (docs/deeplinks.md, "Checks in order").
+struct LinkScanner {
+    static let maxSegments = LinkLimits.maxPathSegments
+    static let maxItems = LinkLimits.maxQueryItems
+    /// Segment ends (33), then four offsets per query item (65).
+    static let offsetSlots = (maxSegments + 1) + 4 * (maxItems + 1)
+
+    let table: RouteTable
+    let input: UnsafeBufferPointer<UInt8>
+    /// Percent-decoded path segments, then decoded query keys and values.
+    let decoded: UnsafeMutableBufferPointer<UInt8>
+    /// `segmentEnds[k]`: end of segment k in `decoded`.
+    let segmentEnds: UnsafeMutableBufferPointer<Int>
+    /// Per query item: key start, key end, value start, value end in `decoded`.
+    let itemBounds: UnsafeMutableBufferPointer<Int>
+
+    private var segmentCount = 0
+    private var itemCount = 0
+    private var decodedCount = 0
+
+    init(table: RouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
+         offsets: UnsafeMutableBufferPointer<Int>) {
+        self.table = table
+        self.input = input
+        self.decoded = decoded
+        self.segmentEnds = UnsafeMutableBufferPointer(rebasing: offsets[0..<(Self.maxSegments + 1)])
+        self.itemBounds = UnsafeMutableBufferPointer(rebasing: offsets[(Self.maxSegments + 1)...])
+    }
+
+    private enum Scheme { case https, app }
+
+    mutating func run() throws(LinkRejection) -> CanonicalLink {
+        guard !input.isEmpty else { throw reject(.malformed, "the link is empty") }
+        try checkRawCharacters()
+        let (scheme, afterScheme) = try readScheme()
+        guard afterScheme + 1 < input.count, input[afterScheme] == UInt8(ascii: "/"),
+              input[afterScheme + 1] == UInt8(ascii: "/") else {
+            throw reject(.malformed, "expected '//' after the scheme at byte offset \(afterScheme)")
+        }
+        let authorityStart = afterScheme + 2
+        var authorityEnd = authorityStart
+        while authorityEnd < input.count, input[authorityEnd] != UInt8(ascii: "/"), input[authorityEnd] != UInt8(ascii: "?") {
+            authorityEnd += 1
+        }
+        try checkUnencodedASCII(from: authorityStart, ipLiteralAllowedBefore: scheme == .https ? authorityEnd : 0)
+        if let hash = firstIndex(of: "#", from: authorityStart) {
+            throw reject(.fragmentNotAllowed, "the link has a fragment ('#' at byte offset \(hash)); fragments are not allowed")
+        }
+        try checkAuthority(authorityStart..<authorityEnd, scheme: scheme)
+        let queryMark = firstIndex(of: "?", from: authorityStart) ?? input.count
+        // For the app's scheme the "host" is the first path segment: shop://product/42 is /product/42.
+        var pathText = (scheme == .https ? authorityEnd : authorityStart)..<queryMark
+        if scheme == .https, !pathText.isEmpty { pathText = (pathText.lowerBound + 1)..<pathText.upperBound }
+        try readPath(pathText)
+        if queryMark < input.count { try readQuery((queryMark + 1)..<input.count) }
+        return try matchAndBuild()
+    }
+
+    // MARK: Stages before the path
+
+    /// Whitespace, controls, bidi and format characters are refused anywhere, raw.
+    private func checkRawCharacters() throws(LinkRejection) {
+        var i = 0
+        while i < input.count {
+            let c = input[i]
+            if c < 0x80 {
+                if c <= 0x20 || c == 0x7F {
+                    throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
+                }
+                i += 1
+                continue
+            }
+            guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
+                throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
+            }
+            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) {
+                throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(scalar)) at byte offset \(i)")
+            }
+            i += length
+        }
+    }
+
+    private func readScheme() throws(LinkRejection) -> (Scheme, Int) {
+        var end = 0
+        while end < input.count, input[end] != UInt8(ascii: ":") {
+            let c = input[end]
+            if c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#") { break }
+            end += 1
+        }
+        guard end < input.count, input[end] == UInt8(ascii: ":"), end > 0 else {
+            throw reject(.malformed, "the link has no scheme (expected https:// or \(table.app.scheme)://)")
+        }
+        guard ASCII.isAlpha(input[0]) else {
+            throw reject(.malformed, "the scheme must start with a letter")
+        }
+        for i in 1..<end {
+            let c = input[i]
+            guard ASCII.isAlpha(c) || ASCII.isDigit(c) || c == 0x2B || c == 0x2D || c == 0x2E else {
+                throw reject(.malformed, "the scheme has an invalid character at byte offset \(i)")
+            }
+        }
+        let scheme = UnsafeBufferPointer(rebasing: input[0..<end])
+        if equalsIgnoringCase(scheme, Self.https) { return (.https, end + 1) }
+        if equalsIgnoringCase(scheme, table.schemeBytes) { return (.app, end + 1) }
+        throw reject(.schemeNotAllowed,
+                     "scheme \(quoted(scheme)) is not allowed (accepted: https, \(table.app.scheme))")
+    }
+
+    private static let https: [UInt8] = Array("https".utf8)
+
+    /// ASCII that RFC 3986 never allows raw. WHATWG parsers "repair" some of these
+    /// (`\` becomes `/`); the canonicaliser refuses instead. Brackets are left to the
+    /// host check (as an IP literal) when they are in an https authority.
+    private func checkUnencodedASCII(from start: Int, ipLiteralAllowedBefore authorityEnd: Int) throws(LinkRejection) {
+        for i in start..<input.count {
+            if i < authorityEnd, input[i] == UInt8(ascii: "[") || input[i] == UInt8(ascii: "]") { continue }
+            switch input[i] {
+            case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+                 UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+                throw reject(.malformed, "character '\(TextSafety.escapedForDisplay(String(UnicodeScalar(input[i]))))' at byte offset \(i) must be percent-encoded")
+            case UInt8(ascii: "["), UInt8(ascii: "]"):
+                throw reject(.malformed, "character '\(String(UnicodeScalar(input[i])))' at byte offset \(i) is only allowed around an IP literal, and those are not accepted")
+            default: continue
+            }
+        }
+    }
+
+    private func checkAuthority(_ range: Range<Int>, scheme: Scheme) throws(LinkRejection) {
+        if let at = firstIndex(of: "@", in: range) {
+            throw reject(.userInfoNotAllowed, "the link has user info (\(quoted(range.lowerBound..<at)) before '@'); credentials are not allowed in links")
+        }
+        if scheme == .https, range.lowerBound < range.upperBound, input[range.lowerBound] == UInt8(ascii: "[") {
+            throw reject(.hostNotAllowed, "the host \(quoted(range)) is an IP literal; only listed host names are allowed")
+        }
+        if let colon = firstIndex(of: ":", in: range) {
+            throw reject(.portNotAllowed, "the link has a port (\(quoted((colon + 1)..<range.upperBound)) after ':' at byte offset \(colon)); ports are not allowed")
+        }
+        if scheme == .https { try checkHost(range) }
+    }
+
+    private func checkHost(_ range: Range<Int>) throws(LinkRejection) {
+        guard !range.isEmpty else { throw reject(.malformed, "the link has an empty host") }
+        let host = UnsafeBufferPointer(rebasing: input[range])
+        if let percent = firstIndex(of: "%", in: range) {
+            // Decode only to say precisely what is hidden there; an encoded host is refused anyway.
+            let end = try PercentCoding.decode(input, range, into: decoded, at: 0, what: "the host")
+            try PercentCoding.checkDecoded(UnsafeBufferPointer(rebasing: decoded[0..<end]), what: "the host")
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) is percent-encoded (byte offset \(percent)); hosts must be written plainly")
+        }
+        for c in host where c >= 0x80 {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) has non-ASCII characters (look-alike letters are not allowed; allowed hosts: \(table.hosts.joined(separator: ", ")))")
+        }
+        for c in host where !(ASCII.isAlpha(c) || ASCII.isDigit(c) || c == 0x2D || c == 0x2E) {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) has a character a host name cannot have")
+        }
+        if host.last == UInt8(ascii: ".") {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) ends with a dot")
+        }
+        if looksLikeIPv4(host) {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) is an IP address; only listed host names are allowed")
+        }
+        for allowed in table.hostBytes where equalsIgnoringCase(host, allowed) { return }
+        let lowered = String(decoding: host, as: UTF8.self).lowercased()
+        let punycode = lowered.hasPrefix("xn--") || lowered.contains(".xn--")
+        throw reject(.hostNotAllowed, "the host \(quoted(host)) is not listed\(punycode ? " (punycode hosts must be listed as such)" : "") (allowed: \(table.hosts.joined(separator: ", ")))")
+    }
+
+    /// A last label made of digits or `0x…` hex is read as IPv4 by WHATWG parsers.
+    private func looksLikeIPv4(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = host.count
+        while start > 0, host[start - 1] != UInt8(ascii: ".") { start -= 1 }
+        let label = UnsafeBufferPointer(rebasing: host[start...])
+        if !label.isEmpty, label.allSatisfy(ASCII.isDigit) { return true }
+        if label.count >= 2, label[0] == UInt8(ascii: "0"), ASCII.lowercased(label[1]) == UInt8(ascii: "x"),
+           label.dropFirst(2).allSatisfy(ASCII.isHexDigit) { return true }
+        return false
+    }
+
+    // MARK: Path
+
+    /// `text` is the path after its leading `/`; empty means the root path.
+    private mutating func readPath(_ text: Range<Int>) throws(LinkRejection) {
+        if text.isEmpty { return }
+        var separators = 0
+        for i in text where input[i] == UInt8(ascii: "/") { separators += 1 }
+        if separators + 1 > Self.maxSegments {
+            throw reject(.tooManyPathSegments, "the path has \(separators + 1) segments; the limit is \(Self.maxSegments)")
+        }
+        var start = text.lowerBound
+        while true {
+            var end = start
+            while end < text.upperBound, input[end] != UInt8(ascii: "/") { end += 1 }
+            try readSegment(start..<end, isLast: end == text.upperBound)
+            if end == text.upperBound { break }
+            start = end + 1
+        }
+    }
+
+    private mutating func readSegment(_ raw: Range<Int>, isLast: Bool) throws(LinkRejection) {
+        let index = segmentCount + 1
+        if raw.isEmpty {
+            if isLast { throw reject(.trailingSlash, "the path ends with '/'") }
+            throw reject(.emptySegment, "path segment \(index) is empty ('//' at byte offset \(raw.lowerBound - 1))")
+        }
+        let start = decodedCount
+        let end = try PercentCoding.decode(input, raw, into: decoded, at: start, what: "path segment \(index)")
+        let value = UnsafeBufferPointer(rebasing: decoded[start..<end])
+        if end - start != raw.count {  // something was percent-decoded: check what it became
+            try PercentCoding.checkDecoded(value, what: "path segment \(index)")
+            for c in value where c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") {
+                throw reject(.invalidParameter, "path segment \(index) \(quoted(raw)) decodes to text with '/' or '\\'; a segment cannot contain a path separator")
+            }
+        }
+        if value.count <= 2, value.allSatisfy({ $0 == UInt8(ascii: ".") }) {
+            throw reject(.dotSegment, "path segment \(index) \(quoted(raw)) is a dot segment")
+        }
+        segmentEnds[segmentCount] = end
+        segmentCount += 1
+        decodedCount = end
+    }
+
+    // MARK: Query
+
+    /// `text` is everything after `?`; empty (a bare trailing `?`) means no query.
+    private mutating func readQuery(_ text: Range<Int>) throws(LinkRejection) {
+        if text.isEmpty { return }
+        var items = 1
+        for i in text where input[i] == UInt8(ascii: "&") { items += 1 }
+        if items > Self.maxItems {
+            throw reject(.tooManyQueryItems, "the query has \(items) items; the limit is \(Self.maxItems)")
+        }
+        var start = text.lowerBound
+        while true {
+            var end = start
+            while end < text.upperBound, input[end] != UInt8(ascii: "&") { end += 1 }
+            try readQueryItem(start..<end)
+            if end == text.upperBound { break }
+            start = end + 1
+        }
+        // After every item is read, so a secret anywhere is named before a repeated key.
+        for i in 1..<max(itemCount, 1) {
+            for previous in 0..<i where itemKey(previous).elementsEqual(itemKey(i)) {
+                throw reject(.duplicateQueryParameter, "query key \(quoted(itemKey(i))) appears more than once")
+            }
+        }
+    }
+
+    private mutating func readQueryItem(_ raw: Range<Int>) throws(LinkRejection) {
+        let index = itemCount + 1
+        guard !raw.isEmpty else {
+            throw reject(.malformed, "query item \(index) is empty (at byte offset \(raw.lowerBound))")
+        }
+        let equals = firstIndex(of: "=", in: raw)
+        let rawKey = raw.lowerBound..<(equals ?? raw.upperBound)
+        let rawValue = (equals.map { $0 + 1 } ?? raw.upperBound)..<raw.upperBound
+        guard !rawKey.isEmpty else {
+            throw reject(.malformed, "query item \(index) \(quoted(raw)) has no key")
+        }
+        let keyStart = decodedCount
+        let keyEnd = try PercentCoding.decode(input, rawKey, into: decoded, at: keyStart, what: "query key \(quoted(rawKey))")
+        let key = UnsafeBufferPointer(rebasing: decoded[keyStart..<keyEnd])
+        if keyEnd - keyStart != rawKey.count { try PercentCoding.checkDecoded(key, what: "query key \(quoted(rawKey))") }
+        let valueEnd = try PercentCoding.decode(input, rawValue, into: decoded, at: keyEnd, what: "the value of query key \(quoted(key))")
+        let value = UnsafeBufferPointer(rebasing: decoded[keyEnd..<valueEnd])
+        if valueEnd - keyEnd != rawValue.count {
+            try PercentCoding.checkDecoded(value, what: "the value of query key \(quoted(key))")
+        }
+        if CredentialKeys.contains(key) {
+            throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
+        }
+        itemBounds[4 * itemCount] = keyStart
+        itemBounds[4 * itemCount + 1] = keyEnd
+        itemBounds[4 * itemCount + 2] = keyEnd
+        itemBounds[4 * itemCount + 3] = valueEnd
+        itemCount += 1
+        decodedCount = valueEnd
+    }
+
+    private func itemKey(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i]..<itemBounds[4 * i + 1]])
+    }
+
+    private func itemValue(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i + 2]..<itemBounds[4 * i + 3]])
+    }
+
+    // MARK: Route and canonical form
+
+    private func matchAndBuild() throws(LinkRejection) -> CanonicalLink {
+        let path = DecodedSegments(bytes: UnsafeBufferPointer(decoded), ends: UnsafeBufferPointer(segmentEnds),
+                                   count: segmentCount)
+        guard let routeIndex = table.matcher.match(path) else { throw explainNoMatch(path) }
+        let route = table.routes[routeIndex]
+        let declared = table.routeQueryBytes[routeIndex]
+
+        // Every item must be declared by the route or passed through, with a valid value.
+        for i in 0..<itemCount {
+            let key = itemKey(i), value = itemValue(i)
+            let type: ValueType
+            if let q = declared.firstIndex(where: { $0.elementsEqual(key) }) {
+                type = route.query[q].type
+            } else if table.passthroughBytes.contains(where: { $0.elementsEqual(key) }) {
+                type = .string
+            } else {
+                throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(JSONWriter.quoted(route.name)) nor passed through")
+            }
+            guard type.accepts(bytes: value) else {
+                throw reject(.invalidParameter, "query value \(quoted(value)) for \(quoted(key)) must be \(type.requirement)")
+            }
+        }
+        for (q, parameter) in route.query.enumerated() where parameter.required {
+            if itemIndex(for: declared[q]) == nil {
+                throw reject(.invalidParameter, "route \(JSONWriter.quoted(route.name)) requires query key \(JSONWriter.quoted(parameter.key))")
+            }
+        }
+        return try build(route: route, routeIndex: routeIndex, path: path)
+    }
+
+    private func itemIndex(for key: [UInt8]) -> Int? {
+        for i in 0..<itemCount where itemKey(i).elementsEqual(key) { return i }
+        return nil
+    }
+
+    /// If some route fits the path's shape but a parameter has the wrong type, say which.
+    private func explainNoMatch(_ path: DecodedSegments) -> LinkRejection {
+        if let near = table.matcher.match(path, ignoringTypes: true) {
+            let route = table.routes[near]
+            for (k, segment) in route.segments.enumerated() {
+                guard case .parameter(let name, let type) = segment, !type.accepts(bytes: path.segment(k)) else { continue }
+                return reject(.invalidParameter, "path segment \(k + 1) \(quoted(path.segment(k))) is not a valid :\(name) for route \(JSONWriter.quoted(route.name)) (\(route.pattern)): it must be \(type.requirement)")
+            }
+        }
+        var shown = ""
+        for k in 0..<path.count { shown += "/" + path.string(k) }
+        return reject(.noMatchingRoute, "no route matches the path \(JSONWriter.quoted(shown.isEmpty ? "/" : shown))")
+    }
+
+    private func build(route: Route, routeIndex: Int, path: DecodedSegments) throws(LinkRejection) -> CanonicalLink {
+        let host = table.hostBytes[0]
+        // Worst case: every decoded byte becomes %XX, plus separators.
+        let capacity = 8 + host.count + 3 * decodedCount + segmentCount + 2 * itemCount + 2
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer throws(LinkRejection) in
+            var out = CanonicalWriter(buffer)
+            out.append("https://")
+            out.append(host)
+            var params: [NamedValue] = []
+            PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
+                for (k, segment) in route.segments.enumerated() {
+                    if case .wildcard = segment {
+                        for rest in k..<path.count {
+                            out.append(UInt8(ascii: "/"))
+                            PercentCoding.encode(path.segment(rest), safe: safe, into: &out)
+                        }
+                        params.append(NamedValue(name: Route.wildcardParameterName, value: path.rest(from: k)))
+                        break
+                    }
+                    out.append(UInt8(ascii: "/"))
+                    let value = path.segment(k)
+                    guard case .parameter(let name, let type) = segment else {
+                        out.append(value)
+                        continue
+                    }
+                    let canonical = Self.canonicalValue(value, type: type)
+                    PercentCoding.encode(value, safe: safe, lowercasing: type == .uuid, into: &out)
+                    params.append(NamedValue(name: name, value: canonical))
+                }
+            }
+            if route.segments.isEmpty { out.append(UInt8(ascii: "/")) }
+            var query: [NamedValue] = []
+            PercentCoding.querySafe.withUnsafeBufferPointer { safe in
+                func emit(_ key: [UInt8], type: ValueType) {
+                    guard let i = itemIndex(for: key) else { return }
+                    out.append(query.isEmpty ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+                    out.append(key)
+                    out.append(UInt8(ascii: "="))
+                    PercentCoding.encode(itemValue(i), safe: safe, lowercasing: type == .uuid, into: &out)
+                    query.append(NamedValue(name: String(decoding: key, as: UTF8.self),
+                                            value: Self.canonicalValue(itemValue(i), type: type)))
+                }
+                for (q, key) in table.routeQueryBytes[routeIndex].enumerated() { emit(key, type: route.query[q].type) }
+                for key in table.passthroughBytes { emit(key, type: .string) }
+            }
+            if out.count > LinkLimits.maxBytes {
+                throw reject(.tooLong, "the canonical form would be \(out.count) bytes; the limit is \(LinkLimits.maxBytes)")
+            }
+            let canonical = String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), as: UTF8.self)
+            return CanonicalLink(canonical: canonical, route: route.name, params: params, query: query)
+        }
+    }
+
+    private static func canonicalValue(_ bytes: UnsafeBufferPointer<UInt8>, type: ValueType) -> String {
+        let s = String(decoding: bytes, as: UTF8.self)
+        return type == .uuid ? s.lowercased() : s
+    }
+
+    // MARK: Helpers
+
+    private func reject(_ code: LinkErrorCode, _ message: String) -> LinkRejection {
+        LinkRejection(code: code, message: message)
+    }
+
+    private func firstIndex(of ascii: Unicode.Scalar, from start: Int) -> Int? {
+        firstIndex(of: ascii, in: start..<input.count)
+    }
+
+    private func firstIndex(of ascii: Unicode.Scalar, in range: Range<Int>) -> Int? {
+        let c = UInt8(ascii: ascii)
+        for i in range where input[i] == c { return i }
+        return nil
+    }
+
+    private func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard a.count == lower.count else { return false }
+        for i in 0..<a.count where ASCII.lowercased(a[i]) != lower[i] { return false }
+        return true
+    }
+
+    /// Input text quoted for a message, escaped so hostile characters never print raw.
+    private func quoted(_ range: Range<Int>) -> String {
+        quoted(UnsafeBufferPointer(rebasing: input[range]))
+    }
+
+    private func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        "\"" + TextSafety.escapedForDisplay(String(decoding: bytes, as: UTF8.self)) + "\""
+    }
+}

@@ -1,0 +1,78 @@
+/// The app's route table: the one file the app's router, its AASA and the gateway are
+/// all built from. Built once (load, validate, compile), then immutable and shareable.
+public struct RouteTable: Sendable {
+    public let app: AppIdentity
+    /// Lowercase host names; the first is canonical, the others are aliases.
+    public let hosts: [String]
+    /// Query keys kept on every route (analytics tags), in canonical order.
+    public let passthroughQuery: [String]
+    /// In file order.
+    public let routes: [Route]
+
+    let matcher: RouteMatcher
+    /// Precomputed bytes the canonicaliser compares against.
+    let hostBytes: [[UInt8]]
+    let schemeBytes: [UInt8]
+    let passthroughBytes: [[UInt8]]
+    let routeQueryBytes: [[[UInt8]]]
+
+    /// Parses, validates and compiles a table from its JSON text. Pure: the caller reads
+    /// the file and passes its name as `source` for messages.
+    public init(jsonBytes: [UInt8], source: String) throws(RouteTableError) {
+        let loaded = try RouteTableLoader(reader: TableReader(source: source)).load(jsonBytes)
+        self.app = loaded.app
+        self.hosts = loaded.hosts
+        self.passthroughQuery = loaded.passthroughQuery
+        self.routes = loaded.routes
+        self.matcher = RouteMatcher(routes: loaded.routes)
+        self.hostBytes = hosts.map { Array($0.utf8) }
+        self.schemeBytes = Array(app.scheme.utf8)
+        self.passthroughBytes = passthroughQuery.map { Array($0.utf8) }
+        self.routeQueryBytes = routes.map { $0.query.map { Array($0.key.utf8) } }
+    }
+
+    public init(json: String, source: String) throws(RouteTableError) {
+        try self.init(jsonBytes: Array(json.utf8), source: source)
+    }
+
+    /// The canonical host (the first listed).
+    public var canonicalHost: String { hosts[0] }
+
+    /// The route a path of decoded segments goes to, with its parameters (uuid values
+    /// lowercased; a `*` route's rest of the path under the name `*`). For example
+    /// `["product", "42"]` → product, `[id: 42]`. `[]` is the root path `/`.
+    public func route(forPathSegments segments: [String]) -> (Route, [NamedValue])? {
+        DecodedSegments.with(segments) { path in
+            guard let index = matcher.match(path) else { return nil }
+            return (routes[index], parameters(of: routes[index], in: path))
+        }
+    }
+
+    /// The routes ordered most specific first (the order in which an AASA's first-match
+    /// rule must list them); ties keep file order.
+    public var routesMostSpecificFirst: [Route] {
+        routes.enumerated().sorted { a, b in
+            let ra = a.element.segments.map(\.specificityRank), rb = b.element.segments.map(\.specificityRank)
+            if ra != rb {
+                for (x, y) in zip(ra, rb) where x != y { return x > y }
+                // Same prefix: the longer route is the more specific one.
+                return ra.count > rb.count
+            }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+
+    func parameters(of route: Route, in path: DecodedSegments) -> [NamedValue] {
+        var out: [NamedValue] = []
+        for (i, segment) in route.segments.enumerated() {
+            switch segment {
+            case .literal: continue
+            case .parameter(let name, let type):
+                out.append(NamedValue(name: name, value: type.canonicalValue(path.string(i))))
+            case .wildcard:
+                out.append(NamedValue(name: Route.wildcardParameterName, value: path.rest(from: i)))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,171 @@
+import StrictJSON
+
+/// Reads a route table document, checking every key, type, pattern and name, then the
+/// table as a whole for conflicting routes.
+struct RouteTableLoader {
+    let reader: TableReader
+
+    struct Loaded {
+        var app: AppIdentity
+        var hosts: [String]
+        var passthroughQuery: [String]
+        var routes: [Route]
+    }
+
+    /// Schemes an app may not claim: the web's own and the dangerous ones.
+    static let reservedSchemes: Set<String> = [
+        "http", "https", "javascript", "vbscript", "data", "file", "about", "blob", "ftp",
+        "ws", "wss", "mailto", "tel", "sms", "intent", "content", "chrome", "filesystem",
+    ]
+
+    func load(_ bytes: [UInt8]) throws(RouteTableError) -> Loaded {
+        let document: JSON
+        do {
+            document = try JSONParser().parse(bytes)
+        } catch {
+            throw reader.error(error.path, "invalid JSON: line \(error.line), column \(error.column): \(error.message)")
+        }
+        let root = JSONPath.root
+        let top = try reader.object(document, at: root, required: ["app", "hosts", "routes"],
+                                    optional: ["passthroughQuery"])
+        let app = try readApp(top["app"] ?? .null, at: root.appending("app"))
+        let hosts = try readHosts(top["hosts"] ?? .null, at: root.appending("hosts"))
+        let passthrough = try top["passthroughQuery"].map { json throws(RouteTableError) in
+            try readPassthrough(json, at: root.appending("passthroughQuery"))
+        } ?? []
+        let routesPath = root.appending("routes")
+        let routeList = try reader.array(top["routes"] ?? .null, at: routesPath)
+        if routeList.isEmpty { throw reader.error(routesPath, "there must be at least one route") }
+        var routes: [Route] = []
+        for (i, json) in routeList.enumerated() {
+            let route = try readRoute(json, at: routesPath.appending(index: i), passthrough: passthrough)
+            if let earlier = routes.firstIndex(where: { $0.name == route.name }) {
+                throw reader.error(routesPath.appending(index: i).appending("name"),
+                                   "duplicate route name \(JSONWriter.quoted(route.name)) (also routes[\(earlier)])")
+            }
+            routes.append(route)
+        }
+        if let conflict = RouteConflicts.firstConflict(in: routes) {
+            let a = routes[conflict.first], b = routes[conflict.second]
+            throw reader.error(routesPath.appending(index: conflict.second),
+                               "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific")
+        }
+        return Loaded(app: app, hosts: hosts, passthroughQuery: passthrough, routes: routes)
+    }
+
+    private func readApp(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> AppIdentity {
+        let object = try reader.object(json, at: path, required: ["teamId", "bundleId", "scheme"])
+        let teamId = try reader.string(object["teamId"] ?? .null, at: path.appending("teamId"))
+        let teamOK = teamId.utf8.count == 10
+            && teamId.utf8.allSatisfy { ASCII.isDigit($0) || ($0 >= 0x41 && $0 <= 0x5A) }
+        if !teamOK {
+            throw reader.error(path.appending("teamId"), "team ID \(JSONWriter.quoted(teamId)) must be 10 characters of A-Z and 0-9")
+        }
+        let bundleId = try reader.string(object["bundleId"] ?? .null, at: path.appending("bundleId"))
+        let bundleOK = bundleId.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+            !part.isEmpty && part.utf8.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }
+        }
+        if !bundleOK || !bundleId.contains(".") {
+            throw reader.error(path.appending("bundleId"), "bundle ID \(JSONWriter.quoted(bundleId)) must be reverse-DNS (e.g. com.example.app: A-Z a-z 0-9 - in dot-separated parts)")
+        }
+        let scheme = try reader.string(object["scheme"] ?? .null, at: path.appending("scheme"))
+        let schemeOK = scheme.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
+            && scheme.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
+        if !schemeOK {
+            throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) must be lowercase [a-z][a-z0-9+.-]*")
+        }
+        if Self.reservedSchemes.contains(scheme) {
+            throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) is not an app's own scheme")
+        }
+        return AppIdentity(teamId: teamId, bundleId: bundleId, scheme: scheme)
+    }
+
+    private func readHosts(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> [String] {
+        let hosts = try reader.stringList(json, at: path, what: "host")
+        if hosts.isEmpty { throw reader.error(path, "there must be at least one host") }
+        for (i, host) in hosts.enumerated() {
+            if let problem = HostName.problem(with: host) {
+                throw reader.error(path.appending(index: i), "\(JSONWriter.quoted(host)): \(problem)")
+            }
+        }
+        return hosts
+    }
+
+    private func readPassthrough(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> [String] {
+        let keys = try reader.stringList(json, at: path, what: "query key")
+        for (i, key) in keys.enumerated() {
+            try checkQueryKey(key, at: path.appending(index: i))
+        }
+        return keys
+    }
+
+    private func checkQueryKey(_ key: String, at path: JSONPath) throws(RouteTableError) {
+        if !ASCII.isUnreservedText(key) || key.utf8.count > 64 {
+            throw reader.error(path, "query key \(JSONWriter.quoted(key)) must be 1–64 of A-Z a-z 0-9 - . _ ~")
+        }
+        if CredentialKeys.contains(key) {
+            throw reader.error(path, "query key \(JSONWriter.quoted(key)) names a credential; secrets do not belong in links")
+        }
+    }
+
+    private func readRoute(_ json: JSON, at path: JSONPath, passthrough: [String]) throws(RouteTableError) -> Route {
+        let object = try reader.object(json, at: path, required: ["name", "path"], optional: ["params", "query"])
+        let name = try reader.string(object["name"] ?? .null, at: path.appending("name"))
+        if !ASCII.isIdentifier(name) && !(ASCII.isUnreservedText(name) && ASCII.isAlpha(name.utf8.first ?? 0)) {
+            throw reader.error(path.appending("name"), "route name \(JSONWriter.quoted(name)) must start with a letter and use A-Z a-z 0-9 - . _ ~")
+        }
+        let patternPath = path.appending("path")
+        let pattern = try reader.string(object["path"] ?? .null, at: patternPath)
+
+        var params: [(name: String, type: ValueType)] = []
+        if let json = object["params"] {
+            let paramsPath = path.appending("params")
+            guard let members = json.objectValue?.members else {
+                throw reader.error(paramsPath, "expected an object of parameter types, found \(json.kindDescription)")
+            }
+            for member in members {
+                params.append((member.key, try reader.valueType(member.value, at: paramsPath.appending(member.key))))
+            }
+        }
+        let segments: [PathSegment]
+        switch PatternParser.parse(pattern, params: params) {
+        case .success(let s): segments = s
+        case .failure(.pattern(let message)):
+            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) \(message)")
+        case .failure(.undeclared(let param)):
+            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) uses :\(param) but \"params\" gives it no type")
+        case .failure(.unused(let param)):
+            throw reader.error(path.appending("params").appending(param), "parameter \(JSONWriter.quoted(param)) is not used in the pattern \(JSONWriter.quoted(pattern))")
+        }
+
+        var query: [QueryParameter] = []
+        if let json = object["query"] {
+            let queryPath = path.appending("query")
+            guard let members = json.objectValue?.members else {
+                throw reader.error(queryPath, "expected an object of query keys, found \(json.kindDescription)")
+            }
+            for member in members {
+                let keyPath = queryPath.appending(member.key)
+                try checkQueryKey(member.key, at: keyPath)
+                if passthrough.contains(member.key) {
+                    throw reader.error(keyPath, "query key \(JSONWriter.quoted(member.key)) is already in passthroughQuery")
+                }
+                query.append(try readQueryParameter(key: member.key, member.value, at: keyPath))
+            }
+        }
+        return Route(name: name, pattern: pattern, segments: segments, query: query)
+    }
+
+    /// `"slug"`, `["a", "b"]`, or `{"type": …, "required": true}`.
+    private func readQueryParameter(key: String, _ json: JSON, at path: JSONPath) throws(RouteTableError) -> QueryParameter {
+        guard case .object = json else {
+            return QueryParameter(key: key, type: try reader.valueType(json, at: path), required: false)
+        }
+        let object = try reader.object(json, at: path, required: ["type"], optional: ["required"])
+        let type = try reader.valueType(object["type"] ?? .null, at: path.appending("type"))
+        let required = try object["required"].map { json throws(RouteTableError) in
+            try reader.bool(json, at: path.appending("required"))
+        } ?? false
+        return QueryParameter(key: key, type: type, required: required)
+    }
+}

@@ -1,0 +1,88 @@
+import StrictJSON
+
+/// Typed reads from the route table's JSON with errors that name the file and the path.
+struct TableReader {
+    let source: String
+
+    func error(_ path: JSONPath, _ message: String) -> RouteTableError {
+        RouteTableError(source: source, path: path, message: message)
+    }
+
+    /// The object at `path`, after checking it has no unknown and no missing keys.
+    func object(_ json: JSON, at path: JSONPath, required: [String], optional: [String] = [])
+        throws(RouteTableError) -> JSONObject
+    {
+        guard let object = json.objectValue else {
+            throw error(path, "expected an object, found \(json.kindDescription)")
+        }
+        for key in object.keys where !required.contains(key) && !optional.contains(key) {
+            let known = (required + optional).joined(separator: ", ")
+            throw error(path.appending(key), "unknown key \(JSONWriter.quoted(key)) (known keys: \(known))")
+        }
+        for key in required where object[key] == nil {
+            throw error(path, "missing key \(JSONWriter.quoted(key))")
+        }
+        return object
+    }
+
+    func string(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> String {
+        guard let s = json.stringValue else {
+            throw error(path, "expected a string, found \(json.kindDescription)")
+        }
+        return s
+    }
+
+    func array(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> [JSON] {
+        guard let a = json.arrayValue else {
+            throw error(path, "expected an array, found \(json.kindDescription)")
+        }
+        return a
+    }
+
+    func bool(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> Bool {
+        guard let b = json.boolValue else {
+            throw error(path, "expected true or false, found \(json.kindDescription)")
+        }
+        return b
+    }
+
+    /// A list of distinct strings.
+    func stringList(_ json: JSON, at path: JSONPath, what: String) throws(RouteTableError) -> [String] {
+        var out: [String] = []
+        for (i, element) in try array(json, at: path).enumerated() {
+            let s = try string(element, at: path.appending(index: i))
+            if out.contains(s) {
+                throw error(path.appending(index: i), "duplicate \(what) \(JSONWriter.quoted(s))")
+            }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// A value type: `"int"`, `"uuid"`, `"slug"`, `"string"` or a list of allowed values.
+    func valueType(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> ValueType {
+        switch json {
+        case .string(let name):
+            switch name {
+            case "int": return .int
+            case "uuid": return .uuid
+            case "slug": return .slug
+            case "string": return .string
+            default:
+                throw error(path, "unknown type \(JSONWriter.quoted(name)) (expected \"int\", \"uuid\", \"slug\", \"string\" or a list of allowed values)")
+            }
+        case .array:
+            let values = try stringList(json, at: path, what: "allowed value")
+            if values.isEmpty { throw error(path, "the list of allowed values is empty") }
+            for (i, value) in values.enumerated() {
+                if !ValueType.string.accepts(value) || value.contains("/") || value.contains("\\") {
+                    throw error(path.appending(index: i),
+                                "allowed value \(JSONWriter.quoted(value)) must be 1–256 characters with no whitespace, control, format characters, '/' or '\\'")
+                }
+            }
+            return .oneOf(values)
+        default:
+            throw error(path, "expected a type name or a list of allowed values, found \(json.kindDescription)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import StrictJSON
+
+/// The type of a path parameter or query value. Values are checked after
+/// percent-decoding.
+public enum ValueType: Sendable, Equatable {
+    /// ASCII digits, 1–18 of them, no sign, no leading zero unless the value is `0`.
+    case int
+    /// 8-4-4-4-12 hex digits; canonicalised to lowercase.
+    case uuid
+    /// `[a-z0-9-]{1,64}`
+    case slug
+    /// 1–256 Unicode scalars, none of them whitespace, control, bidi or format characters.
+    case string
+    /// Exactly one of these values (case-sensitive).
+    case oneOf([String])
+
+    /// The name used in messages and in the table: `int`, `uuid`, … or `one of [a, b]`.
+    public var displayName: String {
+        switch self {
+        case .int: return "int"
+        case .uuid: return "uuid"
+        case .slug: return "slug"
+        case .string: return "string"
+        case .oneOf(let values): return "one of [" + values.map { JSONWriter.quoted($0) }.joined(separator: ", ") + "]"
+        }
+    }
+
+    public static let maxStringScalars = 256
+    public static let maxSlugLength = 64
+    public static let maxIntDigits = 18
+
+    /// Whether a decoded value has this type.
+    public func accepts(_ value: String) -> Bool {
+        var copy = value
+        return copy.withUTF8 { accepts(bytes: $0) }
+    }
+
+    /// The value as the canonical form carries it (a uuid in lowercase; others unchanged).
+    /// Only meaningful for values this type accepts.
+    public func canonicalValue(_ value: String) -> String {
+        self == .uuid ? value.lowercased() : value
+    }
+
+    /// Whether decoded UTF-8 bytes (already known valid UTF-8) have this type.
+    func accepts(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch self {
+        case .int: return Self.isInt(bytes)
+        case .uuid: return Self.isUUID(bytes)
+        case .slug: return Self.isSlug(bytes)
+        case .string: return Self.isSafeString(bytes)
+        case .oneOf(let values):
+            for value in values where value.utf8.elementsEqual(bytes) { return true }
+            return false
+        }
+    }
+
+    /// Why a value was refused, for messages: "must be an int (1–18 digits, …)".
+    var requirement: String {
+        switch self {
+        case .int: return "an int (1–18 ASCII digits, no sign, no leading zero)"
+        case .uuid: return "a uuid (8-4-4-4-12 hex digits)"
+        case .slug: return "a slug (1–64 of a-z, 0-9, -)"
+        case .string: return "a string (1–256 characters)"
+        case .oneOf: return displayName
+        }
+    }
+
+    static func isInt(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count >= 1, b.count <= maxIntDigits else { return false }
+        if b.count > 1 && b[0] == UInt8(ascii: "0") { return false }
+        for c in b where c < 0x30 || c > 0x39 { return false }
+        return true
+    }
+
+    static func isUUID(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count == 36 else { return false }
+        for i in 0..<36 {
+            let c = b[i]
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if c != UInt8(ascii: "-") { return false }
+            } else if !ASCII.isHexDigit(c) {
+                return false
+            }
+        }
+        return true
+    }
+
+    static func isSlug(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count >= 1, b.count <= maxSlugLength else { return false }
+        for c in b {
+            let ok = (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "-")
+            if !ok { return false }
+        }
+        return true
+    }
+
+    /// 1–256 scalars, none unsafe or whitespace. The bytes must be valid UTF-8.
+    static func isSafeString(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !b.isEmpty else { return false }
+        var scalars = 0
+        var i = 0
+        while i < b.count {
+            guard let (scalar, length) = UTF8Scalar.decode(b, at: i) else { return false }
+            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) { return false }
+            scalars += 1
+            if scalars > maxStringScalars { return false }
+            i += length
+        }
+        return true
+    }
+}
