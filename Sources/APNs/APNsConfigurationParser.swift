@@ -14,9 +14,10 @@ extension APNsConfiguration {
     /// Parses the `apns` object. Unknown keys are errors (a typo must not silently fall back
     /// to a default). Relative file paths are resolved against `baseDirectory` (the config
     /// file's folder). `environment` is the process environment, injected for tests.
+    /// `forceDryRun` is the command line's `--dry-run`: it wins over file and environment.
     public static func parse(_ object: JSONObject?, at path: JSONPath = JSONPath().appending("apns"),
-                             environment env: [String: String] = [:],
-                             baseDirectory: String = ".") throws(APNsConfigurationError) -> APNsConfiguration {
+                             environment env: [String: String] = [:], baseDirectory: String = ".",
+                             forceDryRun: Bool = false) throws(APNsConfigurationError) -> APNsConfiguration {
         let reader = SettingsReader(object: object ?? JSONObject(), path: path, environment: env)
         try reader.rejectUnknownKeys(["environment", "url", "caFile", "teamId", "keyId", "keyFile", "topic",
                                       "connections", "maxConcurrentStreams", "requestTimeoutSeconds", "retry", "dryRun"])
@@ -28,6 +29,7 @@ extension APNsConfiguration {
             config.environment = value
         }
         config.dryRun = try reader.bool("dryRun", env: "PUSHGATE_APNS_DRY_RUN") ?? false
+        if forceDryRun { config.dryRun = true }
         if let (text, location) = try reader.string("url", env: "PUSHGATE_APNS_URL") {
             config.url = try validatedURL(text, at: location)
         }

@@ -10,6 +10,8 @@ enum CommandRegistry {
     static let commands: [CommandSpec] = [
         CommandSpec(name: "help", summary: "show this list", run: { _ in printHelp(); return 0 }),
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
+        CommandSpec(name: "send", summary: "send a campaign to APNs (or dry-run it) and summarise the results", run: SendCommand.run),
+        CommandSpec(name: "jwt", summary: "print a fresh APNs provider token (for curl)", run: JWTCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {
