@@ -11,6 +11,7 @@ enum BenchmarkSuites {
     /// Suites register here, one line each.
     static let all: [BenchmarkSuite] = [
         PayloadBenchmark.suite,
+        BenchmarkSuite(name: "apns", run: APNsBenchmark.run),
     ]
 }
 
