@@ -14,9 +14,10 @@ extension APNsConfiguration {
     /// Parses the `apns` object. Unknown keys are errors (a typo must not silently fall back
     /// to a default). Relative file paths are resolved against `baseDirectory` (the config
     /// file's folder). `environment` is the process environment, injected for tests.
+    /// `forceDryRun` is the command line's `--dry-run`: it wins over file and environment.
     public static func parse(_ object: JSONObject?, at path: JSONPath = JSONPath().appending("apns"),
-                             environment env: [String: String] = [:],
-                             baseDirectory: String = ".") throws(APNsConfigurationError) -> APNsConfiguration {
+                             environment env: [String: String] = [:], baseDirectory: String = ".",
+                             forceDryRun: Bool = false) throws(APNsConfigurationError) -> APNsConfiguration {
         let reader = SettingsReader(object: object ?? JSONObject(), path: path, environment: env)
         try reader.rejectUnknownKeys(["environment", "url", "caFile", "teamId", "keyId", "keyFile", "topic",
                                       "connections", "maxConcurrentStreams", "requestTimeoutSeconds", "retry", "dryRun"])
@@ -28,6 +29,7 @@ extension APNsConfiguration {
             config.environment = value
         }
         config.dryRun = try reader.bool("dryRun", env: "PUSHGATE_APNS_DRY_RUN") ?? false
+        if forceDryRun { config.dryRun = true }
         if let (text, location) = try reader.string("url", env: "PUSHGATE_APNS_URL") {
             config.url = try validatedURL(text, at: location)
         }
@@ -35,7 +37,7 @@ extension APNsConfiguration {
             guard config.url?.hasPrefix("https://") == true else {
                 throw APNsConfigurationError(.invalidValue, at: location, "caFile only applies to an https:// url override")
             }
-            config.caFile = resolve(text, against: baseDirectory)
+            config.caFile = resolve(text, against: baseDirectory, location: location)
         }
         if let (text, location) = try reader.string("teamId", env: "PUSHGATE_APNS_TEAM_ID") {
             config.teamId = try validatedIdentifier(text, name: "teamId", at: location)
@@ -45,7 +47,7 @@ extension APNsConfiguration {
         }
         if let (text, location) = try reader.string("keyFile", env: "PUSHGATE_APNS_KEY_FILE") {
             guard !text.isEmpty else { throw APNsConfigurationError(.invalidValue, at: location, "keyFile is empty") }
-            config.keyFile = resolve(text, against: baseDirectory)
+            config.keyFile = resolve(text, against: baseDirectory, location: location)
         }
         if let (text, location) = try reader.string("topic", env: "PUSHGATE_APNS_TOPIC") {
             guard !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
@@ -100,8 +102,11 @@ extension APNsConfiguration {
         return text
     }
 
-    private static func resolve(_ path: String, against base: String) -> String {
-        path.hasPrefix("/") || base.isEmpty || base == "." ? path : base + (base.hasSuffix("/") ? "" : "/") + path
+    /// Paths in the file are relative to the file's folder; paths from the environment
+    /// are relative to the working directory, as a shell user expects.
+    private static func resolve(_ path: String, against base: String, location: String) -> String {
+        if location.hasPrefix(SettingsReader.environmentPrefix) { return path }
+        return path.hasPrefix("/") || base.isEmpty || base == "." ? path : base + (base.hasSuffix("/") ? "" : "/") + path
     }
 }
 
@@ -110,6 +115,7 @@ private struct SettingsReader {
     let object: JSONObject
     let path: JSONPath
     let environment: [String: String]
+    static let environmentPrefix = "environment variable "
 
     func rejectUnknownKeys(_ known: Set<String>) throws(APNsConfigurationError) {
         for key in object.keys where !known.contains(key) {
@@ -120,7 +126,7 @@ private struct SettingsReader {
 
     /// The value and where it came from, or nil when neither the file nor the environment sets it.
     func string(_ key: String, env: String) throws(APNsConfigurationError) -> (String, String)? {
-        if let value = environment[env] { return (value, "environment variable \(env)") }
+        if let value = environment[env] { return (value, Self.environmentPrefix + env) }
         guard let json = object[key] else { return nil }
         guard case .string(let text) = json else {
             throw APNsConfigurationError(.wrongType, at: path.appending(key).description, "expected a string, found \(json.kindDescription)")

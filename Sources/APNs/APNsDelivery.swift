@@ -13,20 +13,7 @@ public struct APNsDelivery: Sendable {
     public static let dryRunKeyId = "DRYRUNKEY0"
 
     public init(configuration: APNsConfiguration, clock: any WallClock = SystemWallClock()) throws(APNsConfigurationError) {
-        var notices: [String] = []
-        let key: SigningKey
-        if let keyFile = configuration.keyFile {
-            do { key = try SigningKey.load(file: keyFile) } catch { throw Self.configurationError(error) }
-        } else if configuration.dryRun {
-            do { key = try SigningKey.ephemeral() } catch { throw Self.configurationError(error) }
-            notices.append("pushgate: dry run with no APNs key configured: signing with an ephemeral P-256 key (tokens would not be accepted by Apple)")
-        } else {
-            throw APNsConfigurationError(.missingSetting, at: "apns.keyFile", "keyFile is required unless dryRun is true")
-        }
-        let tokens = ProviderTokenManager(key: key, teamId: configuration.teamId ?? Self.dryRunTeamId,
-                                          keyId: configuration.keyId ?? Self.dryRunKeyId, clock: clock)
-        // Sign once now so a key that cannot sign fails at start-up, not mid-campaign.
-        do { _ = try tokens.currentToken() } catch { throw Self.configurationError(error) }
+        let (tokens, notices) = try Self.providerTokens(for: configuration, clock: clock)
         self.tokens = tokens
         if configuration.dryRun {
             sender = DryRunSender(tokens: tokens, baseURL: configuration.baseURL, topicOverride: configuration.topic)
@@ -40,6 +27,26 @@ public struct APNsDelivery: Sendable {
             sender = APNsClient(transport: curl, tokens: tokens, retry: configuration.retry, topicOverride: configuration.topic)
         }
         self.notices = notices
+    }
+
+    /// The key (from `keyFile`, or ephemeral for a dry run without one) and its token
+    /// manager, signed once so that a key that cannot sign fails at start-up.
+    public static func providerTokens(for configuration: APNsConfiguration, clock: any WallClock = SystemWallClock())
+        throws(APNsConfigurationError) -> (ProviderTokenManager, notices: [String]) {
+        var notices: [String] = []
+        let key: SigningKey
+        if let keyFile = configuration.keyFile {
+            do { key = try SigningKey.load(file: keyFile) } catch { throw configurationError(error) }
+        } else if configuration.dryRun {
+            do { key = try SigningKey.ephemeral() } catch { throw configurationError(error) }
+            notices.append("pushgate: dry run with no APNs key configured: signing with an ephemeral P-256 key (Apple would reject its tokens)")
+        } else {
+            throw APNsConfigurationError(.missingSetting, at: "apns.keyFile", "keyFile is required unless dryRun is true")
+        }
+        let tokens = ProviderTokenManager(key: key, teamId: configuration.teamId ?? dryRunTeamId,
+                                          keyId: configuration.keyId ?? dryRunKeyId, clock: clock)
+        do { _ = try tokens.currentToken() } catch { throw configurationError(error) }
+        return (tokens, notices)
     }
 
     private static func configurationError(_ error: SigningKeyError) -> APNsConfigurationError {

@@ -82,12 +82,18 @@ public final class CurlHTTP2Transport: HTTPTransport {
     public func send(_ request: TransportRequest) async -> TransportOutcome {
         await withCheckedContinuation { continuation in
             let job = TransportJob(request: request, continuation: continuation)
-            let accepted = inbox.state.withLock { state -> Bool in
-                guard !state.stopping else { return false }
+            // Only the request that finds the inbox empty wakes the thread: it will take
+            // everything queued behind it too, so one wakeup serves a whole batch.
+            let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in
+                guard !state.stopping else { return (false, false) }
                 state.jobs.append(job)
-                return true
+                return (true, state.jobs.count == 1)
             }
-            if accepted { multi.wakeup() } else { job.finish(.failure(TransportFailure(.cancelled, "transport is shut down"))) }
+            if !accepted {
+                job.finish(.failure(TransportFailure(.cancelled, "transport is shut down")))
+            } else if wake {
+                multi.wakeup()
+            }
         }
     }
 

@@ -50,6 +50,9 @@ final class CurlTransfer {
         _ = pg_curl_easy_setopt_long(e, CURLOPT_PIPEWAIT, 1)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_POST, 1)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_NOSIGNAL, 1)
+        // No proxy from http_proxy & co.: APNs is reached directly (and libcurl then skips
+        // its per-request environment lookups).
+        _ = pg_curl_easy_setopt_string(e, CURLOPT_PROXY, "")
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, min(settings.timeoutMilliseconds, 10_000))
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSL_VERIFYPEER, 1)

@@ -14,6 +14,8 @@ enum CommandRegistry {
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
         CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
         CommandSpec(name: "campaigns", summary: "list the campaigns in the gateway's database", run: CampaignsCommand.run),
+        CommandSpec(name: "send", summary: "send a campaign to APNs (or dry-run it) and summarise the results", run: SendCommand.run),
+        CommandSpec(name: "jwt", summary: "print a fresh APNs provider token (for curl)", run: JWTCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -96,6 +96,24 @@ import Testing
         #expect(fake.log().count == 1)
     }
 
+    @Test func theServersStreamLimitIsRespected() async throws {
+        let fake = try FakeAPNs(script: ["maxConcurrentStreams": 1, "delayMs": 5])
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<30).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+        let open = fake.log().compactMap { $0.int("openStreams") }
+        #expect(open.count == 30 && open.allSatisfy { $0 == 1 }, "never more than one stream open: \(open)")
+    }
+
+    @Test func requestsAreMultiplexedOnOneConnection() async throws {
+        let fake = try FakeAPNs(script: ["delayMs": 20])
+        let (client, _, _) = try makeClient(fake)
+        _ = await sendAll(client, (0..<50).map { TestRequests.alert($0) })
+        let log = fake.log()
+        #expect(Set(log.compactMap { $0.int("connection") }) == [1])
+        #expect((log.compactMap { $0.int("openStreams") }.max() ?? 0) > 10)
+    }
+
     @Test func oneTokenAcrossTenThousandSends() async throws {
         let fake = try FakeAPNs(script: ["framing": "alternate"])
         let (client, tokens, _) = try makeClient(fake)

@@ -230,6 +230,7 @@ class Connection(asyncio.Protocol):
             return
         if self.last_stream_id is not None and stream_id > self.last_stream_id:
             return  # after GOAWAY: the client must send it again elsewhere
+        open_streams = len(self.streams)
         del self.streams[stream_id]
         h = dict(headers)
         token_reason, iat, kid = fake.check_token(h.get("authorization"))
@@ -268,7 +269,7 @@ class Connection(asyncio.Protocol):
             "n": n, "connection": self.id, "stream": stream_id, "token": token, "status": status,
             "reason": reason if status != 200 else None, "time": time.time(), "iat": iat, "kid": kid,
             "topic": h.get("apns-topic"), "pushType": h.get("apns-push-type"), "priority": h.get("apns-priority"),
-            "bodyBytes": len(body), "violation": violation[1] if violation else None,
+            "bodyBytes": len(body), "openStreams": open_streams, "violation": violation[1] if violation else None,
             "tokenProblem": token_reason,
             "headers": sorted(name for name, _ in headers if not name.startswith(":")),
         }) + "\n")
