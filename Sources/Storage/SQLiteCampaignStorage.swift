@@ -80,6 +80,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                 var count = 0
                 var skipped = 0
                 var remaining = 0
+                var tally = StateTally()
                 for delivery in deliveries {
                     var state = DeliveryState.pending
                     var reason = delivery.failureReason
@@ -100,6 +101,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                         }
                     }
                     if state == .pending { remaining += 1 }
+                    tally.add(seq, state, 1)
                     try db.statement(insertSQL)
                         .bind(.int(seq), .integer(count), .text(delivery.token), delivery.body.map { .blob($0) } ?? .null,
                               .integer(state.rawValue), .null, .optional(reason), .optional(timestamp),
@@ -108,6 +110,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                 }
                 try db.statement("UPDATE campaigns SET devices = ?, remaining = ?, finished_at = ? WHERE seq = ?")
                     .bind(.integer(count), .integer(remaining), remaining == 0 ? .double(now) : .null, .int(seq)).run()
+                try tally.apply(db)
                 return .created(devices: count, skipped: skipped)
             }
         }
@@ -162,7 +165,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     }
 
     static func counts(_ db: SQLiteDatabase, seq: Int64) throws(StorageError) -> [DeliveryState: Int] {
-        let group = try db.statement("SELECT state, count(*) FROM deliveries WHERE campaign = ? GROUP BY state").bind(.int(seq))
+        let group = try db.statement("SELECT state, n FROM campaign_counts WHERE campaign = ?").bind(.int(seq))
         var counts: [DeliveryState: Int] = [:]
         while try group.step() {
             if let state = DeliveryState(rawValue: Int(group.int(0))) { counts[state] = Int(group.int(1)) }
@@ -208,6 +211,32 @@ public final class SQLiteCampaignStorage: CampaignStorage {
             return nil
         } catch {
             return "storage not writable: \(error.description)"
+        }
+    }
+}
+
+/// Changes to `campaign_counts` gathered during a transaction and written at its end.
+struct StateTally {
+    private var deltas: [Int64: [DeliveryState: Int]] = [:]
+
+    mutating func add(_ campaign: Int64, _ state: DeliveryState, _ n: Int) {
+        deltas[campaign, default: [:]][state, default: 0] += n
+    }
+
+    mutating func move(_ campaign: Int64, from old: DeliveryState, to new: DeliveryState) {
+        add(campaign, old, -1)
+        add(campaign, new, 1)
+    }
+
+    func apply(_ db: SQLiteDatabase) throws(StorageError) {
+        let sql = """
+            INSERT INTO campaign_counts(campaign, state, n) VALUES (?, ?, ?)
+            ON CONFLICT(campaign, state) DO UPDATE SET n = n + excluded.n
+            """
+        for (campaign, states) in deltas {
+            for (state, n) in states where n != 0 {
+                try db.statement(sql).bind(.int(campaign), .integer(state.rawValue), .integer(n)).run()
+            }
         }
     }
 }

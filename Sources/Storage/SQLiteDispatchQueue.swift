@@ -4,18 +4,21 @@ extension SQLiteCampaignStorage {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> [ClaimedDelivery] in
                 let due = try db.statement("""
-                    SELECT campaign, idx, token, body, attempts FROM deliveries INDEXED BY deliveries_due
+                    SELECT campaign, idx, token, body, attempts, state FROM deliveries INDEXED BY deliveries_due
                     WHERE state IN (0, 2) AND next_at <= ? ORDER BY next_at, campaign, idx LIMIT ?
                     """).bind(.double(now), .integer(limit))
                 var claimed: [ClaimedDelivery] = []
+                var tally = StateTally()
                 while try due.step() {
                     claimed.append(ClaimedDelivery(campaign: due.int(0), index: Int(due.int(1)), token: due.text(2),
                                                    body: due.optionalBlob(3), attempt: Int(due.int(4)) + 1))
+                    tally.move(due.int(0), from: DeliveryState(rawValue: Int(due.int(5))) ?? .pending, to: .inFlight)
                 }
                 let mark = "UPDATE deliveries SET state = 1, attempts = attempts + 1 WHERE campaign = ? AND idx = ?"
                 for delivery in claimed {
                     try db.statement(mark).bind(.int(delivery.campaign), .integer(delivery.index)).run()
                 }
+                try tally.apply(db)
                 return claimed
             }
         }
@@ -35,6 +38,7 @@ extension SQLiteCampaignStorage {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) in
                 var finishedByCampaign: [Int64: Int] = [:]
+                var tally = StateTally()
                 for update in updates {
                     let final = update.state.isFinal
                     // Only a row still in flight takes a result: a late duplicate cannot undo a final state.
@@ -48,11 +52,13 @@ extension SQLiteCampaignStorage {
                               .double(update.nextAttemptAt ?? now), final ? .double(now) : .null,
                               .int(update.campaign), .integer(update.index)).run()
                     guard db.changes == 1 else { continue }
+                    tally.move(update.campaign, from: .inFlight, to: update.state)
                     if final { finishedByCampaign[update.campaign, default: 0] += 1 }
                     if update.state == .unregistered {
                         try recordDead(db, update: update, now: now)
                     }
                 }
+                try tally.apply(db)
                 for (seq, finished) in finishedByCampaign {
                     try db.statement("""
                         UPDATE campaigns SET remaining = remaining - ?,
@@ -85,7 +91,17 @@ extension SQLiteCampaignStorage {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> Int in
                 try db.statement("UPDATE deliveries SET state = 0 WHERE state = 1").run()
-                return db.changes
+                let requeued = db.changes
+                if requeued > 0 {
+                    // Rare (after a crash): recount the unfinished campaigns from their rows.
+                    try db.execute("""
+                        DELETE FROM campaign_counts WHERE campaign IN (SELECT seq FROM campaigns WHERE finished_at IS NULL);
+                        INSERT INTO campaign_counts(campaign, state, n)
+                            SELECT campaign, state, count(*) FROM deliveries
+                            WHERE campaign IN (SELECT seq FROM campaigns WHERE finished_at IS NULL) GROUP BY campaign, state;
+                        """)
+                }
+                return requeued
             }
         }
     }

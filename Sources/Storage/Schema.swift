@@ -35,6 +35,14 @@ enum Schema {
         -- What the dispatcher claims next: pending or retrying rows that are due.
         CREATE INDEX deliveries_due ON deliveries(next_at, campaign, idx) WHERE state IN (0, 2);
         CREATE INDEX deliveries_in_flight ON deliveries(campaign, idx) WHERE state = 1;
+        -- Devices per campaign and state, kept in step with deliveries in the same
+        -- transactions, so status pages never count a million rows.
+        CREATE TABLE campaign_counts (
+            campaign INTEGER NOT NULL,
+            state INTEGER NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (campaign, state)
+        ) WITHOUT ROWID;
         CREATE TABLE tokens (
             token TEXT PRIMARY KEY,
             dead_at_ms INTEGER,             -- Apple's timestamp from the 410
