@@ -55,22 +55,74 @@ enum CampaignEndpoints {
             guard IdempotencyKey.isValid(key) else { return Problem.invalidIdempotencyKey.response }
             idempotency = (key, SHA256.hex(request.body))
         }
-        if case .failure(let problem) = JSONBody.decode(request) { return problem.response }
+        let isLines = request.header("content-type").map(DeviceLines.isNDJSON) ?? false
+        if !isLines, case .failure(let problem) = JSONBody.decode(request) { return problem.response }
         do throws(StorageError) {
             // A key seen before answers without planning again: no new sends.
             if let idempotency, let record = try campaigns.previous(key: idempotency.key) {
                 return answer(try campaigns.replay(record, requestSHA256: idempotency.sha256), key: idempotency.key)
+            }
+            if isLines {
+                switch planLines(request.body, planner: planner, metrics: metrics) {
+                case .failure(let problem): return problem.response
+                case .success(let (plan, lines)):
+                    let devices = lines.lazy.compactMap { try? $0.token.get() }.map { Device(token: $0) }
+                    return answer(try campaigns.accept(plan, devices: devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
+                                                       idempotency: idempotency, rejectDuplicateTokens: true), key: idempotency?.key)
+                }
             }
             let plan: CampaignPlan
             switch planner.plan(jsonBytes: request.body) {
             case .failure(let rejection): return CampaignProblems.problem(for: rejection, metrics: metrics).response
             case .success(let planned): plan = planned
             }
-            let dryRun = plan.campaign.dryRun || configuredIsDryRun
-            return answer(try campaigns.accept(plan, dryRun: dryRun, idempotency: idempotency), key: idempotency?.key)
+            return answer(try campaigns.accept(plan, devices: plan.devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
+                                               idempotency: idempotency, rejectDuplicateTokens: false), key: idempotency?.key)
         } catch {
+            if error.code == .duplicateToken {
+                return Problem.validation([.init(pointer: "/devices", code: "duplicateDevice", detail: error.message)]).response
+            }
             return Problem.storageUnavailable(error).response
         }
+    }
+
+    /// `application/x-ndjson`: the campaign (without `devices`) on the first line, then one
+    /// device token per line. Every bad line is reported (up to 20), by line number.
+    static func planLines(_ body: [UInt8], planner: CampaignPlanner, metrics: Metrics) -> Result<(CampaignPlan, DeviceLines), Problem> {
+        guard let (header, lines) = DeviceLines.split(body) else {
+            return .failure(.validation([.init(pointer: "line:2", code: "noDevices",
+                                               detail: "expected the campaign on the first line, then one device token per line")]))
+        }
+        do throws(JSONParseError) {
+            _ = try JSONBody.parser.parse(Array(header))
+        } catch {
+            return .failure(.malformedJSON(error))
+        }
+        var streaming = planner
+        streaming.requireDevices = false
+        let plan: CampaignPlan
+        switch streaming.plan(jsonBytes: Array(header)) {
+        case .failure(let rejection): return .failure(CampaignProblems.problem(for: rejection, metrics: metrics))
+        case .success(let planned): plan = planned
+        }
+        if plan.campaign.devicesGiven {
+            return .failure(.validation([.init(pointer: "/devices", code: "devicesInHeader",
+                                               detail: "with application/x-ndjson the devices go one per line after the campaign, not in it")]))
+        }
+        var errors: [Problem.FieldError] = []
+        var count = 0
+        for line in lines {
+            count += 1
+            if case .failure(let problem) = line.token, errors.count < 20 {
+                errors.append(.init(pointer: "line:\(line.number)", code: PayloadErrorCode.invalidToken.rawValue,
+                                    detail: "line \(line.number): \(problem.message)"))
+            }
+        }
+        if count == 0 {
+            errors.append(.init(pointer: "line:2", code: "noDevices", detail: "no device lines after the campaign"))
+        }
+        guard errors.isEmpty else { return .failure(.validation(errors)) }
+        return .success((plan, lines))
     }
 
     static func answer(_ accepted: DurableCampaigns.Accepted, key: String?) -> HTTPResponse {

@@ -41,10 +41,11 @@ public struct DurableCampaigns: Sendable {
         return .replayed(summary)
     }
 
-    /// Writes the campaign and all its devices; returns once committed.
-    func accept(_ plan: CampaignPlan, dryRun: Bool, idempotency: (key: String, sha256: String)?) throws(StorageError) -> Accepted {
+    /// Writes the campaign and all its devices; returns once committed. `devices` is
+    /// walked twice at most (to find the shared body, then to write rows), never kept.
+    func accept(_ plan: CampaignPlan, devices: some Sequence<Device>, dryRun: Bool,
+                idempotency: (key: String, sha256: String)?, rejectDuplicateTokens: Bool) throws(StorageError) -> Accepted {
         let id = APNsID.random()
-        let devices = plan.devices
         // The shared body and headers come from the first device whose request builds.
         var shared: APNsRequest?
         for device in devices {
@@ -55,13 +56,13 @@ public struct DurableCampaigns: Sendable {
         }
         let headers = (shared?.headers ?? []).filter { $0.name != "apns-id" }.map { StoredHeader($0.name, $0.value) }
         let sharedBody = shared?.body ?? []
-        let campaign = NewCampaign(
+        var campaign = NewCampaign(
             id: id, createdAt: now(), dryRun: dryRun, headers: headers, body: sharedBody,
             apnsIDPrefix: String(id.prefix(24)),
             idempotency: idempotency.map { IdempotencyClaim(key: $0.key, requestSHA256: $0.sha256, notBefore: idempotencyNotBefore) })
+        campaign.rejectDuplicateTokens = rejectDuplicateTokens
         let path = JSONPath.root.appending("devices")
-        let rows = devices.indices.lazy.map { index -> NewDelivery in
-            let device = devices[index]
+        let rows = devices.enumerated().lazy.map { index, device -> NewDelivery in
             do throws(PayloadError) {
                 let body = try plan.body(for: device, at: path.appending(index: index)).bytes
                 return NewDelivery(token: device.token, body: body == sharedBody ? nil : body)

@@ -140,7 +140,7 @@ public enum JSONBody {
     }
 
     static func isJSON(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";", maxSplits: 1)[0]
+        let mediaType = (contentType.split(separator: ";", maxSplits: 1).first ?? "")
             .trimmingCharacters(in: " \t").lowercased()
         return mediaType == "application/json"
     }

@@ -108,6 +108,15 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                               state.isFinal ? .double(now) : .null).run()
                     count += 1
                 }
+                if campaign.rejectDuplicateTokens {
+                    let twice = try db.statement("""
+                        SELECT token, min(idx), max(idx) FROM deliveries WHERE campaign = ?
+                        GROUP BY token HAVING count(*) > 1 LIMIT 1
+                        """).bind(.int(seq))
+                    if try twice.step() {
+                        throw StorageError(.duplicateToken, "token \(twice.text(0)) is listed twice: devices \(twice.int(1)) and \(twice.int(2)) (counting from 0)")
+                    }
+                }
                 try db.statement("UPDATE campaigns SET devices = ?, remaining = ?, finished_at = ? WHERE seq = ?")
                     .bind(.integer(count), .integer(remaining), remaining == 0 ? .double(now) : .null, .int(seq)).run()
                 try tally.apply(db)

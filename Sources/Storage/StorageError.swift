@@ -16,6 +16,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case migrationFailed
         /// The disk is full or the file is read-only.
         case notWritable
+        /// A campaign listed the same token twice (nothing was written).
+        case duplicateToken
     }
 
     public let code: Code

@@ -49,6 +49,9 @@ public struct NewCampaign: Sendable {
     /// The first 24 characters of every device's `apns-id` (`xxxxxxxx-xxxx-xxxx-xxxx-`).
     public var apnsIDPrefix: String
     public var idempotency: IdempotencyClaim?
+    /// Check, before committing, that no token appears twice (for device lists that were
+    /// not checked on the way in); the insert fails with `duplicateToken` if one does.
+    public var rejectDuplicateTokens = false
 
     public init(id: String, createdAt: Double, dryRun: Bool, headers: [StoredHeader], body: [UInt8],
                 apnsIDPrefix: String, idempotency: IdempotencyClaim? = nil) {

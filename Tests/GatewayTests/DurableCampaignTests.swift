@@ -183,3 +183,51 @@ extension LiveGateway {
         #expect(["pushgate_campaign_queue_depth 4", "pushgate_campaign_queue_depth 3"].contains(depth))
     }
 }
+
+@Suite struct LineCampaignTests {
+    func post(_ gateway: LiveGateway, _ text: String) -> RawResponse? {
+        RawHTTPClient.exchange(port: gateway.port, method: "POST", path: "/v1/campaigns",
+                               headers: [("Content-Type", "application/x-ndjson")], body: Array(text.utf8))
+    }
+
+    static let header = #"{"alert":{"title":"Hi","body":"Sale"},"deeplink":"https://example.com/product/42"}"#
+
+    @Test func oneTokenPerLineAfterTheCampaign() async throws {
+        let gateway = try LiveGateway()
+        let tokens = (0..<30).map { Fixtures.token("b", $0) }
+        let text = Self.header + "\n# devices\n" + tokens.joined(separator: "\r\n") + "\n\n"
+        let accepted = try #require(post(gateway, text))
+        #expect(accepted.status == 202)
+        let body = try gateway.object(accepted)
+        #expect(body["devices"] == .number("30"))
+        let status = try await gateway.waitForCompletion(try #require(body["id"]?.stringValue))
+        #expect(status["counts"]?.objectValue?["delivered"] == .number("30"))
+        #expect(gateway.sender.sent.withLock { Set($0) } == Set(tokens))
+    }
+
+    @Test func everyBadLineIsReportedAndNothingIsStored() throws {
+        let gateway = try LiveGateway()
+        let text = Self.header + "\n" + Fixtures.token("b", 1) + "\nnot-a-token\n\n" + "abc\n"
+        let response = try #require(post(gateway, text))
+        #expect(response.status == 422)
+        let pointers = (try gateway.object(response)["errors"]?.arrayValue ?? []).compactMap { $0.objectValue?["pointer"]?.stringValue }
+        #expect(pointers == ["line:3", "line:5"])
+        #expect(try gateway.storage.campaigns(limit: 10, before: nil).isEmpty)
+    }
+
+    @Test func duplicatesHeaderDevicesAndEmptyListsAre422() throws {
+        let gateway = try LiveGateway()
+        let token = Fixtures.token("b", 1)
+        let duplicate = try #require(post(gateway, Self.header + "\n" + token + "\n" + Fixtures.token("b", 2) + "\n" + token + "\n"))
+        #expect(duplicate.status == 422)
+        #expect(try gateway.object(duplicate)["code"] == .string("duplicateDevice"))
+        #expect(try gateway.storage.campaigns(limit: 10, before: nil).isEmpty)
+        let inHeader = #"{"alert":{"body":"x"},"devices":["\#(token)"]}"# + "\n" + token + "\n"
+        #expect(try gateway.object(post(gateway, inHeader))["code"] == .string("devicesInHeader"))
+        #expect(try gateway.object(post(gateway, Self.header + "\n\n"))["code"] == .string("noDevices"))
+        #expect(try gateway.object(post(gateway, Self.header))["code"] == .string("noDevices"))
+        #expect(post(gateway, "{\"alert\":\n" + token)?.status == 400)
+        let empty = RawHTTPClient.exchange(port: gateway.port, method: "POST", path: "/v1/campaigns", headers: [("Content-Type", "")], body: [])
+        #expect(empty?.status == 415)
+    }
+}
