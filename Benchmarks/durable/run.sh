@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Durable campaign benchmark: one campaign of N devices (default 1,000,000) POSTed to a
+# Durable campaign benchmark: one campaign of N devices (default 1,000,000) POSTed (as
+# application/x-ndjson: the campaign line, then one token per line) to a
 # release build of `pushgate serve` (SQLite outbox, synchronous=FULL) and sent to a local
 # h2o sink (Benchmarks/sink/h2o.conf, TLS, one thread), compared in the same run with the
 # non-durable `pushgate send` of the same devices to the same sink.
@@ -39,8 +40,8 @@ with open(work + "/tokens.txt", "w") as f:
 head = '{"alert":{"title":"Price drop","body":"The jacket you saved is 20% off today"},"deeplink":"https://example.com/product/42"'
 with open(work + "/campaign.json", "w") as f:
     f.write(head + "}\n")
-with open(work + "/campaign-with-devices.json", "w") as f:
-    f.write(head + ',"devices":["' + '","'.join(tokens) + '"]}\n')
+with open(work + "/campaign.ndjson", "w") as f:
+    f.write(head + "}\n" + "\n".join(tokens) + "\n")
 PY
 root=$(pwd)
 cat > "$work/gateway.json" <<JSON
@@ -74,7 +75,7 @@ pids+=($gpid)
 for _ in $(seq 200); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.05; done
 gport=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/serve.err" | head -1)
 start=$(now)
-id=$(curl -sf --data-binary @"$work/campaign-with-devices.json" -H 'Content-Type: application/json' \
+id=$(curl -sf --data-binary @"$work/campaign.ndjson" -H 'Content-Type: application/x-ndjson' \
   "http://127.0.0.1:$gport/v1/campaigns" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 accepted=$(now)
 while true; do
