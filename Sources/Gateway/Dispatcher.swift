@@ -37,6 +37,8 @@ public final class Dispatcher: Sendable {
     let log: @Sendable (String) -> Void
     /// Called after dead tokens were recorded (the webhook wakes up).
     let onDeadTokens: @Sendable () -> Void
+    /// Run on the dispatcher's thread about once a minute (expired idempotency keys).
+    let housekeeping: @Sendable () -> Void
 
     private let completed = Mutex<[DeliveryUpdate]>([])
     private let wakeup = DispatchSemaphore(value: 0)
@@ -47,7 +49,8 @@ public final class Dispatcher: Sendable {
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
                 metrics: Metrics, options: Options = Options(), now: @escaping @Sendable () -> Double = wallClockSeconds,
-                log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {}) {
+                log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
+                housekeeping: @escaping @Sendable () -> Void = {}) {
         self.storage = storage
         self.sender = sender
         self.dryRunSender = dryRunSender
@@ -56,6 +59,7 @@ public final class Dispatcher: Sendable {
         self.now = now
         self.log = log
         self.onDeadTokens = onDeadTokens
+        self.housekeeping = housekeeping
     }
 
     /// Deliveries claimed and not yet recorded.
@@ -102,6 +106,7 @@ public final class Dispatcher: Sendable {
         var messages: [Int64: CampaignMessage] = [:]
         var unrecorded: [DeliveryUpdate] = []
         var lastDepthUpdate = 0.0
+        var lastHousekeeping = now()
         while true {
             let deadline = stopDeadline.withLock { $0 }
             unrecorded += completed.withLock { done in
@@ -133,6 +138,10 @@ public final class Dispatcher: Sendable {
             if now() - lastDepthUpdate > 0.25, let depth = try? storage.queueDepth() {
                 metrics.setQueueDepth(depth)
                 lastDepthUpdate = now()
+            }
+            if now() - lastHousekeeping > 60 {
+                housekeeping()
+                lastHousekeeping = now()
             }
             if claimed == 0 { wait() }
         }

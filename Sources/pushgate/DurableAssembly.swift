@@ -49,7 +49,10 @@ struct DurableAssembly {
                 storage: storage, sender: sender, dryRunSender: dryRunSender, metrics: metrics,
                 options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
                                retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds),
-                log: { Output.error($0) }, onDeadTokens: { webhook?.wake() })
+                log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },
+                housekeeping: {
+                    _ = try? storage.purgeIdempotencyKeys(olderThan: wallClockSeconds() - settings.storage.idempotencyRetentionSeconds)
+                })
             return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook,
                                    campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
                                                                idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))
