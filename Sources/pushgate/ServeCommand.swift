@@ -186,23 +186,6 @@ enum ServeCommand {
     }
 }
 
-/// Runs async work to completion from synchronous code (the CLI's main thread).
-func blockingWait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let done = DispatchSemaphore(value: 0)
-    let box = ResultBox<T>()
-    Task.detached {
-        box.value = await work()
-        done.signal()
-    }
-    done.wait()
-    return box.value!
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-    // Written once by the task before the semaphore is signalled, read after the wait.
-    var value: T?
-}
-
 /// The process environment, for settings that environment variables override.
 func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]
