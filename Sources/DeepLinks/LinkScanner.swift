@@ -42,13 +42,13 @@ struct LinkScanner {
             throw reject(.malformed, "expected '//' after the scheme at byte offset \(afterScheme)")
         }
         let authorityStart = afterScheme + 2
-        try checkUnencodedASCII(from: authorityStart)
-        if let hash = firstIndex(of: "#", from: authorityStart) {
-            throw reject(.fragmentNotAllowed, "the link has a fragment ('#' at byte offset \(hash)); fragments are not allowed")
-        }
         var authorityEnd = authorityStart
         while authorityEnd < input.count, input[authorityEnd] != UInt8(ascii: "/"), input[authorityEnd] != UInt8(ascii: "?") {
             authorityEnd += 1
+        }
+        try checkUnencodedASCII(from: authorityStart, ipLiteralAllowedBefore: scheme == .https ? authorityEnd : 0)
+        if let hash = firstIndex(of: "#", from: authorityStart) {
+            throw reject(.fragmentNotAllowed, "the link has a fragment ('#' at byte offset \(hash)); fragments are not allowed")
         }
         try checkAuthority(authorityStart..<authorityEnd, scheme: scheme)
         let queryMark = firstIndex(of: "?", from: authorityStart) ?? input.count
@@ -113,9 +113,11 @@ struct LinkScanner {
     private static let https: [UInt8] = Array("https".utf8)
 
     /// ASCII that RFC 3986 never allows raw. WHATWG parsers "repair" some of these
-    /// (`\` becomes `/`); the canonicaliser refuses instead.
-    private func checkUnencodedASCII(from start: Int) throws(LinkRejection) {
+    /// (`\` becomes `/`); the canonicaliser refuses instead. Brackets are left to the
+    /// host check (as an IP literal) when they are in an https authority.
+    private func checkUnencodedASCII(from start: Int, ipLiteralAllowedBefore authorityEnd: Int) throws(LinkRejection) {
         for i in start..<input.count {
+            if i < authorityEnd, input[i] == UInt8(ascii: "[") || input[i] == UInt8(ascii: "]") { continue }
             switch input[i] {
             case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
                  UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
@@ -130,6 +132,9 @@ struct LinkScanner {
     private func checkAuthority(_ range: Range<Int>, scheme: Scheme) throws(LinkRejection) {
         if let at = firstIndex(of: "@", in: range) {
             throw reject(.userInfoNotAllowed, "the link has user info (\(quoted(range.lowerBound..<at)) before '@'); credentials are not allowed in links")
+        }
+        if scheme == .https, range.lowerBound < range.upperBound, input[range.lowerBound] == UInt8(ascii: "[") {
+            throw reject(.hostNotAllowed, "the host \(quoted(range)) is an IP literal; only listed host names are allowed")
         }
         if let colon = firstIndex(of: ":", in: range) {
             throw reject(.portNotAllowed, "the link has a port (\(quoted((colon + 1)..<range.upperBound)) after ':' at byte offset \(colon)); ports are not allowed")
@@ -207,7 +212,7 @@ struct LinkScanner {
         if end - start != raw.count {  // something was percent-decoded: check what it became
             try PercentCoding.checkDecoded(value, what: "path segment \(index)")
             for c in value where c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") {
-                throw reject(.invalidParameter, "path segment \(index) \(quoted(raw)) contains an encoded '\(c == UInt8(ascii: "/") ? "/" : "\\\\")'; a segment cannot contain a path separator")
+                throw reject(.invalidParameter, "path segment \(index) \(quoted(raw)) decodes to text with '/' or '\\'; a segment cannot contain a path separator")
             }
         }
         if value.count <= 2, value.allSatisfy({ $0 == UInt8(ascii: ".") }) {
@@ -236,6 +241,12 @@ struct LinkScanner {
             if end == text.upperBound { break }
             start = end + 1
         }
+        // After every item is read, so a secret anywhere is named before a repeated key.
+        for i in 1..<max(itemCount, 1) {
+            for previous in 0..<i where itemKey(previous).elementsEqual(itemKey(i)) {
+                throw reject(.duplicateQueryParameter, "query key \(quoted(itemKey(i))) appears more than once")
+            }
+        }
     }
 
     private mutating func readQueryItem(_ raw: Range<Int>) throws(LinkRejection) {
@@ -260,9 +271,6 @@ struct LinkScanner {
         }
         if CredentialKeys.contains(key) {
             throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
-        }
-        for previous in 0..<itemCount where itemKey(previous).elementsEqual(key) {
-            throw reject(.duplicateQueryParameter, "query key \(quoted(key)) appears more than once")
         }
         itemBounds[4 * itemCount] = keyStart
         itemBounds[4 * itemCount + 1] = keyEnd
