@@ -51,6 +51,26 @@ import Testing
         #expect(r.stdout.contains(#"applinks.details[0].paths[1]: unroutedPattern: "/product/?*" opens the app for "/product/xx/y""#))
     }
 
+    @Test func fileOverApplesLimitIsAFinding() throws {
+        var text = try String(contentsOfFile: fixture("aasa-generated.json"), encoding: .utf8)
+        text += String(repeating: " ", count: 128 * 1024)
+        let r = try CLI.run(["aasa", "validate", "-"], stdin: Data(text.utf8))
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("fileTooLarge: the file is \(text.utf8.count) bytes; Apple reads at most 131072"))
+    }
+
+    @Test func generateWarnsWhenTheTableCannotBeExpressedExactly() throws {
+        let dir = try TempDir()
+        try dir.write("routes.json", """
+        {"app": {"teamId": "A1B2C3D4E5", "bundleId": "com.example.shop", "scheme": "shop"}, "hosts": ["example.com"],
+         "routes": [{"name": "files", "path": "/u/:id/files/*", "params": {"id": "int"}}]}
+        """)
+        let r = try CLI.run(["aasa", "generate", "--routes", dir.path("routes.json")])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains(#""/": "/u/?*/files/?*""#))
+        #expect(r.stderr.contains("warning: the generated file is not exact"))
+    }
+
     @Test func consistentJSON() throws {
         let r = try CLI.run(["aasa", "validate", "--json", fixture("aasa-generated.json")])
         #expect(r.status == 0)
