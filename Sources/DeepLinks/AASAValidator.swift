@@ -28,7 +28,8 @@ public struct AASAFinding: Sendable, Equatable {
     public var location: JSONPath?
     /// The route concerned, if any.
     public var route: String?
-    /// The concrete path that shows the problem, if any.
+    /// The concrete URL text (path, `?query`, `#fragment`) that shows the problem, if any;
+    /// raw here, quoted and escaped in `message`.
     public var example: String?
 
     public init(code: Code, message: String, location: JSONPath? = nil, route: String? = nil, example: String? = nil) {
@@ -100,11 +101,11 @@ public struct AASAValidator: Sendable {
                 case .notMatched:
                     findings.append(AASAFinding(code: .routeNotOpened,
                                                 message: "route \(route.name) (\(route.pattern)): no rule opens \(display(url))",
-                                                route: route.name, example: display(url)))
+                                                route: route.name, example: text(of: url)))
                 case .excluded(let rule):
                     findings.append(AASAFinding(code: .routeExcluded,
                                                 message: "route \(route.name) (\(route.pattern)): \(display(url)) is excluded by \(rule.location)",
-                                                location: rule.location, route: route.name, example: display(url)))
+                                                location: rule.location, route: route.name, example: text(of: url)))
                 }
                 break  // one example per route is enough
             }
@@ -126,7 +127,7 @@ public struct AASAValidator: Sendable {
                     let what = rule.path.map { "\(JSONWriter.quoted($0.text))" } ?? "(any path)"
                     findings.append(AASAFinding(code: .unroutedPattern,
                                                 message: "\(what) opens the app for \(display(url)), which no route handles",
-                                                location: rule.location, example: display(url)))
+                                                location: rule.location, example: text(of: url)))
                     break
                 }
             }
@@ -138,12 +139,14 @@ public struct AASAValidator: Sendable {
         routes.contains { $0.fits(segments) }
     }
 
-    private func display(_ url: AASAURLParts) -> String {
+    private func text(of url: AASAURLParts) -> String {
         var text = url.path
         if let q = url.query { text += "?" + q }
         if let f = url.fragment { text += "#" + f }
-        return JSONWriter.quoted(text)
+        return text
     }
+
+    private func display(_ url: AASAURLParts) -> String { JSONWriter.quoted(text(of: url)) }
 
     /// Concrete links for a route: every combination of segment samples (capped).
     func sampleURLs(for route: Route) -> [AASAURLParts] {

@@ -40,7 +40,7 @@ import Testing
         ])
         #expect(findings[2]["route"] as? String == "order")
         #expect(findings[2]["pointer"] as? String == "/applinks/details/0/components/1")
-        #expect(findings[5]["example"] as? String == #""/""#)
+        #expect(findings[5]["example"] as? String == "/")
         #expect(findings[5]["location"] as? String == "applinks.details[0].components[4]")
     }
 
