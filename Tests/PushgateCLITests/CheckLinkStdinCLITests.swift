@@ -25,6 +25,26 @@ import Testing
         #expect(lines(r.stdout).count == 3)
     }
 
+    /// Many lines of varying length, CRLF and LF mixed, so lines and CRLF pairs straddle
+    /// the 64 KiB read chunks: every line is answered once, in order.
+    @Test func linesAcrossReadChunksStayInOrder() throws {
+        var input = ""
+        var expected: [String] = []
+        for i in 0..<20_000 {
+            let valid = i % 3 != 0
+            input += valid ? "https://example.com/product/\(i)" : "https://evil.example/product/\(i)"
+            input += i % 2 == 0 ? "\r\n" : "\n"
+            expected.append(valid ? "https://example.com/product/\(i)" : "hostNotAllowed")
+        }
+        let r = try CLI.run(["check-link", "--stdin"], stdin: Data(input.utf8))
+        #expect(r.status == 1)
+        let got = lines(r.stdout).dropLast().map { line -> String in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (object?["canonical"] as? String) ?? ((object?["error"] as? [String: Any])?["code"] as? String ?? line)
+        }
+        #expect(got == expected)
+    }
+
     @Test func emptyInputGivesNoOutput() throws {
         let r = try CLI.run(["check-link", "--stdin"], stdin: Data())
         #expect(r.status == 0)
