@@ -9,7 +9,7 @@ struct LinkScanner {
     /// Segment ends (33), then four offsets per query item (65).
     static let offsetSlots = (maxSegments + 1) + 4 * (maxItems + 1)
 
-    let table: RouteTable
+    let table: CompiledRouteTable
     let input: UnsafeBufferPointer<UInt8>
     /// Percent-decoded path segments, then decoded query keys and values.
     let decoded: UnsafeMutableBufferPointer<UInt8>
@@ -22,7 +22,7 @@ struct LinkScanner {
     private var itemCount = 0
     private var decodedCount = 0
 
-    init(table: RouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
+    init(table: CompiledRouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
          offsets: UnsafeMutableBufferPointer<Int>) {
         self.table = table
         self.input = input
@@ -35,7 +35,7 @@ struct LinkScanner {
 
     mutating func run() throws(LinkRejection) -> CanonicalLink {
         guard !input.isEmpty else { throw reject(.malformed, "the link is empty") }
-        try checkRawCharacters()
+        let marks = try prescan()
         let (scheme, afterScheme) = try readScheme()
         guard afterScheme + 1 < input.count, input[afterScheme] == UInt8(ascii: "/"),
               input[afterScheme + 1] == UInt8(ascii: "/") else {
@@ -46,12 +46,13 @@ struct LinkScanner {
         while authorityEnd < input.count, input[authorityEnd] != UInt8(ascii: "/"), input[authorityEnd] != UInt8(ascii: "?") {
             authorityEnd += 1
         }
-        try checkUnencodedASCII(from: authorityStart, ipLiteralAllowedBefore: scheme == .https ? authorityEnd : 0)
-        if let hash = firstIndex(of: "#", from: authorityStart) {
+        try checkUnencodedASCII(marks, ipLiteralAllowedBefore: scheme == .https ? authorityEnd : 0)
+        if let hash = marks.firstHash {
             throw reject(.fragmentNotAllowed, "the link has a fragment ('#' at byte offset \(hash)); fragments are not allowed")
         }
         try checkAuthority(authorityStart..<authorityEnd, scheme: scheme)
-        let queryMark = firstIndex(of: "?", from: authorityStart) ?? input.count
+        // The scheme cannot hold '?', so the first one starts the query.
+        let queryMark = marks.firstQuestion ?? input.count
         // For the app's scheme the "host" is the first path segment: shop://product/42 is /product/42.
         var pathText = (scheme == .https ? authorityEnd : authorityStart)..<queryMark
         if scheme == .https, !pathText.isEmpty { pathText = (pathText.lowerBound + 1)..<pathText.upperBound }
@@ -62,26 +63,64 @@ struct LinkScanner {
 
     // MARK: Stages before the path
 
-    /// Whitespace, controls, bidi and format characters are refused anywhere, raw.
-    private func checkRawCharacters() throws(LinkRejection) {
-        var i = 0
-        while i < input.count {
-            let c = input[i]
-            if c < 0x80 {
-                if c <= 0x20 || c == 0x7F {
+    /// Where the characters later stages care about first appear.
+    private struct Landmarks {
+        var firstUnencoded: Int?
+        var firstBracket: Int?
+        var firstHash: Int?
+        var firstQuestion: Int?
+    }
+
+    private enum ByteClass {
+        static let plain: UInt8 = 0, forbidden: UInt8 = 1, unencoded: UInt8 = 2, bracket: UInt8 = 3
+        static let hash: UInt8 = 4, question: UInt8 = 5, nonASCII: UInt8 = 6
+
+        static let table: [UInt8] = {
+            var t = [UInt8](repeating: plain, count: 256)
+            for c in 0...0x20 { t[c] = forbidden }
+            t[0x7F] = forbidden
+            for c in "\"<>\\^`{|}".utf8 { t[Int(c)] = unencoded }
+            t[Int(UInt8(ascii: "["))] = bracket
+            t[Int(UInt8(ascii: "]"))] = bracket
+            t[Int(UInt8(ascii: "#"))] = hash
+            t[Int(UInt8(ascii: "?"))] = question
+            for c in 0x80...0xFF { t[c] = nonASCII }
+            return t
+        }()
+    }
+
+    /// One pass over the whole link: refuses whitespace, controls, bidi and format
+    /// characters anywhere (raw), and notes where the other stages must look.
+    private func prescan() throws(LinkRejection) -> Landmarks {
+        var marks = Landmarks()
+        try ByteClass.table.withUnsafeBufferPointer { classes throws(LinkRejection) in
+            var i = 0
+            while i < input.count {
+                let c = input[i]
+                switch classes[Int(c)] {
+                case ByteClass.plain:
+                    i += 1
+                    continue
+                case ByteClass.forbidden:
                     throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
+                case ByteClass.nonASCII:
+                    guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
+                        throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
+                    }
+                    if ForbiddenCharacters.contains(scalar) {
+                        throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(scalar)) at byte offset \(i)")
+                    }
+                    i += length
+                    continue
+                case ByteClass.unencoded: if marks.firstUnencoded == nil { marks.firstUnencoded = i }
+                case ByteClass.bracket: if marks.firstBracket == nil { marks.firstBracket = i }
+                case ByteClass.hash: if marks.firstHash == nil { marks.firstHash = i }
+                default: if marks.firstQuestion == nil { marks.firstQuestion = i }
                 }
                 i += 1
-                continue
             }
-            guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
-                throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
-            }
-            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) {
-                throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(scalar)) at byte offset \(i)")
-            }
-            i += length
         }
+        return marks
     }
 
     private func readScheme() throws(LinkRejection) -> (Scheme, Int) {
@@ -92,7 +131,7 @@ struct LinkScanner {
             end += 1
         }
         guard end < input.count, input[end] == UInt8(ascii: ":"), end > 0 else {
-            throw reject(.malformed, "the link has no scheme (expected https:// or \(table.app.scheme)://)")
+            throw reject(.malformed, "the link has no scheme (expected https:// or \(table.scheme)://)")
         }
         guard ASCII.isAlpha(input[0]) else {
             throw reject(.malformed, "the scheme must start with a letter")
@@ -107,7 +146,7 @@ struct LinkScanner {
         if equalsIgnoringCase(scheme, Self.https) { return (.https, end + 1) }
         if equalsIgnoringCase(scheme, table.schemeBytes) { return (.app, end + 1) }
         throw reject(.schemeNotAllowed,
-                     "scheme \(quoted(scheme)) is not allowed (accepted: https, \(table.app.scheme))")
+                     "scheme \(quoted(scheme)) is not allowed (accepted: https, \(table.scheme))")
     }
 
     private static let https: [UInt8] = Array("https".utf8)
@@ -115,18 +154,23 @@ struct LinkScanner {
     /// ASCII that RFC 3986 never allows raw. WHATWG parsers "repair" some of these
     /// (`\` becomes `/`); the canonicaliser refuses instead. Brackets are left to the
     /// host check (as an IP literal) when they are in an https authority.
-    private func checkUnencodedASCII(from start: Int, ipLiteralAllowedBefore authorityEnd: Int) throws(LinkRejection) {
-        for i in start..<input.count {
-            if i < authorityEnd, input[i] == UInt8(ascii: "[") || input[i] == UInt8(ascii: "]") { continue }
-            switch input[i] {
-            case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
-                 UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
-                throw reject(.malformed, "character '\(TextSafety.escapedForDisplay(String(UnicodeScalar(input[i]))))' at byte offset \(i) must be percent-encoded")
-            case UInt8(ascii: "["), UInt8(ascii: "]"):
-                throw reject(.malformed, "character '\(String(UnicodeScalar(input[i])))' at byte offset \(i) is only allowed around an IP literal, and those are not accepted")
-            default: continue
-            }
+    private func checkUnencodedASCII(_ marks: Landmarks, ipLiteralAllowedBefore authorityEnd: Int) throws(LinkRejection) {
+        var bracket = marks.firstBracket
+        if let b = bracket, b < authorityEnd {
+            bracket = (authorityEnd..<input.count).first { input[$0] == UInt8(ascii: "[") || input[$0] == UInt8(ascii: "]") }
         }
+        let first: Int
+        switch (marks.firstUnencoded, bracket) {
+        case (nil, nil): return
+        case (let u?, nil): first = u
+        case (nil, let b?): first = b
+        case (let u?, let b?): first = min(u, b)
+        }
+        let shown = TextSafety.escapedForDisplay(String(UnicodeScalar(input[first])))
+        if input[first] == UInt8(ascii: "[") || input[first] == UInt8(ascii: "]") {
+            throw reject(.malformed, "character '\(shown)' at byte offset \(first) is only allowed around an IP literal, and those are not accepted")
+        }
+        throw reject(.malformed, "character '\(shown)' at byte offset \(first) must be percent-encoded")
     }
 
     private func checkAuthority(_ range: Range<Int>, scheme: Scheme) throws(LinkRejection) {
@@ -401,10 +445,6 @@ struct LinkScanner {
 
     private func reject(_ code: LinkErrorCode, _ message: String) -> LinkRejection {
         LinkRejection(code: code, message: message)
-    }
-
-    private func firstIndex(of ascii: Unicode.Scalar, from start: Int) -> Int? {
-        firstIndex(of: ascii, in: start..<input.count)
     }
 
     private func firstIndex(of ascii: Unicode.Scalar, in range: Range<Int>) -> Int? {

@@ -36,7 +36,7 @@ enum PercentCoding {
                 throw LinkRejection(code: .invalidPercentEncoding,
                                     message: "\(what()) is not valid UTF-8 after percent-decoding")
             }
-            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) {
+            if ForbiddenCharacters.contains(scalar) {
                 throw LinkRejection(code: .forbiddenCharacter,
                                     message: "\(what()) contains \(CharacterNames.describe(scalar)) after percent-decoding")
             }

@@ -101,7 +101,7 @@ public enum ValueType: Sendable, Equatable {
         var i = 0
         while i < b.count {
             guard let (scalar, length) = UTF8Scalar.decode(b, at: i) else { return false }
-            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) { return false }
+            if ForbiddenCharacters.contains(scalar) { return false }
             scalars += 1
             if scalars > maxStringScalars { return false }
             i += length
