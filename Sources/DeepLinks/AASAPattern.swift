@@ -1,26 +1,32 @@
 /// One Apple universal-link pattern (`/`, `?`, `#` values and legacy `paths`): `*` matches
 /// any run of characters, none included; `?` matches exactly one character. Both cross
-/// `/`: Apple's patterns are not segment-aware. Characters are Unicode scalars.
+/// `/`: Apple's patterns are not segment-aware. Characters are Unicode scalars. A pattern
+/// with substitution variables matches when any of its expansions does.
 public struct AASAPattern: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// As written in the file.
     public let text: String
-    private let scalars: [Unicode.Scalar]
+    /// The plain patterns `text` stands for (just `text` without variables).
+    public let alternatives: [String]
 
+    /// A plain pattern: `$(` has no special meaning (legacy `paths`, tests).
     public init(_ text: String) {
         self.text = text
-        self.scalars = Array(text.unicodeScalars)
+        self.alternatives = [text]
+    }
+
+    public init(text: String, alternatives: [String]) {
+        self.text = text
+        self.alternatives = alternatives
     }
 
     public var description: String { text }
 
-    /// True when the pattern is `*` alone (matches everything).
-    public var matchesEverything: Bool { scalars.allSatisfy { $0 == "*" } && !scalars.isEmpty }
-
     /// Whole-string match. With `caseSensitive: false` both sides are lowercased first.
     public func matches(_ input: String, caseSensitive: Bool = true) -> Bool {
-        if caseSensitive {
-            return Self.glob(scalars, Array(input.unicodeScalars))
+        let subject = Array((caseSensitive ? input : input.lowercased()).unicodeScalars)
+        return alternatives.contains { alternative in
+            Self.glob(Array((caseSensitive ? alternative : alternative.lowercased()).unicodeScalars), subject)
         }
-        return Self.glob(Array(text.lowercased().unicodeScalars), Array(input.lowercased().unicodeScalars))
     }
 
     /// Iterative glob with backtracking to the last `*`: O(pattern × input) at worst, no

@@ -168,15 +168,15 @@ public struct AASAValidator: Sendable {
 
     /// Links made from a rule's own patterns.
     static func sampleURLs(for rule: AASARule) -> [AASAURLParts] {
-        let paths = samples(from: rule.path?.text ?? "*").map { $0.hasPrefix("/") ? $0 : "/" + $0 }
+        let paths = samples(from: rule.path ?? AASAPattern("*")).map { $0.hasPrefix("/") ? $0 : "/" + $0 }
         let queries: [String?]
         switch rule.query {
         case nil: queries = [nil]
-        case .whole(let pattern): queries = samples(from: pattern.text).prefix(1).map { $0 }
+        case .whole(let pattern): queries = samples(from: pattern).prefix(1).map { $0 }
         case .items(let items):
-            queries = [items.map { $0.name + "=" + (samples(from: $0.pattern.text).first ?? "") }.joined(separator: "&")]
+            queries = [items.map { $0.name + "=" + (samples(from: $0.pattern).first ?? "") }.joined(separator: "&")]
         }
-        let fragment = rule.fragment.flatMap { samples(from: $0.text).first }
+        let fragment = rule.fragment.flatMap { samples(from: $0).first }
         var urls: [AASAURLParts] = []
         for path in paths.prefix(maxSamples) {
             for query in queries { urls.append(AASAURLParts(path: path, query: query, fragment: fragment)) }
@@ -184,17 +184,22 @@ public struct AASAValidator: Sendable {
         return urls
     }
 
-    /// Every `*` as "", "x" or "x/y" and every `?` as "x" (capped).
-    static func samples(from pattern: String) -> [String] {
-        var results = [""]
-        for scalar in pattern.unicodeScalars {
-            switch scalar {
-            case "*": results = combine(results, ["", "x", "x/y"])
-            case "?": results = results.map { $0 + "x" }
-            default: results = results.map { $0 + String(scalar) }
+    /// For each plain pattern (variables expanded), every `*` as "", "x" or "x/y" and every
+    /// `?` as "x" (capped).
+    static func samples(from pattern: AASAPattern) -> [String] {
+        var all: [String] = []
+        for alternative in pattern.alternatives where all.count < maxSamples {
+            var results = [""]
+            for scalar in alternative.unicodeScalars {
+                switch scalar {
+                case "*": results = combine(results, ["", "x", "x/y"])
+                case "?": results = results.map { $0 + "x" }
+                default: results = results.map { $0 + String(scalar) }
+                }
             }
+            all += results.prefix(maxSamples - all.count)
         }
-        return results
+        return all
     }
 
     private static func combine(_ prefixes: [String], _ choices: [String]) -> [String] {

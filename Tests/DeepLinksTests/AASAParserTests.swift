@@ -85,7 +85,7 @@ import StrictJSON
          "applinks.details[0].components[0][\"?\"]"),
         ("{\"applinks\":{\"details\":[{\"appIDs\":[],\"components\":[{\"exclude\":\"yes\"}]}]}}", .wrongType,
          "applinks.details[0].components[0].exclude"),
-        ("{\"applinks\":{\"details\":[],\"substitutionVariables\":{}}}", .unsupported, "applinks.substitutionVariables"),
+        ("{\"applinks\":{\"details\":[],\"substitutionVariables\":[]}}", .wrongType, "applinks.substitutionVariables"),
         ("{\"applinks\":{\"details\":[{\"appID\":\"a\",\"paths\":[true]}]}}", .wrongType, "applinks.details[0].paths[0]"),
     ])
     func unreadableFilesSayWhere(text: String, code: AASAError.Code, path: String) {
