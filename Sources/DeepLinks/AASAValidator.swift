@@ -216,7 +216,7 @@ public struct AASAValidator: Sendable {
         if rest.hasPrefix("/") { rest = rest.dropFirst() }
         if rest.isEmpty { return [] }
         return rest.split(separator: "/", omittingEmptySubsequences: false).map {
-            decoding ? AASAQueryItems.percentDecoded(String($0)) : String($0)
+            decoding ? AASAPercentEncoding.decode(String($0)) : String($0)
         }
     }
 }
