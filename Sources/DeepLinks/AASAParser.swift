@@ -13,8 +13,9 @@ public struct AASAError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownVariable
         /// A `substitutionVariables` entry Apple would refuse (a value that uses a variable).
         case invalidVariable
-        /// Valid for Apple but not evaluated here (`$(region)`, `$(lang)`, or a pattern
-        /// whose variables expand to more than 4096 plain patterns).
+        /// Valid for Apple but not evaluated here (`$(region)`, `$(lang)`, a pattern whose
+        /// variables expand to more than 4096 plain patterns, a pattern over 1024
+        /// characters).
         case unsupported
     }
 
@@ -35,6 +36,9 @@ public struct AASAError: Error, Sendable, Equatable, CustomStringConvertible {
 /// `paths` form, with `applinks.defaults` and `details[].defaults` applied to components
 /// and `applinks.substitutionVariables` expanded in component patterns.
 public enum AASAParser {
+    /// Longer patterns are refused: no real path pattern comes close, and matching cost
+    /// grows with pattern length times URL length (links themselves stop at 2048 bytes).
+    public static let maxPatternScalars = 1024
     public static func parse(_ bytes: [UInt8]) throws(AASAError) -> AASADocument {
         let json: JSON
         do {
@@ -137,6 +141,7 @@ public enum AASAParser {
                 for (i, item) in try array(paths, at: pathsPath, what: "paths").enumerated() {
                     let itemPath = pathsPath.appending(index: i)
                     let text = try string(item, at: itemPath, what: "a path pattern")
+                    try checkLength(text, at: itemPath)
                     let excluded = text.hasPrefix("NOT ")
                     let pattern = excluded ? String(text.dropFirst(4)) : text
                     rules.append(AASARule(path: AASAPattern(pattern), exclude: excluded, location: itemPath))
@@ -183,6 +188,7 @@ public enum AASAParser {
         /// A component pattern with its substitution variables expanded.
         func pattern(_ json: JSON, at path: JSONPath, what: String) throws(AASAError) -> AASAPattern {
             let text = try string(json, at: path, what: what)
+            try checkLength(text, at: path)
             do throws(AASASubstitutions.ExpansionError) {
                 return AASAPattern(text: text, alternatives: try substitutions.expand(text))
             } catch {
@@ -197,6 +203,14 @@ public enum AASAParser {
                     throw AASAError(code: .unsupported, message: "pattern expands to \(count) plain patterns; "
                                     + "the limit is \(AASASubstitutions.maxExpansions)", path: path)
                 }
+            }
+        }
+
+        func checkLength(_ pattern: String, at path: JSONPath) throws(AASAError) {
+            let count = pattern.unicodeScalars.count
+            if count > maxPatternScalars {
+                throw AASAError(code: .unsupported, message: "pattern is \(count) characters; "
+                                + "patterns over \(maxPatternScalars) are not evaluated", path: path)
             }
         }
 

@@ -94,6 +94,15 @@ import StrictJSON
         #expect(e?.path.description == path)
     }
 
+    @Test func overlongPatternsAreRefused() {
+        let long = String(repeating: "*a", count: 513)
+        let component = error("{\"applinks\":{\"details\":[{\"appIDs\":[],\"components\":[{\"#\":\"\(long)\"}]}]}}")
+        #expect(component?.code == .unsupported)
+        #expect(component?.message == "pattern is 1026 characters; patterns over 1024 are not evaluated")
+        let legacy = error("{\"applinks\":{\"details\":[{\"appID\":\"a\",\"paths\":[\"/\(long)\"]}]}}")
+        #expect(legacy?.path.description == "applinks.details[0].paths[0]")
+    }
+
     @Test func wrongTypeMessageSaysWhatWasExpected() {
         let e = error("{\"applinks\":{\"details\":[{\"appIDs\":[],\"components\":[{\"exclude\":\"yes\"}]}]}}")
         #expect(e?.message == "expected true or false (exclude), found a string")
