@@ -5,6 +5,7 @@ final class CompiledRouteTable: Sendable {
     let schemeBytes: [UInt8]
     let hosts: [String]
     let hostBytes: [[UInt8]]
+    let passthroughQuery: [String]
     let passthroughBytes: [[UInt8]]
     let routes: [Route]
     /// Per route, its declared query keys as bytes (declaration order).
@@ -16,6 +17,7 @@ final class CompiledRouteTable: Sendable {
         self.schemeBytes = Array(app.scheme.utf8)
         self.hosts = hosts
         self.hostBytes = hosts.map { Array($0.utf8) }
+        self.passthroughQuery = passthroughQuery
         self.passthroughBytes = passthroughQuery.map { Array($0.utf8) }
         self.routes = routes
         self.routeQueryBytes = routes.map { $0.query.map { Array($0.key.utf8) } }

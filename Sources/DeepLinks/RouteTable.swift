@@ -36,7 +36,11 @@ public struct RouteTable: Sendable {
     /// lowercased; a `*` route's rest of the path under the name `*`). For example
     /// `["product", "42"]` → product, `[id: 42]`. `[]` is the root path `/`.
     public func route(forPathSegments segments: [String]) -> (Route, [NamedValue])? {
-        DecodedSegments.with(segments) { path in
+        // The matcher assumes what the canonicaliser guarantees: no forbidden characters.
+        for segment in segments where segment.unicodeScalars.contains(where: ForbiddenCharacters.contains) {
+            return nil
+        }
+        return DecodedSegments.with(segments) { path in
             guard let index = compiled.matcher.match(path) else { return nil }
             return (routes[index], compiled.parameters(of: routes[index], in: path))
         }
