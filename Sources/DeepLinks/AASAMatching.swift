@@ -44,7 +44,7 @@ extension AASARule {
             let items = AASAQueryItems.split(url.query)
             return required.allSatisfy { requirement in
                 items.contains { item in
-                    prepared(item.name) == prepared(requirement.name) && test(requirement.pattern, item.value)
+                    prepared(item.name) == requirement.name && test(requirement.pattern, item.value)
                 }
             }
         }
