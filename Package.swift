@@ -40,12 +40,12 @@ let package = Package(
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
-        .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"]),
+        .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport"]),
-        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

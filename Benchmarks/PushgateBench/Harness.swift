@@ -10,6 +10,8 @@ struct BenchmarkSuite: Sendable {
 enum BenchmarkSuites {
     /// Suites register here, one line each.
     static let all: [BenchmarkSuite] = [
+        BenchmarkSuite(name: "links", run: LinkBenchmark.run),
+        PayloadBenchmark.suite,
     ]
 }
 

@@ -17,9 +17,11 @@ struct BodyLayout: Sendable {
     /// Index in `pieces` of the alert body, the one text truncation may shorten.
     var bodyIndex: Int?
 
-    /// A size estimate for reserving capacity.
-    var estimatedSize: Int {
-        pieces.reduce(0) { n, p in if case .bytes(let b) = p { return n + b.count } else { return n + 64 } }
+    /// A size estimate for reserving capacity, worked out once by `seal()`.
+    private(set) var estimatedSize = 0
+
+    mutating func seal() {
+        estimatedSize = pieces.reduce(0) { n, p in if case .bytes(let b) = p { return n + b.count } else { return n + 64 } }
     }
 }
 

@@ -35,7 +35,12 @@ public struct Campaign: Sendable, Equatable {
     public var targetContentId: String?
     /// Custom top-level members of the body, in written order.
     public var data: JSONObject = JSONObject()
-    public var devices: [Device] = []
+    public var devices: [Device] = [] {
+        didSet { deviceIndices = Array(devices.indices) }
+    }
+    /// Where each of `devices` sits in the document's list (invalid entries are left
+    /// out of `devices`, so the two can differ); used in problem paths.
+    var deviceIndices: [Int] = []
     /// Whether `devices` was present at all (a sender may stream devices from elsewhere).
     public var devicesGiven = false
     public var truncate = false

@@ -20,11 +20,20 @@ public struct CampaignPlanner: Sendable {
 
     /// Campaign JSON (a file's or a request body's bytes) → plan or problems.
     public func plan(jsonBytes: [UInt8]) -> Result<CampaignPlan, CampaignRejection> {
-        CampaignReader.read(jsonBytes: jsonBytes).flatMap(plan)
+        let (campaign, problems) = CampaignReader.readAll(jsonBytes: jsonBytes)
+        guard let campaign else { return .failure(CampaignRejection(problems: problems)) }
+        return plan(campaign, problemsSoFar: problems)
     }
 
     public func plan(_ campaign: Campaign) -> Result<CampaignPlan, CampaignRejection> {
-        var problems: [PayloadError] = []
+        plan(campaign, problemsSoFar: [])
+    }
+
+    /// Goes on after problems in the document's shape, so that the per-device checks
+    /// (variables, links, sizes) are reported with them.
+    func plan(_ campaign: Campaign, problemsSoFar: [PayloadError]) -> Result<CampaignPlan, CampaignRejection> {
+        var problems = problemsSoFar
+        var templateMissing = false
         let templatePath = JSONPath.root.appending("template")
 
         // The template, and the alert text it or the campaign gives.
@@ -32,14 +41,18 @@ public struct CampaignPlanner: Sendable {
         var strings = Template.Strings()
         var inline: InlineAlert?
         switch campaign.message {
+        case .template(let name, _) where !TemplateName.isValid(name):
+            templateMissing = true  // the reader has said why
         case .template(let name, let locale):
             switch templates.lookup(name) {
             case .found(let t):
                 template = t
                 strings = t.strings(for: locale)
             case .notFound:
+                templateMissing = true
                 problems.append(PayloadError(.unknownTemplate, at: templatePath, "no template named \(TextSafetyQuote.string(name))"))
             case .invalid(let inner):
+                templateMissing = true
                 for p in inner {
                     problems.append(PayloadError(.invalidTemplate, at: templatePath,
                                                  "template \(TextSafetyQuote.string(name)) at \(p.path): \(p.message)"))
@@ -58,7 +71,7 @@ public struct CampaignPlanner: Sendable {
         let sound = campaign.sound ?? defaults.sound
         let interruptionLevel = campaign.interruptionLevel ?? defaults.interruptionLevel
         let hasAlert = strings.title != nil || strings.subtitle != nil || strings.body != nil || (inline.map { !$0.isEmpty } ?? false)
-        let alertPath = template != nil || campaign.message != .none && inline == nil ? templatePath : JSONPath.root.appending("alert")
+        let alertPath = inline != nil ? JSONPath.root.appending("alert") : templatePath
 
         // Apple's rules that join several fields.
         var contentAvailable = campaign.contentAvailable ?? false
@@ -102,8 +115,8 @@ public struct CampaignPlanner: Sendable {
                 case .success(let resolved):
                     link = resolved.link
                     if dl.variableNames.isEmpty { linkBytes = resolved.bytes } else { deviceLink = dl }
-                case .failure(let e) where e.code == .missingVariable && !campaign.devicesGiven && !requireDevices:
-                    deviceLink = dl  // devices streamed later may bring the variable
+                case .failure(let e) where e.code == .missingVariable:
+                    deviceLink = dl  // reported per device below; streamed devices may bring it
                 case .failure(let e):
                     problems.append(PayloadError(e.code, at: dl.variableNames.isEmpty ? templatePath : e.path, e.message, linkCode: e.linkCode))
                 }
@@ -115,7 +128,8 @@ public struct CampaignPlanner: Sendable {
         if requireDevices && campaign.devices.isEmpty && (!campaign.devicesGiven || problems.isEmpty) {
             problems.append(PayloadError(.noDevices, at: .root.appending("devices"), "missing: at least one device token"))
         }
-        guard problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
+        // Without its template the body cannot be built, so per-device checks would only add noise.
+        if templateMissing { return .failure(CampaignRejection(problems: problems)) }
 
         // Render the constant parts of the body once.
         var b = LayoutBuilder(campaignVariables: campaign.variables)
@@ -168,11 +182,20 @@ public struct CampaignPlanner: Sendable {
         let plan = CampaignPlan(campaign: campaign, pushType: pushType, topic: bundleId + pushType.topicSuffix,
                                 priority: priority, link: link, template: template, layout: b.finish(), deviceLink: deviceLink)
 
-        // Every device's body, so each size, variable and link problem is found now.
+        // Every device's variables, link and body, so each problem is found now.
+        let required = Self.requiredVariables(strings, link: deviceLink?.pattern)
         var deviceProblems: [PayloadError] = []
-        for (i, device) in campaign.devices.enumerated() {
+        for (i, device) in zip(campaign.deviceIndices, campaign.devices) {
+            let path = JSONPath.root.appending("devices").appending(index: i)
+            let missing = required.filter { name in device.variable(name) == nil && !campaign.variables.contains { $0.name == name } }
+            for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
+            guard missing.isEmpty else { continue }
+            if let deviceLink, case .failure(let e) = deviceLink.resolve(for: device, at: path) {
+                deviceProblems.append(e)
+                continue
+            }
             do throws(PayloadError) {
-                _ = try plan.body(for: device, at: JSONPath.root.appending("devices").appending(index: i))
+                _ = try plan.body(for: device, at: path)
             } catch {
                 deviceProblems.append(error)
             }
@@ -180,6 +203,19 @@ public struct CampaignPlanner: Sendable {
         problems += Self.mergingSharedMissingVariables(deviceProblems, deviceCount: campaign.devices.count)
         guard problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
         return .success(plan)
+    }
+
+    static func missingVariable(_ name: String, at path: JSONPath) -> PayloadError {
+        PayloadError(.missingVariable, at: path, "missing variable \(TextSafetyQuote.string(name))")
+    }
+
+    /// Every placeholder the chosen texts and the link pattern use, in order of first use.
+    static func requiredVariables(_ strings: Template.Strings, link: LinkPattern?) -> [String] {
+        var names: [String] = []
+        for text in [strings.title, strings.subtitle, strings.body, link?.text].compactMap({ $0 }) {
+            for name in text.variableNames where !names.contains(name) { names.append(name) }
+        }
+        return names
     }
 
     /// A variable that no device and not the campaign gives is one problem at

@@ -20,22 +20,32 @@ public enum CampaignReader {
 
     /// Parses and reads campaign JSON.
     public static func read(jsonBytes: [UInt8]) -> Result<Campaign, CampaignRejection> {
-        do {
-            return read(try JSONParser().parse(jsonBytes))
-        } catch {
-            let where_ = "line \(error.line), column \(error.column)"
-            let code: PayloadErrorCode = .invalidJSON
-            return .failure(CampaignRejection(problems: [
-                PayloadError(code, at: error.path, "\(where_): \(error.message) [\(error.code.rawValue)]"),
-            ]))
-        }
+        let (campaign, problems) = readAll(jsonBytes: jsonBytes)
+        guard let campaign, problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
+        return .success(campaign)
     }
 
     public static func read(_ json: JSON) -> Result<Campaign, CampaignRejection> {
+        let (campaign, problems) = readAll(json)
+        guard let campaign, problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
+        return .success(campaign)
+    }
+
+    /// The campaign with every invalid field left out, and the problems found. The
+    /// planner goes on checking what it can, so that all problems are reported together.
+    /// The campaign is nil only when the document is not a JSON object.
+    static func readAll(jsonBytes: [UInt8]) -> (Campaign?, [PayloadError]) {
+        do {
+            return readAll(try JSONParser().parse(jsonBytes))
+        } catch {
+            return (nil, [PayloadError(.invalidJSON, at: error.path,
+                                       "line \(error.line), column \(error.column): \(error.message) [\(error.code.rawValue)]")])
+        }
+    }
+
+    static func readAll(_ json: JSON) -> (Campaign?, [PayloadError]) {
         guard case .object(let object) = json else {
-            return .failure(CampaignRejection(problems: [
-                PayloadError(.wrongType, at: .root, "a campaign is a JSON object, found \(json.kindDescription)"),
-            ]))
+            return (nil, [PayloadError(.wrongType, at: .root, "a campaign is a JSON object, found \(json.kindDescription)")])
         }
         var r = FieldReader(object, at: .root)
         r.rejectUnknownKeys(Set(knownKeys), expected: knownKeys.joined(separator: ", "))
@@ -46,7 +56,7 @@ public enum CampaignReader {
             r.problem(.invalidValue, "template", "\(TextSafetyQuote.string(name)) is not a template name: use letters, digits, '_' and '-' (at most 64)")
         }
         let locale = r.string("locale")
-        if let l = locale, !Locale.isValid(l) {
+        if let l = locale, !LanguageTag.isValid(l) {
             r.problem(.invalidValue, "locale", "\(TextSafetyQuote.string(l)) is not a language tag like \"en\" or \"pl-PL\"")
         }
         if let v = object["variables"] {
@@ -105,13 +115,14 @@ public enum CampaignReader {
         }
         if let devices = object["devices"] {
             c.devicesGiven = true
-            c.devices = readDevices(devices, hasTemplate: templateName != nil, problems: &r.problems)
+            let (valid, indices) = readDevices(devices, hasTemplate: templateName != nil, problems: &r.problems)
+            c.devices = valid
+            c.deviceIndices = indices  // after `devices`, whose didSet resets it
         }
         c.truncate = r.bool("truncate") ?? false
         c.dryRun = r.bool("dry_run") ?? false
 
-        if r.problems.isEmpty { return .success(c) }
-        return .failure(CampaignRejection(problems: r.problems))
+        return (c, r.problems)
     }
 
     static func readAlert(_ r: inout FieldReader) -> InlineAlert? {
@@ -191,13 +202,15 @@ public enum CampaignReader {
         }
     }
 
-    static func readDevices(_ value: JSON, hasTemplate: Bool, problems: inout [PayloadError]) -> [Device] {
+    /// The valid devices, and where each sits in the document's list.
+    static func readDevices(_ value: JSON, hasTemplate: Bool, problems: inout [PayloadError]) -> ([Device], [Int]) {
         let path = JSONPath.root.appending("devices")
         guard case .array(let items) = value else {
             problems.append(PayloadError(.wrongType, at: path, "expected an array of device tokens, found \(value.kindDescription)"))
-            return []
+            return ([], [])
         }
         var devices: [Device] = []
+        var indices: [Int] = []
         devices.reserveCapacity(items.count)
         var firstIndex: [String: Int] = [:]
         for (i, item) in items.enumerated() {
@@ -234,43 +247,10 @@ public enum CampaignReader {
                 } else {
                     firstIndex[token] = i
                     devices.append(Device(token: token, variables: variables))
+                    indices.append(i)
                 }
             }
         }
-        return devices
-    }
-}
-
-/// Template names double as file names, so they are kept to a safe alphabet.
-enum TemplateName {
-    static func isValid(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { b in
-            (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x2D
-        }
-    }
-}
-
-/// BCP 47 language tags in the simple form templates use: `pl`, `pl-PL`, `zh-Hant-TW`.
-enum Locale {
-    static func isValid(_ tag: String) -> Bool {
-        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
-        guard let first = parts.first, (2...3).contains(first.utf8.count),
-              first.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return false }
-        return parts.dropFirst().allSatisfy { p in
-            (1...8).contains(p.utf8.count) && p.utf8.allSatisfy { b in
-                ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) || (b >= 0x30 && b <= 0x39)
-            }
-        }
-    }
-
-    /// `pl-PL` → [`pl-PL`, `pl`]: the variants to try, most specific first (case kept).
-    static func fallbackChain(_ tag: String) -> [String] {
-        var chain: [String] = []
-        var parts = tag.split(separator: "-").map(String.init)
-        while !parts.isEmpty {
-            chain.append(parts.joined(separator: "-"))
-            parts.removeLast()
-        }
-        return chain
+        return (devices, indices)
     }
 }

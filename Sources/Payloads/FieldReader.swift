@@ -62,9 +62,11 @@ struct FieldReader {
         case .bool(let b): return b
         case .number("0"): return false
         case .number("1"): return true
+        case .number:
+            problem(.invalidValue, key, "expected true, false, 0 or 1, found \(Self.shown(value))")
+            return nil
         default:
-            problem(value.kindDescription == "a number" ? .invalidValue : .wrongType, key,
-                    "expected true, false, 0 or 1, found \(Self.shown(value))")
+            wrongType(key, value, expected: "true, false, 0 or 1")
             return nil
         }
     }

