@@ -11,6 +11,7 @@ public final class CampaignRunner: Sendable {
     let maxInFlight: Int
     let now: @Sendable () -> Double
     private let running = Atomic<Int>(0)
+    private let executor = SendExecutor()
 
     public init(store: InMemoryCampaignStore, metrics: Metrics, maxInFlight: Int = 256,
                 now: @escaping @Sendable () -> Double = wallClockSeconds) {
@@ -26,7 +27,7 @@ public final class CampaignRunner: Sendable {
     public func start(_ plan: CampaignPlan, id: String, sender: any NotificationSender) {
         running.add(1, ordering: .relaxed)
         metrics.adjustQueueDepth(by: plan.devices.count)
-        Task.detached { [self] in
+        Task.detached(executorPreference: executor) { [self] in
             await run(plan, id: id, sender: sender)
             store.finish(id, at: now())
             running.subtract(1, ordering: .relaxed)
