@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport"]),
-        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"], exclude: ["Fixtures"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

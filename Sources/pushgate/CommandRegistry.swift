@@ -13,6 +13,7 @@ enum CommandRegistry {
         CommandSpec(name: "aasa", summary: "generate or validate apple-app-site-association", run: AASACommand.run),
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
         CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
+        CommandSpec(name: "hash-key", summary: "print the SHA-256 of an API key for the configuration", run: HashKeyCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {
