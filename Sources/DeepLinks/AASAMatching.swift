@@ -44,7 +44,7 @@ extension AASARule {
             let items = AASAQueryItems.split(url.query)
             return required.allSatisfy { requirement in
                 items.contains { item in
-                    prepared(item.name) == prepared(requirement.name) && test(requirement.pattern, item.value)
+                    prepared(item.name) == requirement.name && test(requirement.pattern, item.value)
                 }
             }
         }
@@ -57,7 +57,7 @@ extension AASARule {
     /// With `percentEncoded: false` the pattern is written decoded, so the URL's text is
     /// percent-decoded before comparing.
     private func prepared(_ input: String) -> String {
-        percentEncoded ? input : AASAQueryItems.percentDecoded(input)
+        percentEncoded ? input : AASAPercentEncoding.decode(input)
     }
 }
 
@@ -71,32 +71,6 @@ enum AASAQueryItems {
                 return (String(item[..<eq]), String(item[item.index(after: eq)...]))
             }
             return (String(item), "")
-        }
-    }
-
-    /// `%XX` decoded to bytes, read as UTF-8; text that does not decode to valid UTF-8
-    /// (or has a broken escape) is returned as written.
-    static func percentDecoded(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let b = iterator.popFirst() {
-            guard b == UInt8(ascii: "%") else { bytes.append(b); continue }
-            guard iterator.count >= 2, let hi = hexValue(iterator[iterator.startIndex]),
-                  let lo = hexValue(iterator[iterator.startIndex + 1]) else { return text }
-            bytes.append(hi << 4 | lo)
-            iterator = iterator.dropFirst(2)
-        }
-        return String(validating: bytes, as: UTF8.self) ?? text
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: return b - 0x30
-        case 0x41...0x46: return b - 0x41 + 10
-        case 0x61...0x66: return b - 0x61 + 10
-        default: return nil
         }
     }
 }

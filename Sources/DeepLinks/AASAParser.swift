@@ -9,7 +9,13 @@ public struct AASAError: Error, Sendable, Equatable, CustomStringConvertible {
         case missingKey
         /// A value of the wrong JSON type.
         case wrongType
-        /// Valid for Apple but not evaluated here (`substitutionVariables`).
+        /// A pattern uses `$(name)` that is neither in `substitutionVariables` nor predefined.
+        case unknownVariable
+        /// A `substitutionVariables` entry Apple would refuse (a value that uses a variable).
+        case invalidVariable
+        /// Valid for Apple but not evaluated here (`$(region)`, `$(lang)`, a pattern whose
+        /// variables expand to more than 4096 plain patterns, a pattern over 1024
+        /// characters).
         case unsupported
     }
 
@@ -27,8 +33,12 @@ public struct AASAError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Reads `applinks` from an AASA file: both the `components` form (iOS 13+) and the legacy
-/// `paths` form, with `applinks.defaults` and `details[].defaults` applied to components.
+/// `paths` form, with `applinks.defaults` and `details[].defaults` applied to components
+/// and `applinks.substitutionVariables` expanded in component patterns.
 public enum AASAParser {
+    /// Longer patterns are refused: no real path pattern comes close, and matching cost
+    /// grows with pattern length times URL length (links themselves stop at 2048 bytes).
+    public static let maxPatternScalars = 1024
     public static func parse(_ bytes: [UInt8]) throws(AASAError) -> AASADocument {
         let json: JSON
         do {
@@ -55,6 +65,7 @@ public enum AASAParser {
 
     private struct Reader {
         var ignored: [AASAIgnored] = []
+        var substitutions = AASASubstitutions()
 
         mutating func document(_ json: JSON) throws(AASAError) -> AASADocument {
             let root = try object(json, at: .root, what: "the document")
@@ -74,9 +85,7 @@ public enum AASAParser {
                 case "details": break
                 case "apps": _ = try array(member.value, at: path, what: "apps")  // legacy, must be []
                 case "defaults": settings = try defaults(member.value, at: path, inheriting: settings)
-                case "substitutionVariables":
-                    throw AASAError(code: .unsupported,
-                                    message: "substitutionVariables are not supported by this validator", path: path)
+                case "substitutionVariables": substitutions = try variables(member.value, at: path)
                 default: ignore(path, "unknown key \(JSONWriter.quoted(member.key)) in applinks")
                 }
             }
@@ -132,6 +141,7 @@ public enum AASAParser {
                 for (i, item) in try array(paths, at: pathsPath, what: "paths").enumerated() {
                     let itemPath = pathsPath.appending(index: i)
                     let text = try string(item, at: itemPath, what: "a path pattern")
+                    try checkLength(text, at: itemPath)
                     let excluded = text.hasPrefix("NOT ")
                     let pattern = excluded ? String(text.dropFirst(4)) : text
                     rules.append(AASARule(path: AASAPattern(pattern), exclude: excluded, location: itemPath))
@@ -147,8 +157,8 @@ public enum AASAParser {
             for member in object.members {
                 let memberPath = path.appending(member.key)
                 switch member.key {
-                case "/": rule.path = AASAPattern(try string(member.value, at: memberPath, what: "the \"/\" pattern"))
-                case "#": rule.fragment = AASAPattern(try string(member.value, at: memberPath, what: "the \"#\" pattern"))
+                case "/": rule.path = try pattern(member.value, at: memberPath, what: "the \"/\" pattern")
+                case "#": rule.fragment = try pattern(member.value, at: memberPath, what: "the \"#\" pattern")
                 case "?": rule.query = try queryRule(member.value, at: memberPath)
                 case "exclude": rule.exclude = try bool(member.value, at: memberPath, what: "exclude")
                 case "comment": rule.comment = try string(member.value, at: memberPath, what: "comment")
@@ -162,17 +172,68 @@ public enum AASAParser {
 
         func queryRule(_ json: JSON, at path: JSONPath) throws(AASAError) -> AASAQueryRule {
             switch json {
-            case .string(let s): return .whole(AASAPattern(s))
+            case .string: return .whole(try pattern(json, at: path, what: "the \"?\" pattern"))
             case .object(let object):
                 var items: [(name: String, pattern: AASAPattern)] = []
                 for member in object.members {
-                    let value = try string(member.value, at: path.appending(member.key), what: "a query item pattern")
-                    items.append((member.key, AASAPattern(value)))
+                    let value = try pattern(member.value, at: path.appending(member.key), what: "a query item pattern")
+                    items.append((member.key, value))
                 }
                 return .items(items)
             default:
                 throw wrongType(json, at: path, expected: "a string or an object of strings (the \"?\" pattern)")
             }
+        }
+
+        /// A component pattern with its substitution variables expanded.
+        func pattern(_ json: JSON, at path: JSONPath, what: String) throws(AASAError) -> AASAPattern {
+            let text = try string(json, at: path, what: what)
+            try checkLength(text, at: path)
+            do throws(AASASubstitutions.ExpansionError) {
+                return AASAPattern(text: text, alternatives: try substitutions.expand(text))
+            } catch {
+                switch error {
+                case .unknown(let name):
+                    throw AASAError(code: .unknownVariable, message: "pattern uses $(\(TextSafety.escapedForDisplay(name))), "
+                                    + "which is not in substitutionVariables and not predefined", path: path)
+                case .unsupported(let name):
+                    throw AASAError(code: .unsupported, message: "the predefined variable $(\(name)) (ISO codes) "
+                                    + "is not supported by this validator", path: path)
+                case .tooMany(let count):
+                    throw AASAError(code: .unsupported, message: "pattern expands to \(count) plain patterns; "
+                                    + "the limit is \(AASASubstitutions.maxExpansions)", path: path)
+                }
+            }
+        }
+
+        func checkLength(_ pattern: String, at path: JSONPath) throws(AASAError) {
+            let count = pattern.unicodeScalars.count
+            if count > maxPatternScalars {
+                throw AASAError(code: .unsupported, message: "pattern is \(count) characters; "
+                                + "patterns over \(maxPatternScalars) are not evaluated", path: path)
+            }
+        }
+
+        func variables(_ json: JSON, at path: JSONPath) throws(AASAError) -> AASASubstitutions {
+            var custom: [String: [String]] = [:]
+            for member in try object(json, at: path, what: "substitutionVariables").members {
+                let memberPath = path.appending(member.key)
+                if member.key.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) {
+                    throw AASAError(code: .invalidVariable, message: "a variable name cannot contain '$', '(' or ')'",
+                                    path: memberPath)
+                }
+                var values: [String] = []
+                for (i, item) in try array(member.value, at: memberPath, what: "the variable's values").enumerated() {
+                    let value = try string(item, at: memberPath.appending(index: i), what: "a value")
+                    if value.contains("$(") {
+                        throw AASAError(code: .invalidVariable, message: "a value cannot use another variable",
+                                        path: memberPath.appending(index: i))
+                    }
+                    values.append(value)
+                }
+                custom[member.key] = values
+            }
+            return AASASubstitutions(custom: custom)
         }
 
         mutating func defaults(_ json: JSON, at path: JSONPath, inheriting inherited: Settings) throws(AASAError) -> Settings {

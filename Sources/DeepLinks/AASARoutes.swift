@@ -1,5 +1,5 @@
-/// What AASA generation and validation need from routes: their path shape, concrete
-/// sample values, and path text as it appears in URLs and patterns.
+/// What AASA generation and validation need from routes: their path shape and concrete
+/// sample values.
 extension Route {
     /// Query keys a link must carry, in declaration order.
     var requiredQuery: [QueryParameter] { query.filter(\.required) }
@@ -34,35 +34,6 @@ extension ValueType {
         case .slug: return ["a"]
         case .string: return ["x"]
         case .oneOf(let values): return values
-        }
-    }
-}
-
-/// Percent-encoding for path text written into patterns and sample URLs: everything but
-/// RFC 3986 unreserved characters and the sub-delimiters a path keeps raw. `*` and `?` are
-/// always encoded because they are wildcards in Apple's patterns.
-enum AASAPercentEncoding {
-    static func encode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if isKept(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
-            }
-        }
-        return out
-    }
-
-    private static let hex: [Character] = Array("0123456789ABCDEF")
-
-    private static func isKept(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "-._~!$&'()+,;=:@".utf8.contains(b)
         }
     }
 }

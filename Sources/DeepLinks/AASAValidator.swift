@@ -28,7 +28,8 @@ public struct AASAFinding: Sendable, Equatable {
     public var location: JSONPath?
     /// The route concerned, if any.
     public var route: String?
-    /// The concrete path that shows the problem, if any.
+    /// The concrete URL text (path, `?query`, `#fragment`) that shows the problem, if any;
+    /// raw here, quoted and escaped in `message`.
     public var example: String?
 
     public init(code: Code, message: String, location: JSONPath? = nil, route: String? = nil, example: String? = nil) {
@@ -100,11 +101,11 @@ public struct AASAValidator: Sendable {
                 case .notMatched:
                     findings.append(AASAFinding(code: .routeNotOpened,
                                                 message: "route \(route.name) (\(route.pattern)): no rule opens \(display(url))",
-                                                route: route.name, example: display(url)))
+                                                route: route.name, example: text(of: url)))
                 case .excluded(let rule):
                     findings.append(AASAFinding(code: .routeExcluded,
                                                 message: "route \(route.name) (\(route.pattern)): \(display(url)) is excluded by \(rule.location)",
-                                                location: rule.location, route: route.name, example: display(url)))
+                                                location: rule.location, route: route.name, example: text(of: url)))
                 }
                 break  // one example per route is enough
             }
@@ -126,7 +127,7 @@ public struct AASAValidator: Sendable {
                     let what = rule.path.map { "\(JSONWriter.quoted($0.text))" } ?? "(any path)"
                     findings.append(AASAFinding(code: .unroutedPattern,
                                                 message: "\(what) opens the app for \(display(url)), which no route handles",
-                                                location: rule.location, example: display(url)))
+                                                location: rule.location, example: text(of: url)))
                     break
                 }
             }
@@ -138,12 +139,14 @@ public struct AASAValidator: Sendable {
         routes.contains { $0.fits(segments) }
     }
 
-    private func display(_ url: AASAURLParts) -> String {
+    private func text(of url: AASAURLParts) -> String {
         var text = url.path
         if let q = url.query { text += "?" + q }
         if let f = url.fragment { text += "#" + f }
-        return JSONWriter.quoted(text)
+        return text
     }
+
+    private func display(_ url: AASAURLParts) -> String { JSONWriter.quoted(text(of: url)) }
 
     /// Concrete links for a route: every combination of segment samples (capped).
     func sampleURLs(for route: Route) -> [AASAURLParts] {
@@ -165,15 +168,15 @@ public struct AASAValidator: Sendable {
 
     /// Links made from a rule's own patterns.
     static func sampleURLs(for rule: AASARule) -> [AASAURLParts] {
-        let paths = samples(from: rule.path?.text ?? "*").map { $0.hasPrefix("/") ? $0 : "/" + $0 }
+        let paths = samples(from: rule.path ?? AASAPattern("*")).map { $0.hasPrefix("/") ? $0 : "/" + $0 }
         let queries: [String?]
         switch rule.query {
         case nil: queries = [nil]
-        case .whole(let pattern): queries = samples(from: pattern.text).prefix(1).map { $0 }
+        case .whole(let pattern): queries = samples(from: pattern).prefix(1).map { $0 }
         case .items(let items):
-            queries = [items.map { $0.name + "=" + (samples(from: $0.pattern.text).first ?? "") }.joined(separator: "&")]
+            queries = [items.map { $0.name + "=" + (samples(from: $0.pattern).first ?? "") }.joined(separator: "&")]
         }
-        let fragment = rule.fragment.flatMap { samples(from: $0.text).first }
+        let fragment = rule.fragment.flatMap { samples(from: $0).first }
         var urls: [AASAURLParts] = []
         for path in paths.prefix(maxSamples) {
             for query in queries { urls.append(AASAURLParts(path: path, query: query, fragment: fragment)) }
@@ -181,17 +184,22 @@ public struct AASAValidator: Sendable {
         return urls
     }
 
-    /// Every `*` as "", "x" or "x/y" and every `?` as "x" (capped).
-    static func samples(from pattern: String) -> [String] {
-        var results = [""]
-        for scalar in pattern.unicodeScalars {
-            switch scalar {
-            case "*": results = combine(results, ["", "x", "x/y"])
-            case "?": results = results.map { $0 + "x" }
-            default: results = results.map { $0 + String(scalar) }
+    /// For each plain pattern (variables expanded), every `*` as "", "x" or "x/y" and every
+    /// `?` as "x" (capped).
+    static func samples(from pattern: AASAPattern) -> [String] {
+        var all: [String] = []
+        for alternative in pattern.alternatives where all.count < maxSamples {
+            var results = [""]
+            for scalar in alternative.unicodeScalars {
+                switch scalar {
+                case "*": results = combine(results, ["", "x", "x/y"])
+                case "?": results = results.map { $0 + "x" }
+                default: results = results.map { $0 + String(scalar) }
+                }
             }
+            all += results.prefix(maxSamples - all.count)
         }
-        return results
+        return all
     }
 
     private static func combine(_ prefixes: [String], _ choices: [String]) -> [String] {
@@ -208,7 +216,7 @@ public struct AASAValidator: Sendable {
         if rest.hasPrefix("/") { rest = rest.dropFirst() }
         if rest.isEmpty { return [] }
         return rest.split(separator: "/", omittingEmptySubsequences: false).map {
-            decoding ? AASAQueryItems.percentDecoded(String($0)) : String($0)
+            decoding ? AASAPercentEncoding.decode(String($0)) : String($0)
         }
     }
 }

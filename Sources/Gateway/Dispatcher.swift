@@ -46,6 +46,8 @@ public final class Dispatcher: Sendable {
     private let outstanding = Atomic<Int>(0)
     private let stopDeadline = Mutex<Double?>(nil)
     private let running = Atomic<Bool>(false)
+    /// Send tasks run here, not on the cooperative pool (see `SendExecutor`).
+    private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
                 metrics: Metrics, options: Options = Options(), now: @escaping @Sendable () -> Double = wallClockSeconds,
@@ -105,7 +107,6 @@ public final class Dispatcher: Sendable {
     private func loop() {
         var messages: [Int64: CampaignMessage] = [:]
         var unrecorded: [DeliveryUpdate] = []
-        var lastDepthUpdate = 0.0
         var lastHousekeeping = now()
         while true {
             let deadline = stopDeadline.withLock { $0 }
@@ -135,10 +136,8 @@ public final class Dispatcher: Sendable {
                     claimed = claimAndSend(limit: min(options.claimBatch, free), messages: &messages)
                 }
             }
-            if now() - lastDepthUpdate > 0.25, let depth = try? storage.queueDepth() {
-                metrics.setQueueDepth(depth)
-                lastDepthUpdate = now()
-            }
+            // Cheap (a sum over unfinished campaigns), so done at every turn of the loop.
+            if let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
             if now() - lastHousekeeping > 60 {
                 housekeeping()
                 lastHousekeeping = now()
@@ -177,7 +176,7 @@ public final class Dispatcher: Sendable {
             }
             let request = Self.request(for: claim, message: message)
             let chosen = message.dryRun ? dryRunSender : sender
-            Task.detached { [self] in
+            Task.detached(executorPreference: executor) { [self] in
                 let started = now()
                 let result = await chosen.send(request)
                 if case .dryRun = result {} else { metrics.recordAPNsLatency(seconds: now() - started) }

@@ -17,6 +17,7 @@ enum Schema {
             remaining INTEGER NOT NULL,     -- devices not yet in a final state
             finished_at REAL
         );
+        CREATE INDEX campaigns_unfinished ON campaigns(seq) WHERE finished_at IS NULL;
         CREATE TABLE deliveries (
             campaign INTEGER NOT NULL REFERENCES campaigns(seq),
             idx INTEGER NOT NULL,

@@ -16,6 +16,7 @@ enum CommandRegistry {
         CommandSpec(name: "campaigns", summary: "list the campaigns in the gateway's database", run: CampaignsCommand.run),
         CommandSpec(name: "send", summary: "send a campaign to APNs (or dry-run it) and summarise the results", run: SendCommand.run),
         CommandSpec(name: "jwt", summary: "print a fresh APNs provider token (for curl)", run: JWTCommand.run),
+        CommandSpec(name: "hash-key", summary: "print the SHA-256 of an API key for the configuration", run: HashKeyCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -65,6 +65,12 @@ import DeepLinks
         #expect(decide(encoded, "/a b") == "no")
     }
 
+    @Test func percentEncodedFalseDecodesQueryItemNamesAndValues() throws {
+        let d = try doc(#"{"?": {"a b": "ż*"}, "percentEncoded": false}"#)
+        #expect(decide(d, "/", query: "a%20b=%C5%BCx") == "opens index(0)")
+        #expect(decide(d, "/", query: "a+b=%C5%BCx") == "no")  // + is not a space
+    }
+
     @Test func entriesForOtherAppsAreSkipped() throws {
         let d = try doc(#"{"/":"*"}"#, appIDs: "\"OTHER.app\"")
         #expect(decide(d, "/x") == "no")

@@ -85,13 +85,22 @@ import StrictJSON
          "applinks.details[0].components[0][\"?\"]"),
         ("{\"applinks\":{\"details\":[{\"appIDs\":[],\"components\":[{\"exclude\":\"yes\"}]}]}}", .wrongType,
          "applinks.details[0].components[0].exclude"),
-        ("{\"applinks\":{\"details\":[],\"substitutionVariables\":{}}}", .unsupported, "applinks.substitutionVariables"),
+        ("{\"applinks\":{\"details\":[],\"substitutionVariables\":[]}}", .wrongType, "applinks.substitutionVariables"),
         ("{\"applinks\":{\"details\":[{\"appID\":\"a\",\"paths\":[true]}]}}", .wrongType, "applinks.details[0].paths[0]"),
     ])
     func unreadableFilesSayWhere(text: String, code: AASAError.Code, path: String) {
         let e = error(text)
         #expect(e?.code == code)
         #expect(e?.path.description == path)
+    }
+
+    @Test func overlongPatternsAreRefused() {
+        let long = String(repeating: "*a", count: 513)
+        let component = error("{\"applinks\":{\"details\":[{\"appIDs\":[],\"components\":[{\"#\":\"\(long)\"}]}]}}")
+        #expect(component?.code == .unsupported)
+        #expect(component?.message == "pattern is 1026 characters; patterns over 1024 are not evaluated")
+        let legacy = error("{\"applinks\":{\"details\":[{\"appID\":\"a\",\"paths\":[\"/\(long)\"]}]}}")
+        #expect(legacy?.path.description == "applinks.details[0].paths[0]")
     }
 
     @Test func wrongTypeMessageSaysWhatWasExpected() {
