@@ -122,6 +122,8 @@ public final class Dispatcher: Sendable {
                     unrecorded.removeAll(keepingCapacity: true)
                 } catch {
                     log("pushgate: cannot record delivery results (kept in memory, retrying): \(error.description)")
+                    // Stopping: give up at the deadline; the rows stay in flight and are sent again at the next start.
+                    if let deadline, now() >= deadline { break }
                     Thread.sleep(forTimeInterval: 0.5)
                     continue
                 }

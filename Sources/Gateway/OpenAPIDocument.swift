@@ -170,7 +170,10 @@ enum OpenAPIDocument {
           {"name": "Idempotency-Key", "in": "header", "required": false, "schema": {"type": "string", "minLength": 1, "maxLength": 255},
            "description": "The same key with a byte-identical body answers with the original campaign (no new sends); with a different body, 409. Kept for storage.idempotencyRetentionHours."}
         ],
-        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Campaign"}}}},
+        "requestBody": {"required": true, "content": {
+          "application/json": {"schema": {"$ref": "#/components/schemas/Campaign"}},
+          "application/x-ndjson": {"schema": {"type": "string"}, "description": "For big campaigns: the campaign without devices on the first line, then one device token per line (blank lines and # comments skipped)."}
+        }},
         "responses": {
           "202": {
             "description": "Accepted (or replayed for a known Idempotency-Key, with the header Idempotent-Replayed: true).",
