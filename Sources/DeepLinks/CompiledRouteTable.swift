@@ -8,8 +8,7 @@ final class CompiledRouteTable: Sendable {
     let passthroughQuery: [String]
     let passthroughBytes: [[UInt8]]
     let routes: [Route]
-    /// Per route, its declared query keys as bytes (declaration order).
-    let routeQueryBytes: [[[UInt8]]]
+    let compiledRoutes: [CompiledRoute]
     let matcher: RouteMatcher
 
     init(app: AppIdentity, hosts: [String], passthroughQuery: [String], routes: [Route]) {
@@ -20,7 +19,7 @@ final class CompiledRouteTable: Sendable {
         self.passthroughQuery = passthroughQuery
         self.passthroughBytes = passthroughQuery.map { Array($0.utf8) }
         self.routes = routes
-        self.routeQueryBytes = routes.map { $0.query.map { Array($0.key.utf8) } }
+        self.compiledRoutes = routes.map { CompiledRoute(route: $0, passthroughQuery: passthroughQuery) }
         self.matcher = RouteMatcher(routes: routes)
     }
 

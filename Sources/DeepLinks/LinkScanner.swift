@@ -15,7 +15,8 @@ struct LinkScanner {
     let decoded: UnsafeMutableBufferPointer<UInt8>
     /// `segmentEnds[k]`: end of segment k in `decoded`.
     let segmentEnds: UnsafeMutableBufferPointer<Int>
-    /// Per query item: key start, key end, value start, value end in `decoded`.
+    /// Per query item: key start, key end, (value start = key end, so this slot later holds
+    /// the item's query slot), value end in `decoded`.
     let itemBounds: UnsafeMutableBufferPointer<Int>
 
     private var segmentCount = 0
@@ -263,6 +264,9 @@ struct LinkScanner {
         if value.count <= 2, value.allSatisfy({ $0 == UInt8(ascii: ".") }) {
             throw reject(.dotSegment, "path segment \(index) \(quoted(raw)) is a dot segment")
         }
+        guard segmentCount < Self.maxSegments else {  // the prescan's count makes this unreachable
+            throw reject(.tooManyPathSegments, "the path has more than \(Self.maxSegments) segments")
+        }
         segmentEnds[segmentCount] = end
         segmentCount += 1
         decodedCount = end
@@ -317,6 +321,9 @@ struct LinkScanner {
                                                what: "the value of query key \(quoted(key))")
             }
         }
+        guard itemCount < Self.maxItems else {  // the prescan's count makes this unreachable
+            throw reject(.tooManyQueryItems, "the query has more than \(Self.maxItems) items")
+        }
         if CredentialKeys.contains(key) {
             throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
         }
@@ -334,7 +341,7 @@ struct LinkScanner {
     }
 
     private func itemValue(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i + 2]..<itemBounds[4 * i + 3]])
+        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i + 1]..<itemBounds[4 * i + 3]])  // value starts at key end
     }
 
     // MARK: Route and canonical form
@@ -343,34 +350,29 @@ struct LinkScanner {
         let path = DecodedSegments(bytes: UnsafeBufferPointer(decoded), ends: UnsafeBufferPointer(segmentEnds),
                                    count: segmentCount)
         guard let routeIndex = table.matcher.match(path) else { throw explainNoMatch(path) }
-        let route = table.routes[routeIndex]
-        let declared = table.routeQueryBytes[routeIndex]
+        let route = table.compiledRoutes[routeIndex]
 
-        // Every item must be declared by the route or passed through, with a valid value.
+        // Every item must be declared by the route or passed through, with a valid value;
+        // its slot (canonical position) replaces the redundant value start.
         for i in 0..<itemCount {
             let key = itemKey(i), value = itemValue(i)
-            let type: ValueType
-            if let q = declared.firstIndex(where: { Bytes.equal($0, key) }) {
-                type = route.query[q].type
-            } else if table.passthroughBytes.contains(where: { Bytes.equal($0, key) }) {
-                type = .string
-            } else {
-                throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(JSONWriter.quoted(route.name)) nor passed through")
+            guard let slot = route.slot(for: key) else {
+                throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(JSONWriter.quoted(route.route.name)) nor passed through")
             }
+            let type = route.slotTypes[slot]
             guard type.accepts(safeBytes: value) else {
                 throw reject(.invalidParameter, "query value \(quoted(value)) for \(quoted(key)) must be \(type.requirement)")
             }
+            itemBounds[4 * i + 2] = slot
         }
-        for (q, parameter) in route.query.enumerated() where parameter.required {
-            if itemIndex(for: declared[q]) == nil {
-                throw reject(.invalidParameter, "route \(JSONWriter.quoted(route.name)) requires query key \(JSONWriter.quoted(parameter.key))")
-            }
+        for slot in route.requiredSlots where item(inSlot: slot) == nil {
+            throw reject(.invalidParameter, "route \(JSONWriter.quoted(route.route.name)) requires query key \(JSONWriter.quoted(route.slotNames[slot]))")
         }
-        return try build(route: route, routeIndex: routeIndex, path: path)
+        return try build(route, path: path)
     }
 
-    private func itemIndex(for key: [UInt8]) -> Int? {
-        for i in 0..<itemCount where Bytes.equal(key, itemKey(i)) { return i }
+    private func item(inSlot slot: Int) -> Int? {
+        for i in 0..<itemCount where itemBounds[4 * i + 2] == slot { return i }
         return nil
     }
 
@@ -388,7 +390,7 @@ struct LinkScanner {
         return reject(.noMatchingRoute, "no route matches the path \(JSONWriter.quoted(shown.isEmpty ? "/" : shown))")
     }
 
-    private func build(route: Route, routeIndex: Int, path: DecodedSegments) throws(LinkRejection) -> CanonicalLink {
+    private func build(_ route: CompiledRoute, path: DecodedSegments) throws(LinkRejection) -> CanonicalLink {
         let host = table.hostBytes[0]
         // Worst case: every decoded byte becomes %XX, plus separators.
         let capacity = 8 + host.count + 3 * decodedCount + segmentCount + 2 * itemCount + 2
@@ -397,61 +399,65 @@ struct LinkScanner {
             out.append("https://")
             out.append(host)
             var params: [NamedValue] = []
-            params.reserveCapacity(route.segments.count)
+            if route.parameterCount > 0 { params.reserveCapacity(route.parameterCount) }
             PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
-                for (k, segment) in route.segments.enumerated() {
-                    if case .wildcard = segment {
-                        for rest in k..<path.count {
-                            out.append(UInt8(ascii: "/"))
-                            PercentCoding.encode(path.segment(rest), safe: safe, into: &out)
+                route.segmentKinds.withUnsafeBufferPointer { kinds in
+                    for k in 0..<kinds.count {
+                        let kind = kinds[k]
+                        if kind == .wildcard {
+                            for rest in k..<path.count {
+                                out.append(UInt8(ascii: "/"))
+                                PercentCoding.encode(path.segment(rest), safe: safe, into: &out)
+                            }
+                            params.append(NamedValue(name: Route.wildcardParameterName, value: path.rest(from: k)))
+                            break
                         }
-                        params.append(NamedValue(name: Route.wildcardParameterName, value: path.rest(from: k)))
-                        break
+                        out.append(UInt8(ascii: "/"))
+                        let value = path.segment(k)
+                        if kind == .literal {
+                            out.append(value)
+                            continue
+                        }
+                        let start = out.count
+                        let lowercased = kind == .lowercasedParameter
+                        PercentCoding.encode(value, safe: safe, lowercasing: lowercased, into: &out)
+                        params.append(NamedValue(name: route.parameterNames[k],
+                                                 value: canonicalValue(value, lowercased: lowercased, written: out, from: start)))
                     }
-                    out.append(UInt8(ascii: "/"))
-                    let value = path.segment(k)
-                    guard case .parameter(let name, let type) = segment else {
-                        out.append(value)
-                        continue
-                    }
-                    let start = out.count
-                    PercentCoding.encode(value, safe: safe, lowercasing: type.isUUID, into: &out)
-                    params.append(NamedValue(name: name, value: canonicalValue(value, type: type, written: out, from: start)))
                 }
             }
-            if route.segments.isEmpty { out.append(UInt8(ascii: "/")) }
+            if route.segmentKinds.isEmpty { out.append(UInt8(ascii: "/")) }
             var query: [NamedValue] = []
-            if itemCount > 0 { query.reserveCapacity(itemCount) }
-            PercentCoding.querySafe.withUnsafeBufferPointer { safe in
-                func emit(_ key: [UInt8], name: String, type: ValueType) {
-                    guard let i = itemIndex(for: key) else { return }
-                    out.append(query.isEmpty ? UInt8(ascii: "?") : UInt8(ascii: "&"))
-                    out.append(key)
-                    out.append(UInt8(ascii: "="))
-                    let start = out.count
-                    PercentCoding.encode(itemValue(i), safe: safe, lowercasing: type.isUUID, into: &out)
-                    query.append(NamedValue(name: name, value: canonicalValue(itemValue(i), type: type, written: out, from: start)))
-                }
-                for (q, key) in table.routeQueryBytes[routeIndex].enumerated() {
-                    emit(key, name: route.query[q].key, type: route.query[q].type)
-                }
-                for (p, key) in table.passthroughBytes.enumerated() {
-                    emit(key, name: table.passthroughQuery[p], type: .string)
+            if itemCount > 0 {
+                query.reserveCapacity(itemCount)
+                PercentCoding.querySafe.withUnsafeBufferPointer { safe in
+                    for slot in 0..<route.slotKeys.count {
+                        guard let i = item(inSlot: slot) else { continue }
+                        out.append(query.isEmpty ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+                        out.append(route.slotKeys[slot])
+                        out.append(UInt8(ascii: "="))
+                        let start = out.count
+                        let lowercased = route.slotLowercased[slot]
+                        PercentCoding.encode(itemValue(i), safe: safe, lowercasing: lowercased, into: &out)
+                        query.append(NamedValue(name: route.slotNames[slot],
+                                                value: canonicalValue(itemValue(i), lowercased: lowercased, written: out, from: start)))
+                    }
                 }
             }
-            if out.count > LinkLimits.maxBytes {
+            if out.count > LinkLimits.maxBytes || out.overflowed {
                 throw reject(.tooLong, "the canonical form would be \(out.count) bytes; the limit is \(LinkLimits.maxBytes)")
             }
             let canonical = String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), as: UTF8.self)
-            return CanonicalLink(canonical: canonical, route: route.name, params: params, query: query)
+            return CanonicalLink(canonical: canonical, route: route.route.name, params: params, query: query)
         }
     }
 
     /// A decoded value as the result reports it; a uuid is taken from the lowercase text
     /// just written (it never needs percent-encoding).
-    private func canonicalValue(_ bytes: UnsafeBufferPointer<UInt8>, type: ValueType, written out: CanonicalWriter,
+    @inline(__always)
+    private func canonicalValue(_ bytes: UnsafeBufferPointer<UInt8>, lowercased: Bool, written out: CanonicalWriter,
                                 from start: Int) -> String {
-        if type.isUUID {
+        if lowercased {
             return String(decoding: UnsafeBufferPointer(rebasing: out.buffer[start..<out.count]), as: UTF8.self)
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -95,11 +95,15 @@ struct CanonicalWriter {
 
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
 
+    /// Writes stop at the end of the buffer (the count still grows, so the caller can see
+    /// the overflow): a sizing mistake can never write past the memory it was given.
     @inline(__always)
     mutating func append(_ c: UInt8) {
-        buffer[count] = c
+        if count < buffer.count { buffer[count] = c }
         count += 1
     }
+
+    var overflowed: Bool { count > buffer.count }
 
     mutating func append(_ bytes: [UInt8]) {
         for c in bytes { append(c) }
