@@ -4,6 +4,8 @@ final class CompiledRouteTable: Sendable {
     let scheme: String
     let schemeBytes: [UInt8]
     let hosts: [String]
+    /// `example.com, www.example.com`, for messages.
+    let hostList: String
     let hostBytes: [[UInt8]]
     let passthroughQuery: [String]
     let passthroughBytes: [[UInt8]]
@@ -15,6 +17,7 @@ final class CompiledRouteTable: Sendable {
         self.scheme = app.scheme
         self.schemeBytes = Array(app.scheme.utf8)
         self.hosts = hosts
+        self.hostList = hosts.joined(separator: ", ")
         self.hostBytes = hosts.map { Array($0.utf8) }
         self.passthroughQuery = passthroughQuery
         self.passthroughBytes = passthroughQuery.map { Array($0.utf8) }

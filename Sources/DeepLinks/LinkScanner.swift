@@ -106,10 +106,12 @@ struct LinkScanner {
             var i = 0
             while i < input.count {
                 let c = input[i]
-                switch classes[Int(c)] {
-                case ByteClass.plain:
+                let byteClass = classes[Int(c)]
+                if byteClass == ByteClass.plain {  // most bytes: no dispatch
                     i += 1
                     continue
+                }
+                switch byteClass {
                 case ByteClass.forbidden:
                     throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
                 case ByteClass.nonASCII:
@@ -210,7 +212,7 @@ struct LinkScanner {
             throw reject(.hostNotAllowed, "the host \(quoted(host)) is percent-encoded (byte offset \(percent)); hosts must be written plainly")
         }
         for c in host where c >= 0x80 {
-            throw reject(.hostNotAllowed, "the host \(quoted(host)) has non-ASCII characters (look-alike letters are not allowed; allowed hosts: \(table.hosts.joined(separator: ", ")))")
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) has non-ASCII characters (look-alike letters are not allowed; allowed hosts: \(table.hostList))")
         }
         for c in host where !(ASCII.isAlpha(c) || ASCII.isDigit(c) || c == 0x2D || c == 0x2E) {
             throw reject(.hostNotAllowed, "the host \(quoted(host)) has a character a host name cannot have")
@@ -223,7 +225,7 @@ struct LinkScanner {
         }
         let lowered = String(decoding: host, as: UTF8.self).lowercased()
         let punycode = lowered.hasPrefix("xn--") || lowered.contains(".xn--")
-        throw reject(.hostNotAllowed, "the host \(quoted(host)) is not listed\(punycode ? " (punycode hosts must be listed as such)" : "") (allowed: \(table.hosts.joined(separator: ", ")))")
+        throw reject(.hostNotAllowed, "the host \(quoted(host)) is not listed\(punycode ? " (punycode hosts must be listed as such)" : "") (allowed: \(table.hostList))")
     }
 
     // MARK: Path
@@ -489,6 +491,9 @@ struct LinkScanner {
     }
 
     private func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        "\"" + TextSafety.escapedForDisplay(String(decoding: bytes, as: UTF8.self)) + "\""
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Plain printable ASCII needs no escaping (the common case, and much cheaper).
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return "\"" + text + "\"" }
+        return "\"" + TextSafety.escapedForDisplay(text) + "\""
     }
 }
