@@ -11,6 +11,7 @@ enum BenchmarkSuites {
     /// Suites register here, one line each.
     static let all: [BenchmarkSuite] = [
         BenchmarkSuite(name: "links", run: LinkBenchmark.run),
+        PayloadBenchmark.suite,
     ]
 }
 

@@ -84,6 +84,13 @@ public struct JSONWriter: Sendable {
 
     public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        appendEscaped(value, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The inside of a JSON string: `value` escaped exactly as `appendQuoted` does, without
+    /// the quotes (for writers that build one string value from several pieces).
+    public static func appendEscaped(_ value: String, to out: inout [UInt8]) {
         var needsSlowPath = false
         for b in value.utf8 where b < 0x20 || b == 0x22 || b == 0x5C || b >= 0x7F {
             needsSlowPath = true
@@ -91,7 +98,6 @@ public struct JSONWriter: Sendable {
         }
         if !needsSlowPath {
             out.append(contentsOf: value.utf8)
-            out.append(UInt8(ascii: "\""))
             return
         }
         for scalar in value.unicodeScalars {
@@ -108,11 +114,10 @@ public struct JSONWriter: Sendable {
                 } else if v < 0x80 {
                     out.append(UInt8(v))
                 } else {
-                    out.append(contentsOf: String(Character(scalar)).utf8)
+                    UTF8.encode(scalar) { out.append($0) }
                 }
             }
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     static func appendUnicodeEscape(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {

@@ -1,0 +1,87 @@
+import DeepLinks
+import StrictJSON
+
+/// A campaign as the caller wrote it, after its shape has been checked: the same model
+/// for CLI campaign files and HTTP request bodies. Values the caller left out are nil;
+/// template defaults and Apple's defaults are applied when the campaign is planned.
+public struct Campaign: Sendable, Equatable {
+    public enum Message: Sendable, Equatable {
+        /// `template` + `locale` + `variables`.
+        case template(name: String, locale: String?)
+        /// `alert`: the text as given.
+        case inline(InlineAlert)
+        /// Neither: badge/sound-only, background and the like.
+        case none
+    }
+
+    public var message: Message = .none
+    /// Campaign-wide values for `{{placeholders}}`; devices may override each.
+    public var variables: [NamedValue] = []
+    public var deeplink: String?
+    public var pushType: PushType?
+    public var priority: Int?
+    /// UNIX seconds; 0 means "deliver once or drop".
+    public var expiration: Int64?
+    public var collapseId: String?
+    public var threadId: String?
+    public var category: String?
+    public var badge: Int?
+    public var sound: Sound?
+    public var interruptionLevel: InterruptionLevel?
+    /// The number exactly as written (already checked to lie in 0…1).
+    public var relevanceScore: String?
+    public var mutableContent: Bool?
+    public var contentAvailable: Bool?
+    public var targetContentId: String?
+    /// Custom top-level members of the body, in written order.
+    public var data: JSONObject = JSONObject()
+    public var devices: [Device] = [] {
+        didSet { deviceIndices = Array(devices.indices) }
+    }
+    /// Where each of `devices` sits in the document's list (invalid entries are left
+    /// out of `devices`, so the two can differ); used in problem paths.
+    var deviceIndices: [Int] = []
+    /// Whether `devices` was present at all (a sender may stream devices from elsewhere).
+    public var devicesGiven = false
+    public var truncate = false
+    /// Reserved for the HTTP API: accept, validate and plan, but never send.
+    public var dryRun = false
+
+    public init() {}
+}
+
+/// The `alert` dictionary with Apple's key names; every member optional.
+public struct InlineAlert: Sendable, Equatable {
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+    public var titleLocKey: String?
+    public var titleLocArgs: [String]?
+    public var subtitleLocKey: String?
+    public var subtitleLocArgs: [String]?
+    public var locKey: String?
+    public var locArgs: [String]?
+    public var launchImage: String?
+
+    public init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+    }
+
+    public var isEmpty: Bool { self == InlineAlert() }
+}
+
+/// `sound`: a file name, or the critical-alert dictionary.
+public enum Sound: Sendable, Equatable {
+    case named(String)
+    /// `volume` is the number as written, checked to lie in 0…1.
+    case critical(critical: Bool, name: String, volume: String?)
+}
+
+public enum InterruptionLevel: String, Sendable, CaseIterable {
+    case passive
+    case active
+    case timeSensitive = "time-sensitive"
+    case critical
+}

@@ -1,0 +1,241 @@
+import DeepLinks
+import StrictJSON
+
+/// Validates a campaign against the route table, the templates and the topic, and turns
+/// it into a `CampaignPlan` — or into every problem found, each with its JSON path.
+public struct CampaignPlanner: Sendable {
+    /// The app's bundle id; push types add their suffix.
+    public var bundleId: String
+    public var links: any DeepLinkChecking
+    public var templates: any TemplateStore
+    /// When false, a campaign without `devices` is accepted (the sender brings them).
+    public var requireDevices: Bool
+
+    public init(bundleId: String, links: any DeepLinkChecking, templates: any TemplateStore, requireDevices: Bool = true) {
+        self.bundleId = bundleId
+        self.links = links
+        self.templates = templates
+        self.requireDevices = requireDevices
+    }
+
+    /// Campaign JSON (a file's or a request body's bytes) → plan or problems.
+    public func plan(jsonBytes: [UInt8]) -> Result<CampaignPlan, CampaignRejection> {
+        let (campaign, problems) = CampaignReader.readAll(jsonBytes: jsonBytes)
+        guard let campaign else { return .failure(CampaignRejection(problems: problems)) }
+        return plan(campaign, problemsSoFar: problems)
+    }
+
+    public func plan(_ campaign: Campaign) -> Result<CampaignPlan, CampaignRejection> {
+        plan(campaign, problemsSoFar: [])
+    }
+
+    /// Goes on after problems in the document's shape, so that the per-device checks
+    /// (variables, links, sizes) are reported with them.
+    func plan(_ campaign: Campaign, problemsSoFar: [PayloadError]) -> Result<CampaignPlan, CampaignRejection> {
+        var problems = problemsSoFar
+        var templateMissing = false
+        let templatePath = JSONPath.root.appending("template")
+
+        // The template, and the alert text it or the campaign gives.
+        var template: Template?
+        var strings = Template.Strings()
+        var inline: InlineAlert?
+        switch campaign.message {
+        case .template(let name, _) where !TemplateName.isValid(name):
+            templateMissing = true  // the reader has said why
+        case .template(let name, let locale):
+            switch templates.lookup(name) {
+            case .found(let t):
+                template = t
+                strings = t.strings(for: locale)
+            case .notFound:
+                templateMissing = true
+                problems.append(PayloadError(.unknownTemplate, at: templatePath, "no template named \(TextSafetyQuote.string(name))"))
+            case .invalid(let inner):
+                templateMissing = true
+                for p in inner {
+                    problems.append(PayloadError(.invalidTemplate, at: templatePath,
+                                                 "template \(TextSafetyQuote.string(name)) at \(p.path): \(p.message)"))
+                }
+            }
+        case .inline(let alert):
+            inline = alert
+            strings = Template.Strings(title: alert.title.map(TemplateText.init(literal:)),
+                                       subtitle: alert.subtitle.map(TemplateText.init(literal:)),
+                                       body: alert.body.map(TemplateText.init(literal:)))
+        case .none:
+            break
+        }
+        let defaults = template?.defaults ?? Template.Defaults()
+        let pushType = campaign.pushType ?? defaults.pushType ?? .alert
+        let sound = campaign.sound ?? defaults.sound
+        let interruptionLevel = campaign.interruptionLevel ?? defaults.interruptionLevel
+        let hasAlert = strings.title != nil || strings.subtitle != nil || strings.body != nil || (inline.map { !$0.isEmpty } ?? false)
+        let alertPath = inline != nil ? JSONPath.root.appending("alert") : templatePath
+
+        // Apple's rules that join several fields.
+        var contentAvailable = campaign.contentAvailable ?? false
+        if pushType == .background {
+            let p = JSONPath.root
+            if campaign.contentAvailable == false {
+                problems.append(PayloadError(.backgroundRequiresContentAvailable, at: p.appending("content_available"), "a background push must carry content-available: 1"))
+            }
+            contentAvailable = true
+            if let priority = campaign.priority, priority != 5 {
+                problems.append(PayloadError(.backgroundRequiresPriority5, at: p.appending("priority"), "a background push must have priority 5, found \(priority)"))
+            }
+            if hasAlert { problems.append(PayloadError(.backgroundForbidsAlert, at: alertPath, "a background push must not carry an alert")) }
+            if sound != nil {
+                problems.append(PayloadError(.backgroundForbidsSound, at: campaign.sound != nil ? p.appending("sound") : templatePath, "a background push must not play a sound"))
+            }
+            if campaign.badge != nil { problems.append(PayloadError(.backgroundForbidsBadge, at: p.appending("badge"), "a background push must not set a badge")) }
+        } else if pushType == .alert, !hasAlert, sound == nil, campaign.badge == nil, !contentAvailable, template == nil, problems.isEmpty {
+            problems.append(PayloadError(.nothingToSend, at: .root.appending("alert"),
+                                         "missing: an alert push needs an alert (or a template), a sound or a badge"))
+        }
+        let priority = campaign.priority ?? pushType.defaultPriority
+
+        // The deep link: the campaign's own, or the template's pattern.
+        var link: CanonicalLink?
+        var deviceLink: DeviceLink?
+        var linkBytes: [UInt8]?
+        if let text = campaign.deeplink {
+            switch links.check(text) {
+            case .accepted(let canonical):
+                link = canonical
+                linkBytes = LinkFragment.bytes(for: canonical)
+            case .rejected(let rejection):
+                problems.append(PayloadError(.deeplinkRejected, at: .root.appending("deeplink"), rejection.message, linkCode: rejection.code))
+            }
+        } else if let pattern = template?.deeplink {
+            let dl = DeviceLink(pattern: pattern, campaignVariables: campaign.variables, checker: links)
+            if dl.variableNames.isEmpty || !campaign.devices.contains(where: { $0.variables.contains { v in dl.variableNames.contains(v.name) } }) {
+                // No device changes the link: one check for the whole campaign.
+                switch dl.shared {
+                case .success(let resolved):
+                    link = resolved.link
+                    if dl.variableNames.isEmpty { linkBytes = resolved.bytes } else { deviceLink = dl }
+                case .failure(let e) where e.code == .missingVariable:
+                    deviceLink = dl  // reported per device below; streamed devices may bring it
+                case .failure(let e):
+                    problems.append(PayloadError(e.code, at: dl.variableNames.isEmpty ? templatePath : e.path, e.message, linkCode: e.linkCode))
+                }
+            } else {
+                deviceLink = dl
+            }
+        }
+
+        if requireDevices && campaign.devices.isEmpty && (!campaign.devicesGiven || problems.isEmpty) {
+            problems.append(PayloadError(.noDevices, at: .root.appending("devices"), "missing: at least one device token"))
+        }
+        // Without its template the body cannot be built, so per-device checks would only add noise.
+        if templateMissing { return .failure(CampaignRejection(problems: problems)) }
+
+        // Render the constant parts of the body once.
+        var b = LayoutBuilder(campaignVariables: campaign.variables)
+        b.beginObject()
+        b.key("aps")
+        b.beginObject()
+        if hasAlert {
+            b.key("alert")
+            b.beginObject()
+            b.text("title", strings.title)
+            b.text("subtitle", strings.subtitle)
+            b.text("body", strings.body, isBody: true)
+            if let a = inline {
+                b.string("title-loc-key", a.titleLocKey)
+                b.stringArray("title-loc-args", a.titleLocArgs)
+                b.string("subtitle-loc-key", a.subtitleLocKey)
+                b.stringArray("subtitle-loc-args", a.subtitleLocArgs)
+                b.string("loc-key", a.locKey)
+                b.stringArray("loc-args", a.locArgs)
+                b.string("launch-image", a.launchImage)
+            }
+            b.endObject()
+        }
+        b.raw("badge", campaign.badge.map(String.init))
+        switch sound {
+        case .named(let name)?:
+            b.string("sound", name)
+        case .critical(let critical, let name, let volume)?:
+            b.key("sound")
+            b.beginObject()
+            b.raw("critical", critical ? "1" : "0")
+            b.string("name", name)
+            b.raw("volume", volume)
+            b.endObject()
+        case nil:
+            break
+        }
+        b.string("thread-id", campaign.threadId ?? defaults.threadId)
+        b.string("category", campaign.category ?? defaults.category)
+        if contentAvailable { b.raw("content-available", "1") }
+        if campaign.mutableContent == true { b.raw("mutable-content", "1") }
+        b.string("target-content-id", campaign.targetContentId)
+        b.string("interruption-level", interruptionLevel?.rawValue)
+        b.raw("relevance-score", campaign.relevanceScore)
+        b.endObject()
+        if let linkBytes { b.fragment(linkBytes) } else if deviceLink != nil { b.deviceLink() }
+        for member in campaign.data.members { b.value(member.key, member.value) }
+        b.endObject()
+
+        let plan = CampaignPlan(campaign: campaign, pushType: pushType, topic: bundleId + pushType.topicSuffix,
+                                priority: priority, link: link, template: template, layout: b.finish(), deviceLink: deviceLink)
+
+        // Every device's variables, link and body, so each problem is found now.
+        let required = Self.requiredVariables(strings, link: deviceLink?.pattern)
+        var deviceProblems: [PayloadError] = []
+        for (i, device) in zip(campaign.deviceIndices, campaign.devices) {
+            let path = JSONPath.root.appending("devices").appending(index: i)
+            let missing = required.filter { name in device.variable(name) == nil && !campaign.variables.contains { $0.name == name } }
+            for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
+            guard missing.isEmpty else { continue }
+            if let deviceLink, case .failure(let e) = deviceLink.resolve(for: device, at: path) {
+                deviceProblems.append(e)
+                continue
+            }
+            do throws(PayloadError) {
+                _ = try plan.body(for: device, at: path)
+            } catch {
+                deviceProblems.append(error)
+            }
+        }
+        problems += Self.mergingSharedMissingVariables(deviceProblems, deviceCount: campaign.devices.count)
+        guard problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
+        return .success(plan)
+    }
+
+    static func missingVariable(_ name: String, at path: JSONPath) -> PayloadError {
+        PayloadError(.missingVariable, at: path, "missing variable \(TextSafetyQuote.string(name))")
+    }
+
+    /// Every placeholder the chosen texts and the link pattern use, in order of first use.
+    static func requiredVariables(_ strings: Template.Strings, link: LinkPattern?) -> [String] {
+        var names: [String] = []
+        for text in [strings.title, strings.subtitle, strings.body, link?.text].compactMap({ $0 }) {
+            for name in text.variableNames where !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// A variable that no device and not the campaign gives is one problem at
+    /// `variables`, not one per device.
+    static func mergingSharedMissingVariables(_ problems: [PayloadError], deviceCount: Int) -> [PayloadError] {
+        guard deviceCount > 1 else { return problems }
+        var counts: [String: Int] = [:]
+        for p in problems where p.code == .missingVariable { counts[p.message, default: 0] += 1 }
+        var reported: Set<String> = []
+        var out: [PayloadError] = []
+        for p in problems {
+            if p.code == .missingVariable, counts[p.message] == deviceCount {
+                if reported.insert(p.message).inserted {
+                    out.append(PayloadError(.missingVariable, at: .root.appending("variables"),
+                                            p.message + " (neither the campaign nor any device gives it)"))
+                }
+            } else {
+                out.append(p)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,77 @@
+import DeepLinks
+import StrictJSON
+
+/// The stable reasons a campaign or one of its requests is refused. The raw values are
+/// the contract shared by the CLI's `--json`, the HTTP API and the metrics.
+public enum PayloadErrorCode: String, Sendable, CaseIterable {
+    // Shape of the campaign document.
+    case invalidJSON
+    case unknownKey
+    case missing
+    case wrongType
+    case invalidValue
+    case conflictingFields
+    case nothingToSend
+    // Devices.
+    case noDevices
+    case invalidToken
+    case duplicateDevice
+    // Templates.
+    case unknownTemplate
+    case invalidTemplate
+    case missingVariable
+    // Deep links: the problem carries the link's own `LinkErrorCode` too.
+    case deeplinkRejected
+    // Apple's rules.
+    case invalidPriority
+    case backgroundRequiresContentAvailable
+    case backgroundRequiresPriority5
+    case backgroundForbidsAlert
+    case backgroundForbidsSound
+    case backgroundForbidsBadge
+    case collapseIdTooLong
+    case relevanceScoreOutOfRange
+    case invalidExpiration
+    case reservedDataKey
+    case payloadTooLarge
+}
+
+/// One problem, with where it is in the campaign document and a message that quotes
+/// input only escaped.
+public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: PayloadErrorCode
+    /// Set when `code` is `.deeplinkRejected`: the canonicaliser's reason.
+    public var linkCode: LinkErrorCode?
+    public var path: JSONPath
+    public var message: String
+
+    public init(_ code: PayloadErrorCode, at path: JSONPath, _ message: String, linkCode: LinkErrorCode? = nil) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.linkCode = linkCode
+    }
+
+    /// The code shown to people and machines: a rejected link reports the link's code
+    /// (`hostNotAllowed`), everything else its own.
+    public var stableCode: String { linkCode?.rawValue ?? code.rawValue }
+
+    /// `devices[17]: token is not hex … [invalidToken]`
+    public var description: String { "\(path): \(message) [\(stableCode)]" }
+}
+
+/// Every problem found in a campaign, in document order — never only the first.
+public struct CampaignRejection: Error, Sendable, Equatable {
+    public var problems: [PayloadError]
+
+    public init(problems: [PayloadError]) {
+        self.problems = problems
+    }
+}
+
+/// Why one value is not acceptable, before it is placed in the document (the caller adds
+/// the code and the path).
+public struct ValueProblem: Error, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,4 @@
+import DeepLinks
+
+/// The route table is the production link checker.
+extension RouteTable: DeepLinkChecking {}

@@ -1,0 +1,80 @@
+import DeepLinks
+import Payloads
+import StrictJSON
+
+/// `pushgate preview --campaign FILE [--config PATH] [--json]`: the exact APNs requests a
+/// campaign would send (the first few devices and a count), or every problem with it.
+/// Exit 0 valid, 1 invalid, 2 usage or unreadable files.
+enum PreviewCommand {
+    static let usage = "usage: pushgate preview --campaign FILE [--config PATH] [--json]"
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let args: Arguments
+        do {
+            args = try Arguments(arguments, valued: ["campaign", "config"], flags: ["json", "help"])
+        } catch {
+            Output.error("pushgate preview: \(error.message)\n\(usage)")
+            return ExitStatus.usage
+        }
+        if args.has("help") {
+            Output.line(usage)
+            return ExitStatus.ok
+        }
+        guard args.positionals.isEmpty else {
+            Output.error("pushgate preview: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
+            return ExitStatus.usage
+        }
+        guard let campaignPath = args[option: "campaign"] else {
+            Output.error("pushgate preview: --campaign FILE is required\n\(usage)")
+            return ExitStatus.usage
+        }
+        let planner: CampaignPlanner
+        let bytes: [UInt8]
+        switch makePlanner(configPath: args[option: "config"] ?? defaultConfigPath)
+            .flatMap({ p in readSmallFile(path: campaignPath, limit: 256 << 20).map { (p, $0) } }) {
+        case .failure(let failure):
+            Output.error("pushgate preview: \(failure.message)")
+            return failure.status
+        case .success(let (p, b)):
+            planner = p
+            bytes = b
+        }
+
+        let json = args.has("json")
+        let rejection: CampaignRejection
+        switch planner.plan(jsonBytes: bytes) {
+        case .success(let plan):
+            do throws(PayloadError) {
+                let preview = try CampaignPreview(plan: plan) { _ in APNsID.random() }
+                if json {
+                    Output.writeBytes(preview.json)
+                    Output.write("\n")
+                } else {
+                    Output.write(preview.text)
+                }
+                return ExitStatus.ok
+            } catch {
+                rejection = CampaignRejection(problems: [error])
+            }
+        case .failure(let r):
+            rejection = r
+        }
+        if json {
+            Output.writeBytes(CampaignPreview.json(for: rejection))
+            Output.write("\n")
+        } else {
+            Output.write(CampaignPreview.text(for: rejection))
+        }
+        return ExitStatus.findings
+    }
+
+    /// Configuration → route table → planner; any failure is a configuration error (exit 2).
+    static func makePlanner(configPath: String) -> Result<CampaignPlanner, CLIFailure> {
+        GatewayConfig.load(path: configPath).flatMap { config in
+            loadRouteTable(path: config.routesPath).map { table in
+                CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
+                                templates: TemplateFolder(path: config.templatesPath))
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import StrictJSON
+import Testing
+
+@Suite struct PreviewCommandTests {
+    static let token = String(repeating: "ab", count: 32)
+
+    /// A file in a fresh temporary folder, removed by the caller.
+    private func temporaryFile(_ name: String, _ contents: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-preview-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try Data(contents.utf8).write(to: url)
+        return url
+    }
+
+    @Test(arguments: ["order-ready", "price-drop", "abandoned-cart", "inline-alert"])
+    func shippedCampaignsPreviewCleanly(_ name: String) throws {
+        let r = try CLI.run(["preview", "--campaign", "config/campaigns/\(name).json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("campaign ok: "))
+        #expect(r.stdout.contains("authorization: bearer <redacted>\n"))
+        #expect(r.stdout.contains("POST /3/device/"))
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test func jsonIsOneDocumentWithTheExactBodies() throws {
+        let r = try CLI.run(["preview", "--campaign", "config/campaigns/inline-alert.json", "--json"])
+        #expect(r.status == 0)
+        let json = try JSONParser().parse(r.stdout.trimmingCharacters(in: .newlines))
+        #expect(json.objectValue?["valid"] == .bool(true))
+        #expect(json.objectValue?["device_count"] == .number("4"))
+        let requests = try #require(json.objectValue?["requests"]?.arrayValue)
+        #expect(requests.count == 3)
+        let first = try #require(requests.first?.objectValue)
+        #expect(first["headers"]?.objectValue?["authorization"] == .string("bearer <redacted>"))
+        #expect(first["limit"] == .number("4096"))
+        #expect(first["body"]?.objectValue?["deeplink"] == .string("https://example.com/product/1042?ref=summer-sale&utm_source=push"))
+    }
+
+    @Test func invalidCampaignListsEveryProblemAndExits1() throws {
+        let file = try temporaryFile("bad.json", #"{"alert": {"title": "x", "bdy": "y"}, "priority": 3, "devices": ["\#(Self.token)", "12zz"]}"#)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let r = try CLI.run(["preview", "--campaign", file.path])
+        #expect(r.status == 1)
+        #expect(r.stdout == """
+            campaign invalid: 3 problems
+            alert.bdy: unknown key "bdy"; expected one of: title, subtitle, body, title-loc-key, title-loc-args, subtitle-loc-key, subtitle-loc-args, loc-key, loc-args, launch-image [unknownKey]
+            priority: APNs priority is 10 (now), 5 (power-considerate) or 1 (low), found 3 [invalidPriority]
+            devices[1]: not hex: 'z' at character 3 [invalidToken]
+
+            """)
+        let j = try CLI.run(["preview", "--campaign", file.path, "--json"])
+        #expect(j.status == 1)
+        let json = try JSONParser().parse(j.stdout.trimmingCharacters(in: .newlines))
+        let pointers = json.objectValue?["problems"]?.arrayValue?.compactMap { $0.objectValue?["pointer"]?.stringValue }
+        #expect(pointers == ["/alert/bdy", "/priority", "/devices/1"])
+    }
+
+    @Test func rejectedLinkShowsTheLinksCode() throws {
+        let file = try temporaryFile("link.json", #"{"alert": "x", "deeplink": "http://example.com/order/1", "devices": ["\#(Self.token)"]}"#)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let r = try CLI.run(["preview", "--campaign", file.path])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("[schemeNotAllowed]"))
+    }
+
+    @Test func usageAndUnreadableFilesExit2() throws {
+        #expect(try CLI.run(["preview"]).status == 2)
+        #expect(try CLI.run(["preview", "--campaign"]).status == 2)
+        #expect(try CLI.run(["preview", "--campaign", "x.json", "--colour"]).status == 2)
+        let missing = try CLI.run(["preview", "--campaign", "no/such/file.json"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no/such/file.json: cannot open"))
+        let dir = try CLI.run(["preview", "--campaign", "config"])
+        #expect(dir.status == 2)
+        #expect(try CLI.run(["preview", "--campaign", "config/campaigns/inline-alert.json", "--config", "nope.json"]).status == 2)
+    }
+
+    @Test func badConfigurationExits2WithEveryProblem() throws {
+        let config = try temporaryFile("gateway.json", #"{"topic": 5, "colour": "red", "apns": {"anything": true}}"#)
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let r = try CLI.run(["preview", "--campaign", "config/campaigns/inline-alert.json", "--config", config.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("colour: unknown key"))
+        #expect(r.stderr.contains("at topic: expected a non-empty string"))
+    }
+
+    @Test func configPathsAreRelativeToTheConfigFile() throws {
+        // Run from elsewhere: routes.json and ../Templates are found beside the config.
+        let tmp = FileManager.default.temporaryDirectory
+        let r = try CLI.run(["preview", "--campaign", CLI.packageRoot.appendingPathComponent("config/campaigns/order-ready.json").path,
+                             "--config", CLI.packageRoot.appendingPathComponent("config/gateway.json").path],
+                            workingDirectory: tmp)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("template order_ready, locale pl-PL"))
+    }
+}
