@@ -62,6 +62,15 @@ enum LinkBenchmark {
             for link in hostile { if case .rejected = table.check(link) { n += 1 } }
             blackHole(n)
         }
+        // Typical campaign links: plain ASCII, lowercase, nothing encoded, all valid.
+        var plainGenerator = SampleLinkGenerator(table: table, seed: 2026, style: .plain)
+        let plain = (0..<linkCount).map { _ in plainGenerator.validLink() }
+        let plainBytes = plain.reduce(0) { $0 + $1.utf8.count }
+        let plainSamples = measureThreadCPU(runs: runs) {
+            var n = 0
+            for link in plain { if case .accepted = table.check(link) { n += 1 } }
+            blackHole(n)
+        }
         let foundation = measure(runs: 5) {
             var n = 0
             for link in links where URLComponents(string: link) != nil { n += 1 }
@@ -79,6 +88,7 @@ enum LinkBenchmark {
         print("  RouteTable.check            \(perLink(ours)) ns/link wall, \(perLink(oursCPU)) ns/link CPU  (min \(String(format: "%.0f", Double(ours[0]) / Double(linkCount))) ns, \(String(format: "%.2f", Double(linkCount) / (Double(median(ours)) / 1e9) / 1e6)) M links/s)")
         print("    accepted links only      \(String(format: "%.0f", Double(median(validSamples)) / Double(valid.count))) ns/link")
         print("    refused links only       \(String(format: "%.0f", Double(median(hostileSamples)) / Double(hostile.count))) ns/link")
+        print("  plain ASCII campaign links  \(String(format: "%.0f", Double(median(plainSamples)) / Double(linkCount))) ns/link CPU  (\(linkCount) valid, mean \(plainBytes / linkCount) bytes)")
         print("  URLComponents(string:)      \(perLink(foundation)) ns/link wall, \(perLink(foundationCPU)) ns/link CPU  (parse only; reference)")
     }
 }
