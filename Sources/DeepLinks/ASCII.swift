@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Byte classes used by the scanner and the table loader (RFC 3986 §2).
 enum ASCII {
     @inline(__always)
@@ -89,9 +83,8 @@ enum Bytes {
     @inline(__always)
     static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
-        if a.isEmpty { return true }
-        guard let pa = a.baseAddress, let pb = b.baseAddress else { return false }
-        return memcmp(pa, pb, a.count) == 0
+        for i in 0..<a.count where a[i] != b[i] { return false }
+        return true
     }
 
     @inline(__always)

@@ -1,14 +1,12 @@
-/// A route table in the form the canonicaliser reads: the trie and every name as bytes.
+/// A route table in the form the canonicaliser reads: the trie, per-route layouts, and
+/// names as bytes.
 /// Immutable after init, hence Sendable.
 final class CompiledRouteTable: Sendable {
     let scheme: String
     let schemeBytes: [UInt8]
-    let hosts: [String]
     /// `example.com, www.example.com`, for messages.
     let hostList: String
     let hostBytes: [[UInt8]]
-    let passthroughQuery: [String]
-    let passthroughBytes: [[UInt8]]
     let routes: [Route]
     let compiledRoutes: [CompiledRoute]
     let matcher: RouteMatcher
@@ -16,11 +14,8 @@ final class CompiledRouteTable: Sendable {
     init(app: AppIdentity, hosts: [String], passthroughQuery: [String], routes: [Route]) {
         self.scheme = app.scheme
         self.schemeBytes = Array(app.scheme.utf8)
-        self.hosts = hosts
         self.hostList = hosts.joined(separator: ", ")
         self.hostBytes = hosts.map { Array($0.utf8) }
-        self.passthroughQuery = passthroughQuery
-        self.passthroughBytes = passthroughQuery.map { Array($0.utf8) }
         self.routes = routes
         self.compiledRoutes = routes.map { CompiledRoute(route: $0, passthroughQuery: passthroughQuery) }
         self.matcher = RouteMatcher(routes: routes)
