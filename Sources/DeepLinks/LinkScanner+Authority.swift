@@ -30,14 +30,17 @@ extension LinkScanner {
                      "scheme \(quoted(scheme)) is not allowed (accepted: https, \(table.scheme))")
     }
 
-    func checkAuthority(_ range: Range<Int>, scheme: Scheme) throws(LinkRejection) {
-        if let at = firstIndex(of: "@", in: range) {
+    /// `marks` locate `@` and `:` without another scan. Nothing before the authority holds
+    /// an `@`, and only the scheme's own `:`, so the authority contains one of them exactly
+    /// when the first `@` (or the second `:`) falls inside it.
+    func checkAuthority(_ range: Range<Int>, scheme: Scheme, marks: Landmarks) throws(LinkRejection) {
+        if let at = marks.firstAt, range.contains(at) {
             throw reject(.userInfoNotAllowed, "the link has user info (\(quoted(range.lowerBound..<at)) before '@'); credentials are not allowed in links")
         }
         if scheme == .https, range.lowerBound < range.upperBound, input[range.lowerBound] == UInt8(ascii: "[") {
             throw reject(.hostNotAllowed, "the host \(quoted(range)) is an IP literal; only listed host names are allowed")
         }
-        if let colon = firstIndex(of: ":", in: range) {
+        if let colon = marks.secondColon, range.contains(colon) {
             throw reject(.portNotAllowed, "the link has a port (\(quoted((colon + 1)..<range.upperBound)) after ':' at byte offset \(colon)); ports are not allowed")
         }
         if scheme == .https { try checkHost(range) }

@@ -11,11 +11,16 @@ extension LinkScanner {
         var firstBracket: Int?
         var firstHash: Int?
         var firstQuestion: Int?
+        var firstAt: Int?
+        /// The scheme's `:` is the first; the second is the first after the scheme.
+        var firstColon: Int?
+        var secondColon: Int?
     }
 
     enum ByteClass {
         static let plain: UInt8 = 0, forbidden: UInt8 = 1, unencoded: UInt8 = 2, bracket: UInt8 = 3
         static let hash: UInt8 = 4, question: UInt8 = 5, nonASCII: UInt8 = 6, slash: UInt8 = 7, ampersand: UInt8 = 8
+        static let at: UInt8 = 9, colon: UInt8 = 10
 
         static let table: [UInt8] = {
             var t = [UInt8](repeating: plain, count: 256)
@@ -28,6 +33,8 @@ extension LinkScanner {
             t[Int(UInt8(ascii: "?"))] = question
             t[Int(UInt8(ascii: "/"))] = slash
             t[Int(UInt8(ascii: "&"))] = ampersand
+            t[Int(UInt8(ascii: "@"))] = at
+            t[Int(UInt8(ascii: ":"))] = colon
             for c in 0x80...0xFF { t[c] = nonASCII }
             return t
         }()
@@ -63,6 +70,9 @@ extension LinkScanner {
                 case ByteClass.slash: if marks.firstQuestion == nil { marks.slashes += 1 }
                 case ByteClass.ampersand: if marks.firstQuestion != nil { marks.ampersands += 1 }
                 case ByteClass.hash: if marks.firstHash == nil { marks.firstHash = i }
+                case ByteClass.at: if marks.firstAt == nil { marks.firstAt = i }
+                case ByteClass.colon:
+                    if marks.firstColon == nil { marks.firstColon = i } else if marks.secondColon == nil { marks.secondColon = i }
                 default: if marks.firstQuestion == nil { marks.firstQuestion = i }
                 }
                 i += 1
