@@ -17,7 +17,7 @@ import Testing
         try dir.write("big.json", String(repeating: " ", count: (4 << 20) + 1))
         let r = try CLI.run(["check-link", "--routes", dir.path("big.json"), "https://example.com/"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("big.json: larger than 4194304 bytes; not a route table"))
+        #expect(r.stderr.contains("big.json: larger than the 4194304-byte limit for this file"))
     }
 
     @Test func contentErrorsNameFileAndPath() throws {
