@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"], exclude: ["Fixtures"]),
-        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

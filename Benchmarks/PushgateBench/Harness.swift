@@ -10,6 +10,7 @@ struct BenchmarkSuite: Sendable {
 enum BenchmarkSuites {
     /// Suites register here, one line each.
     static let all: [BenchmarkSuite] = [
+        BenchmarkSuite(name: "links", run: LinkBenchmark.run),
         PayloadBenchmark.suite,
         BenchmarkSuite(name: "apns", run: APNsBenchmark.run),
     ]

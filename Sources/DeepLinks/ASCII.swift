@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Byte classes used by the scanner and the table loader (RFC 3986 §2).
 enum ASCII {
     @inline(__always)
@@ -75,5 +81,22 @@ enum UTF8Scalar {
         }
         guard value >= minimum, value <= 0x10FFFF, let scalar = Unicode.Scalar(value) else { return nil }
         return (scalar, length)
+    }
+}
+
+/// Byte-string equality without generic sequence iteration (hot in matching).
+enum Bytes {
+    @inline(__always)
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.isEmpty { return true }
+        guard let pa = a.baseAddress, let pb = b.baseAddress else { return false }
+        return memcmp(pa, pb, a.count) == 0
+    }
+
+    @inline(__always)
+    static func equal(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { equal($0, b) }
     }
 }

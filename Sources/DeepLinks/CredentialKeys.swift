@@ -9,15 +9,18 @@ enum CredentialKeys {
         "session", "session_id", "sessionid", "sid", "code",
     ]
 
+    /// The list grouped by length, as bytes.
+    private static let byLength: [[[UInt8]]] = {
+        var groups = [[[UInt8]]](repeating: [], count: 16)
+        for key in all { groups[key.utf8.count].append(Array(key.utf8)) }
+        return groups
+    }()
+
     /// ASCII case-insensitive match against the list (keys are compared decoded).
     static func contains(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard key.count >= 3, key.count <= 13 else { return false }
-        outer: for candidate in all where candidate.utf8.count == key.count {
-            var i = 0
-            for c in candidate.utf8 {
-                if ASCII.lowercased(key[i]) != c { continue outer }
-                i += 1
-            }
+        guard key.count < 16 else { return false }
+        outer: for candidate in byLength[key.count] {
+            for i in 0..<key.count where ASCII.lowercased(key[i]) != candidate[i] { continue outer }
             return true
         }
         return false

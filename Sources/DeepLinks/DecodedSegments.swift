@@ -15,14 +15,18 @@ struct DecodedSegments {
 
     func string(_ k: Int) -> String { String(decoding: segment(k), as: UTF8.self) }
 
-    /// Segments `k…` joined with `/` (a `*` route's value).
+    /// Segments `k…` joined with `/` (a `*` route's value), built in one allocation.
     func rest(from k: Int) -> String {
-        var out = ""
-        for i in k..<count {
-            if i > k { out += "/" }
-            out += string(i)
+        let start = k == 0 ? 0 : ends[k - 1]
+        let length = ends[count - 1] - start + (count - 1 - k)
+        return String(unsafeUninitializedCapacity: length) { out in
+            var o = 0
+            for i in k..<count {
+                if i > k { out[o] = UInt8(ascii: "/"); o += 1 }
+                for c in segment(i) { out[o] = c; o += 1 }
+            }
+            return o
         }
-        return out
     }
 
     /// Calls `body` with the segments laid out from strings (for callers outside the

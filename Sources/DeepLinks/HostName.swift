@@ -22,9 +22,24 @@ enum HostName {
             if label.utf8.count > 63 { return "host has a label longer than 63 bytes" }
             if label.hasPrefix("-") || label.hasSuffix("-") { return "host label \(label) starts or ends with '-'" }
         }
-        if let last = labels.last, last.utf8.allSatisfy(ASCII.isDigit) {
-            return "host looks like an IP address; list DNS names only"
+        var copy = host
+        if copy.withUTF8(endsInANumber) {
+            return "host looks like an IP address (its last label is a number); list DNS names only"
         }
         return nil
+    }
+
+    /// WHATWG's "ends in a number": a last label of digits, or `0x` and hex digits, makes a
+    /// URL parser read the whole host as IPv4. Such hosts are never names.
+    static func endsInANumber(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
+        var end = host.count
+        if end > 0, host[end - 1] == UInt8(ascii: ".") { end -= 1 }  // "1.2.3.4." is IPv4 too
+        var start = end
+        while start > 0, host[start - 1] != UInt8(ascii: ".") { start -= 1 }
+        let label = UnsafeBufferPointer(rebasing: host[start..<end])
+        if label.isEmpty { return false }
+        if label.allSatisfy(ASCII.isDigit) { return true }
+        return label.count >= 2 && label[0] == UInt8(ascii: "0") && ASCII.lowercased(label[1]) == UInt8(ascii: "x")
+            && label.dropFirst(2).allSatisfy(ASCII.isHexDigit)
     }
 }

@@ -9,7 +9,7 @@ struct LinkScanner {
     /// Segment ends (33), then four offsets per query item (65).
     static let offsetSlots = (maxSegments + 1) + 4 * (maxItems + 1)
 
-    let table: RouteTable
+    let table: CompiledRouteTable
     let input: UnsafeBufferPointer<UInt8>
     /// Percent-decoded path segments, then decoded query keys and values.
     let decoded: UnsafeMutableBufferPointer<UInt8>
@@ -22,7 +22,7 @@ struct LinkScanner {
     private var itemCount = 0
     private var decodedCount = 0
 
-    init(table: RouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
+    init(table: CompiledRouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
          offsets: UnsafeMutableBufferPointer<Int>) {
         self.table = table
         self.input = input
@@ -35,7 +35,7 @@ struct LinkScanner {
 
     mutating func run() throws(LinkRejection) -> CanonicalLink {
         guard !input.isEmpty else { throw reject(.malformed, "the link is empty") }
-        try checkRawCharacters()
+        let marks = try prescan()
         let (scheme, afterScheme) = try readScheme()
         guard afterScheme + 1 < input.count, input[afterScheme] == UInt8(ascii: "/"),
               input[afterScheme + 1] == UInt8(ascii: "/") else {
@@ -46,42 +46,91 @@ struct LinkScanner {
         while authorityEnd < input.count, input[authorityEnd] != UInt8(ascii: "/"), input[authorityEnd] != UInt8(ascii: "?") {
             authorityEnd += 1
         }
-        try checkUnencodedASCII(from: authorityStart, ipLiteralAllowedBefore: scheme == .https ? authorityEnd : 0)
-        if let hash = firstIndex(of: "#", from: authorityStart) {
+        try checkUnencodedASCII(marks, ipLiteralAllowedBefore: scheme == .https ? authorityEnd : 0)
+        if let hash = marks.firstHash {
             throw reject(.fragmentNotAllowed, "the link has a fragment ('#' at byte offset \(hash)); fragments are not allowed")
         }
         try checkAuthority(authorityStart..<authorityEnd, scheme: scheme)
-        let queryMark = firstIndex(of: "?", from: authorityStart) ?? input.count
+        // The scheme cannot hold '?', so the first one starts the query.
+        let queryMark = marks.firstQuestion ?? input.count
         // For the app's scheme the "host" is the first path segment: shop://product/42 is /product/42.
         var pathText = (scheme == .https ? authorityEnd : authorityStart)..<queryMark
         if scheme == .https, !pathText.isEmpty { pathText = (pathText.lowerBound + 1)..<pathText.upperBound }
-        try readPath(pathText)
-        if queryMark < input.count { try readQuery((queryMark + 1)..<input.count) }
+        // Before the query, every '/' outside the path text is one of the two after the
+        // scheme or (https) the one that starts the path.
+        let outside = 2 + (scheme == .https && authorityEnd < queryMark ? 1 : 0)
+        try readPath(pathText, separators: marks.slashes - outside)
+        if queryMark < input.count { try readQuery((queryMark + 1)..<input.count, separators: marks.ampersands) }
         return try matchAndBuild()
     }
 
     // MARK: Stages before the path
 
-    /// Whitespace, controls, bidi and format characters are refused anywhere, raw.
-    private func checkRawCharacters() throws(LinkRejection) {
-        var i = 0
-        while i < input.count {
-            let c = input[i]
-            if c < 0x80 {
-                if c <= 0x20 || c == 0x7F {
+    /// Where the characters later stages care about first appear.
+    private struct Landmarks {
+        /// `/` before the first `?`, and `&` after it.
+        var slashes = 0
+        var ampersands = 0
+        var firstUnencoded: Int?
+        var firstBracket: Int?
+        var firstHash: Int?
+        var firstQuestion: Int?
+    }
+
+    private enum ByteClass {
+        static let plain: UInt8 = 0, forbidden: UInt8 = 1, unencoded: UInt8 = 2, bracket: UInt8 = 3
+        static let hash: UInt8 = 4, question: UInt8 = 5, nonASCII: UInt8 = 6, slash: UInt8 = 7, ampersand: UInt8 = 8
+
+        static let table: [UInt8] = {
+            var t = [UInt8](repeating: plain, count: 256)
+            for c in 0...0x20 { t[c] = forbidden }
+            t[0x7F] = forbidden
+            for c in "\"<>\\^`{|}".utf8 { t[Int(c)] = unencoded }
+            t[Int(UInt8(ascii: "["))] = bracket
+            t[Int(UInt8(ascii: "]"))] = bracket
+            t[Int(UInt8(ascii: "#"))] = hash
+            t[Int(UInt8(ascii: "?"))] = question
+            t[Int(UInt8(ascii: "/"))] = slash
+            t[Int(UInt8(ascii: "&"))] = ampersand
+            for c in 0x80...0xFF { t[c] = nonASCII }
+            return t
+        }()
+    }
+
+    /// One pass over the whole link: refuses whitespace, controls, bidi and format
+    /// characters anywhere (raw), and notes where the other stages must look.
+    private func prescan() throws(LinkRejection) -> Landmarks {
+        var marks = Landmarks()
+        try ByteClass.table.withUnsafeBufferPointer { classes throws(LinkRejection) in
+            var i = 0
+            while i < input.count {
+                let c = input[i]
+                switch classes[Int(c)] {
+                case ByteClass.plain:
+                    i += 1
+                    continue
+                case ByteClass.forbidden:
                     throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
+                case ByteClass.nonASCII:
+                    guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
+                        throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
+                    }
+                    if ForbiddenCharacters.contains(scalar) {
+                        throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(scalar)) at byte offset \(i)")
+                    }
+                    i += length
+                    continue
+                case ByteClass.unencoded: if marks.firstUnencoded == nil { marks.firstUnencoded = i }
+                case ByteClass.bracket: if marks.firstBracket == nil { marks.firstBracket = i }
+                case ByteClass.slash: if marks.firstQuestion == nil { marks.slashes += 1 }
+                case ByteClass.ampersand: if marks.firstQuestion != nil { marks.ampersands += 1 }
+                case ByteClass.hash: if marks.firstHash == nil { marks.firstHash = i }
+                default: if marks.firstQuestion == nil { marks.firstQuestion = i }
                 }
                 i += 1
-                continue
             }
-            guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
-                throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
-            }
-            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) {
-                throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(scalar)) at byte offset \(i)")
-            }
-            i += length
         }
+        return marks
     }
 
     private func readScheme() throws(LinkRejection) -> (Scheme, Int) {
@@ -92,7 +141,7 @@ struct LinkScanner {
             end += 1
         }
         guard end < input.count, input[end] == UInt8(ascii: ":"), end > 0 else {
-            throw reject(.malformed, "the link has no scheme (expected https:// or \(table.app.scheme)://)")
+            throw reject(.malformed, "the link has no scheme (expected https:// or \(table.scheme)://)")
         }
         guard ASCII.isAlpha(input[0]) else {
             throw reject(.malformed, "the scheme must start with a letter")
@@ -107,7 +156,7 @@ struct LinkScanner {
         if equalsIgnoringCase(scheme, Self.https) { return (.https, end + 1) }
         if equalsIgnoringCase(scheme, table.schemeBytes) { return (.app, end + 1) }
         throw reject(.schemeNotAllowed,
-                     "scheme \(quoted(scheme)) is not allowed (accepted: https, \(table.app.scheme))")
+                     "scheme \(quoted(scheme)) is not allowed (accepted: https, \(table.scheme))")
     }
 
     private static let https: [UInt8] = Array("https".utf8)
@@ -115,18 +164,23 @@ struct LinkScanner {
     /// ASCII that RFC 3986 never allows raw. WHATWG parsers "repair" some of these
     /// (`\` becomes `/`); the canonicaliser refuses instead. Brackets are left to the
     /// host check (as an IP literal) when they are in an https authority.
-    private func checkUnencodedASCII(from start: Int, ipLiteralAllowedBefore authorityEnd: Int) throws(LinkRejection) {
-        for i in start..<input.count {
-            if i < authorityEnd, input[i] == UInt8(ascii: "[") || input[i] == UInt8(ascii: "]") { continue }
-            switch input[i] {
-            case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
-                 UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
-                throw reject(.malformed, "character '\(TextSafety.escapedForDisplay(String(UnicodeScalar(input[i]))))' at byte offset \(i) must be percent-encoded")
-            case UInt8(ascii: "["), UInt8(ascii: "]"):
-                throw reject(.malformed, "character '\(String(UnicodeScalar(input[i])))' at byte offset \(i) is only allowed around an IP literal, and those are not accepted")
-            default: continue
-            }
+    private func checkUnencodedASCII(_ marks: Landmarks, ipLiteralAllowedBefore authorityEnd: Int) throws(LinkRejection) {
+        var bracket = marks.firstBracket
+        if let b = bracket, b < authorityEnd {
+            bracket = (authorityEnd..<input.count).first { input[$0] == UInt8(ascii: "[") || input[$0] == UInt8(ascii: "]") }
         }
+        let first: Int
+        switch (marks.firstUnencoded, bracket) {
+        case (nil, nil): return
+        case (let u?, nil): first = u
+        case (nil, let b?): first = b
+        case (let u?, let b?): first = min(u, b)
+        }
+        let shown = TextSafety.escapedForDisplay(String(UnicodeScalar(input[first])))
+        if input[first] == UInt8(ascii: "[") || input[first] == UInt8(ascii: "]") {
+            throw reject(.malformed, "character '\(shown)' at byte offset \(first) is only allowed around an IP literal, and those are not accepted")
+        }
+        throw reject(.malformed, "character '\(shown)' at byte offset \(first) must be percent-encoded")
     }
 
     private func checkAuthority(_ range: Range<Int>, scheme: Scheme) throws(LinkRejection) {
@@ -145,6 +199,9 @@ struct LinkScanner {
     private func checkHost(_ range: Range<Int>) throws(LinkRejection) {
         guard !range.isEmpty else { throw reject(.malformed, "the link has an empty host") }
         let host = UnsafeBufferPointer(rebasing: input[range])
+        // Listed hosts are plain lowercase DNS names, so a match needs no other check.
+        for allowed in table.hostBytes where equalsIgnoringCase(host, allowed) { return }
+        // Not listed: say precisely why, most specific reason first.
         if let percent = firstIndex(of: "%", in: range) {
             // Decode only to say precisely what is hidden there; an encoded host is refused anyway.
             let end = try PercentCoding.decode(input, range, into: decoded, at: 0, what: "the host")
@@ -160,54 +217,42 @@ struct LinkScanner {
         if host.last == UInt8(ascii: ".") {
             throw reject(.hostNotAllowed, "the host \(quoted(host)) ends with a dot")
         }
-        if looksLikeIPv4(host) {
+        if HostName.endsInANumber(host) {
             throw reject(.hostNotAllowed, "the host \(quoted(host)) is an IP address; only listed host names are allowed")
         }
-        for allowed in table.hostBytes where equalsIgnoringCase(host, allowed) { return }
         let lowered = String(decoding: host, as: UTF8.self).lowercased()
         let punycode = lowered.hasPrefix("xn--") || lowered.contains(".xn--")
         throw reject(.hostNotAllowed, "the host \(quoted(host)) is not listed\(punycode ? " (punycode hosts must be listed as such)" : "") (allowed: \(table.hosts.joined(separator: ", ")))")
     }
 
-    /// A last label made of digits or `0x…` hex is read as IPv4 by WHATWG parsers.
-    private func looksLikeIPv4(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
-        var start = host.count
-        while start > 0, host[start - 1] != UInt8(ascii: ".") { start -= 1 }
-        let label = UnsafeBufferPointer(rebasing: host[start...])
-        if !label.isEmpty, label.allSatisfy(ASCII.isDigit) { return true }
-        if label.count >= 2, label[0] == UInt8(ascii: "0"), ASCII.lowercased(label[1]) == UInt8(ascii: "x"),
-           label.dropFirst(2).allSatisfy(ASCII.isHexDigit) { return true }
-        return false
-    }
-
     // MARK: Path
 
     /// `text` is the path after its leading `/`; empty means the root path.
-    private mutating func readPath(_ text: Range<Int>) throws(LinkRejection) {
+    /// `separators` is the number of `/` in it (counted by the prescan).
+    private mutating func readPath(_ text: Range<Int>, separators: Int) throws(LinkRejection) {
         if text.isEmpty { return }
-        var separators = 0
-        for i in text where input[i] == UInt8(ascii: "/") { separators += 1 }
         if separators + 1 > Self.maxSegments {
             throw reject(.tooManyPathSegments, "the path has \(separators + 1) segments; the limit is \(Self.maxSegments)")
         }
         var start = text.lowerBound
         while true {
-            var end = start
-            while end < text.upperBound, input[end] != UInt8(ascii: "/") { end += 1 }
-            try readSegment(start..<end, isLast: end == text.upperBound)
+            let index = segmentCount + 1
+            let (end, decodedEnd) = try PercentCoding.decode(
+                input, from: start, limit: text.upperBound, stop: UInt8(ascii: "/"), alsoStop: UInt8(ascii: "/"),
+                into: decoded, at: decodedCount, what: "path segment \(index)")
+            try acceptSegment(start..<end, decodedEnd: decodedEnd, isLast: end == text.upperBound)
             if end == text.upperBound { break }
             start = end + 1
         }
     }
 
-    private mutating func readSegment(_ raw: Range<Int>, isLast: Bool) throws(LinkRejection) {
+    private mutating func acceptSegment(_ raw: Range<Int>, decodedEnd end: Int, isLast: Bool) throws(LinkRejection) {
         let index = segmentCount + 1
         if raw.isEmpty {
             if isLast { throw reject(.trailingSlash, "the path ends with '/'") }
             throw reject(.emptySegment, "path segment \(index) is empty ('//' at byte offset \(raw.lowerBound - 1))")
         }
         let start = decodedCount
-        let end = try PercentCoding.decode(input, raw, into: decoded, at: start, what: "path segment \(index)")
         let value = UnsafeBufferPointer(rebasing: decoded[start..<end])
         if end - start != raw.count {  // something was percent-decoded: check what it became
             try PercentCoding.checkDecoded(value, what: "path segment \(index)")
@@ -226,48 +271,51 @@ struct LinkScanner {
     // MARK: Query
 
     /// `text` is everything after `?`; empty (a bare trailing `?`) means no query.
-    private mutating func readQuery(_ text: Range<Int>) throws(LinkRejection) {
+    /// `separators` is the number of `&` in it (counted by the prescan).
+    private mutating func readQuery(_ text: Range<Int>, separators: Int) throws(LinkRejection) {
         if text.isEmpty { return }
-        var items = 1
-        for i in text where input[i] == UInt8(ascii: "&") { items += 1 }
-        if items > Self.maxItems {
-            throw reject(.tooManyQueryItems, "the query has \(items) items; the limit is \(Self.maxItems)")
+        if separators + 1 > Self.maxItems {
+            throw reject(.tooManyQueryItems, "the query has \(separators + 1) items; the limit is \(Self.maxItems)")
         }
         var start = text.lowerBound
         while true {
-            var end = start
-            while end < text.upperBound, input[end] != UInt8(ascii: "&") { end += 1 }
-            try readQueryItem(start..<end)
+            let end = try readQueryItem(from: start, limit: text.upperBound)
             if end == text.upperBound { break }
             start = end + 1
         }
         // After every item is read, so a secret anywhere is named before a repeated key.
         for i in 1..<max(itemCount, 1) {
-            for previous in 0..<i where itemKey(previous).elementsEqual(itemKey(i)) {
+            for previous in 0..<i where Bytes.equal(itemKey(previous), itemKey(i)) {
                 throw reject(.duplicateQueryParameter, "query key \(quoted(itemKey(i))) appears more than once")
             }
         }
     }
 
-    private mutating func readQueryItem(_ raw: Range<Int>) throws(LinkRejection) {
+    /// Reads one `key=value` item starting at `from`; returns where it ends (at `&` or `limit`).
+    private mutating func readQueryItem(from: Int, limit: Int) throws(LinkRejection) -> Int {
         let index = itemCount + 1
-        guard !raw.isEmpty else {
-            throw reject(.malformed, "query item \(index) is empty (at byte offset \(raw.lowerBound))")
-        }
-        let equals = firstIndex(of: "=", in: raw)
-        let rawKey = raw.lowerBound..<(equals ?? raw.upperBound)
-        let rawValue = (equals.map { $0 + 1 } ?? raw.upperBound)..<raw.upperBound
-        guard !rawKey.isEmpty else {
-            throw reject(.malformed, "query item \(index) \(quoted(raw)) has no key")
-        }
+        let amp = UInt8(ascii: "&"), equals = UInt8(ascii: "=")
         let keyStart = decodedCount
-        let keyEnd = try PercentCoding.decode(input, rawKey, into: decoded, at: keyStart, what: "query key \(quoted(rawKey))")
+        let (keyRawEnd, keyEnd) = try PercentCoding.decode(input, from: from, limit: limit, stop: amp, alsoStop: equals,
+                                                           into: decoded, at: keyStart, what: "query item \(index)")
+        if keyRawEnd == from {
+            if keyRawEnd == limit || input[keyRawEnd] == amp {
+                throw reject(.malformed, "query item \(index) is empty (at byte offset \(from))")
+            }
+            throw reject(.malformed, "query item \(index) has no key (at byte offset \(from))")
+        }
         let key = UnsafeBufferPointer(rebasing: decoded[keyStart..<keyEnd])
-        if keyEnd - keyStart != rawKey.count { try PercentCoding.checkDecoded(key, what: "query key \(quoted(rawKey))") }
-        let valueEnd = try PercentCoding.decode(input, rawValue, into: decoded, at: keyEnd, what: "the value of query key \(quoted(key))")
-        let value = UnsafeBufferPointer(rebasing: decoded[keyEnd..<valueEnd])
-        if valueEnd - keyEnd != rawValue.count {
-            try PercentCoding.checkDecoded(value, what: "the value of query key \(quoted(key))")
+        if keyEnd - keyStart != keyRawEnd - from { try PercentCoding.checkDecoded(key, what: "query key \(quoted(from..<keyRawEnd))") }
+        var rawEnd = keyRawEnd
+        var valueEnd = keyEnd
+        if keyRawEnd < limit, input[keyRawEnd] == equals {
+            let valueStart = keyRawEnd + 1
+            (rawEnd, valueEnd) = try PercentCoding.decode(input, from: valueStart, limit: limit, stop: amp, alsoStop: amp,
+                                                          into: decoded, at: keyEnd, what: "the value of query key \(quoted(key))")
+            if valueEnd - keyEnd != rawEnd - valueStart {
+                try PercentCoding.checkDecoded(UnsafeBufferPointer(rebasing: decoded[keyEnd..<valueEnd]),
+                                               what: "the value of query key \(quoted(key))")
+            }
         }
         if CredentialKeys.contains(key) {
             throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
@@ -278,6 +326,7 @@ struct LinkScanner {
         itemBounds[4 * itemCount + 3] = valueEnd
         itemCount += 1
         decodedCount = valueEnd
+        return rawEnd
     }
 
     private func itemKey(_ i: Int) -> UnsafeBufferPointer<UInt8> {
@@ -301,14 +350,14 @@ struct LinkScanner {
         for i in 0..<itemCount {
             let key = itemKey(i), value = itemValue(i)
             let type: ValueType
-            if let q = declared.firstIndex(where: { $0.elementsEqual(key) }) {
+            if let q = declared.firstIndex(where: { Bytes.equal($0, key) }) {
                 type = route.query[q].type
-            } else if table.passthroughBytes.contains(where: { $0.elementsEqual(key) }) {
+            } else if table.passthroughBytes.contains(where: { Bytes.equal($0, key) }) {
                 type = .string
             } else {
                 throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(JSONWriter.quoted(route.name)) nor passed through")
             }
-            guard type.accepts(bytes: value) else {
+            guard type.accepts(safeBytes: value) else {
                 throw reject(.invalidParameter, "query value \(quoted(value)) for \(quoted(key)) must be \(type.requirement)")
             }
         }
@@ -321,7 +370,7 @@ struct LinkScanner {
     }
 
     private func itemIndex(for key: [UInt8]) -> Int? {
-        for i in 0..<itemCount where itemKey(i).elementsEqual(key) { return i }
+        for i in 0..<itemCount where Bytes.equal(key, itemKey(i)) { return i }
         return nil
     }
 
@@ -330,7 +379,7 @@ struct LinkScanner {
         if let near = table.matcher.match(path, ignoringTypes: true) {
             let route = table.routes[near]
             for (k, segment) in route.segments.enumerated() {
-                guard case .parameter(let name, let type) = segment, !type.accepts(bytes: path.segment(k)) else { continue }
+                guard case .parameter(let name, let type) = segment, !type.accepts(safeBytes: path.segment(k)) else { continue }
                 return reject(.invalidParameter, "path segment \(k + 1) \(quoted(path.segment(k))) is not a valid :\(name) for route \(JSONWriter.quoted(route.name)) (\(route.pattern)): it must be \(type.requirement)")
             }
         }
@@ -348,6 +397,7 @@ struct LinkScanner {
             out.append("https://")
             out.append(host)
             var params: [NamedValue] = []
+            params.reserveCapacity(route.segments.count)
             PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
                 for (k, segment) in route.segments.enumerated() {
                     if case .wildcard = segment {
@@ -364,25 +414,30 @@ struct LinkScanner {
                         out.append(value)
                         continue
                     }
-                    let canonical = Self.canonicalValue(value, type: type)
-                    PercentCoding.encode(value, safe: safe, lowercasing: type == .uuid, into: &out)
-                    params.append(NamedValue(name: name, value: canonical))
+                    let start = out.count
+                    PercentCoding.encode(value, safe: safe, lowercasing: type.isUUID, into: &out)
+                    params.append(NamedValue(name: name, value: canonicalValue(value, type: type, written: out, from: start)))
                 }
             }
             if route.segments.isEmpty { out.append(UInt8(ascii: "/")) }
             var query: [NamedValue] = []
+            if itemCount > 0 { query.reserveCapacity(itemCount) }
             PercentCoding.querySafe.withUnsafeBufferPointer { safe in
-                func emit(_ key: [UInt8], type: ValueType) {
+                func emit(_ key: [UInt8], name: String, type: ValueType) {
                     guard let i = itemIndex(for: key) else { return }
                     out.append(query.isEmpty ? UInt8(ascii: "?") : UInt8(ascii: "&"))
                     out.append(key)
                     out.append(UInt8(ascii: "="))
-                    PercentCoding.encode(itemValue(i), safe: safe, lowercasing: type == .uuid, into: &out)
-                    query.append(NamedValue(name: String(decoding: key, as: UTF8.self),
-                                            value: Self.canonicalValue(itemValue(i), type: type)))
+                    let start = out.count
+                    PercentCoding.encode(itemValue(i), safe: safe, lowercasing: type.isUUID, into: &out)
+                    query.append(NamedValue(name: name, value: canonicalValue(itemValue(i), type: type, written: out, from: start)))
                 }
-                for (q, key) in table.routeQueryBytes[routeIndex].enumerated() { emit(key, type: route.query[q].type) }
-                for key in table.passthroughBytes { emit(key, type: .string) }
+                for (q, key) in table.routeQueryBytes[routeIndex].enumerated() {
+                    emit(key, name: route.query[q].key, type: route.query[q].type)
+                }
+                for (p, key) in table.passthroughBytes.enumerated() {
+                    emit(key, name: table.passthroughQuery[p], type: .string)
+                }
             }
             if out.count > LinkLimits.maxBytes {
                 throw reject(.tooLong, "the canonical form would be \(out.count) bytes; the limit is \(LinkLimits.maxBytes)")
@@ -392,19 +447,20 @@ struct LinkScanner {
         }
     }
 
-    private static func canonicalValue(_ bytes: UnsafeBufferPointer<UInt8>, type: ValueType) -> String {
-        let s = String(decoding: bytes, as: UTF8.self)
-        return type == .uuid ? s.lowercased() : s
+    /// A decoded value as the result reports it; a uuid is taken from the lowercase text
+    /// just written (it never needs percent-encoding).
+    private func canonicalValue(_ bytes: UnsafeBufferPointer<UInt8>, type: ValueType, written out: CanonicalWriter,
+                                from start: Int) -> String {
+        if type.isUUID {
+            return String(decoding: UnsafeBufferPointer(rebasing: out.buffer[start..<out.count]), as: UTF8.self)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: Helpers
 
     private func reject(_ code: LinkErrorCode, _ message: String) -> LinkRejection {
         LinkRejection(code: code, message: message)
-    }
-
-    private func firstIndex(of ascii: Unicode.Scalar, from start: Int) -> Int? {
-        firstIndex(of: ascii, in: start..<input.count)
     }
 
     private func firstIndex(of ascii: Unicode.Scalar, in range: Range<Int>) -> Int? {
@@ -415,8 +471,10 @@ struct LinkScanner {
 
     private func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
         guard a.count == lower.count else { return false }
-        for i in 0..<a.count where ASCII.lowercased(a[i]) != lower[i] { return false }
-        return true
+        return lower.withUnsafeBufferPointer { b in
+            for i in 0..<a.count where ASCII.lowercased(a[i]) != b[i] { return false }
+            return true
+        }
     }
 
     /// Input text quoted for a message, escaped so hostile characters never print raw.

@@ -2,18 +2,21 @@ import StrictJSON
 
 /// Percent-decoding (exactly once) and the canonical re-encoding.
 enum PercentCoding {
-    /// Decodes `input[range]` into `out` from `start`; returns where the decoded bytes end.
-    /// Throws `invalidPercentEncoding` for `%` not followed by two hex digits.
-    static func decode(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
+    /// Decodes from `input[from]` up to `limit` or the first `stop` or `alsoStop` byte,
+    /// writing into `out` from `start`. Returns where the raw text ended and where the
+    /// decoded bytes end. Throws `invalidPercentEncoding` for `%` not followed by two hex
+    /// digits.
+    @inline(__always)
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, from: Int, limit: Int, stop: UInt8, alsoStop: UInt8,
                        into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
-                       what: @autoclosure () -> String) throws(LinkRejection) -> Int {
+                       what: @autoclosure () -> String) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int) {
         var o = start
-        var i = range.lowerBound
-        while i < range.upperBound {
+        var i = from
+        while i < limit {
             let c = input[i]
+            if c == stop || c == alsoStop { break }
             if c == UInt8(ascii: "%") {
-                guard i + 2 < range.upperBound,
-                      let hi = ASCII.hexValue(input[i + 1]), let lo = ASCII.hexValue(input[i + 2]) else {
+                guard i + 2 < limit, let hi = ASCII.hexValue(input[i + 1]), let lo = ASCII.hexValue(input[i + 2]) else {
                     throw LinkRejection(code: .invalidPercentEncoding,
                                         message: "\(what()): '%' at byte offset \(i) is not followed by two hex digits")
                 }
@@ -25,7 +28,14 @@ enum PercentCoding {
             }
             o += 1
         }
-        return o
+        return (i, o)
+    }
+
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
+                       into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
+                       what: @autoclosure () -> String) throws(LinkRejection) -> Int {
+        try decode(input, from: range.lowerBound, limit: range.upperBound, stop: 0, alsoStop: 0,
+                   into: out, at: start, what: what()).decodedEnd
     }
 
     /// Checks decoded bytes: valid UTF-8, and no character a link may not carry.
@@ -36,7 +46,7 @@ enum PercentCoding {
                 throw LinkRejection(code: .invalidPercentEncoding,
                                     message: "\(what()) is not valid UTF-8 after percent-decoding")
             }
-            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) {
+            if ForbiddenCharacters.contains(scalar) {
                 throw LinkRejection(code: .forbiddenCharacter,
                                     message: "\(what()) contains \(CharacterNames.describe(scalar)) after percent-decoding")
             }
@@ -58,7 +68,8 @@ enum PercentCoding {
         return t
     }
 
-    private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    @inline(__always)
+    private static func hexDigit(_ d: UInt8) -> UInt8 { d < 10 ? 0x30 + d : 0x37 + d }
 
     /// Appends `bytes` percent-encoding everything not in `safe` (uppercase hex).
     @inline(__always)
@@ -70,8 +81,8 @@ enum PercentCoding {
                 out.append(c)
             } else {
                 out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(c >> 4)])
-                out.append(hex[Int(c & 0x0F)])
+                out.append(hexDigit(c >> 4))
+                out.append(hexDigit(c & 0x0F))
             }
         }
     }

@@ -60,14 +60,14 @@ struct RouteMatcher: Sendable {
         if depth == path.count { return nodes[node].terminalRoute }
         let segment = path.segment(depth)
         // A literal beats anything else at this position.
-        for literal in nodes[node].literals where literal.bytes.elementsEqual(segment) {
+        for literal in nodes[node].literals where Bytes.equal(literal.bytes, segment) {
             if let found = match(path, nodes: nodes, node: literal.child, depth: depth + 1, ignoringTypes: ignoringTypes) {
                 return found
             }
             break
         }
         var best: Int?
-        for parameter in nodes[node].parameters where ignoringTypes || parameter.type.accepts(bytes: segment) {
+        for parameter in nodes[node].parameters where ignoringTypes || parameter.type.accepts(safeBytes: segment) {
             guard let found = match(path, nodes: nodes, node: parameter.child, depth: depth + 1,
                                     ignoringTypes: ignoringTypes) else { continue }
             if let current = best, !isMoreSpecific(found, than: current, from: depth + 1) { continue }

@@ -14,7 +14,7 @@ extension RouteTable {
             // hold everything; nothing is allocated unless the link is accepted.
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(input.count, 1)) { decoded in
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: LinkScanner.offsetSlots) { offsets in
-                    var scanner = LinkScanner(table: self, input: input, decoded: decoded, offsets: offsets)
+                    var scanner = LinkScanner(table: compiled, input: input, decoded: decoded, offsets: offsets)
                     do throws(LinkRejection) {
                         return .accepted(try scanner.run())
                     } catch {

@@ -9,12 +9,9 @@ public struct RouteTable: Sendable {
     /// In file order.
     public let routes: [Route]
 
-    let matcher: RouteMatcher
-    /// Precomputed bytes the canonicaliser compares against.
-    let hostBytes: [[UInt8]]
-    let schemeBytes: [UInt8]
-    let passthroughBytes: [[UInt8]]
-    let routeQueryBytes: [[[UInt8]]]
+    /// The matcher and byte forms the canonicaliser works from, in one object so that a
+    /// check retains one reference, not a dozen arrays.
+    let compiled: CompiledRouteTable
 
     /// Parses, validates and compiles a table from its JSON text. Pure: the caller reads
     /// the file and passes its name as `source` for messages.
@@ -24,11 +21,8 @@ public struct RouteTable: Sendable {
         self.hosts = loaded.hosts
         self.passthroughQuery = loaded.passthroughQuery
         self.routes = loaded.routes
-        self.matcher = RouteMatcher(routes: loaded.routes)
-        self.hostBytes = hosts.map { Array($0.utf8) }
-        self.schemeBytes = Array(app.scheme.utf8)
-        self.passthroughBytes = passthroughQuery.map { Array($0.utf8) }
-        self.routeQueryBytes = routes.map { $0.query.map { Array($0.key.utf8) } }
+        self.compiled = CompiledRouteTable(app: loaded.app, hosts: loaded.hosts,
+                                           passthroughQuery: loaded.passthroughQuery, routes: loaded.routes)
     }
 
     public init(json: String, source: String) throws(RouteTableError) {
@@ -42,9 +36,13 @@ public struct RouteTable: Sendable {
     /// lowercased; a `*` route's rest of the path under the name `*`). For example
     /// `["product", "42"]` → product, `[id: 42]`. `[]` is the root path `/`.
     public func route(forPathSegments segments: [String]) -> (Route, [NamedValue])? {
-        DecodedSegments.with(segments) { path in
-            guard let index = matcher.match(path) else { return nil }
-            return (routes[index], parameters(of: routes[index], in: path))
+        // The matcher assumes what the canonicaliser guarantees: no forbidden characters.
+        for segment in segments where segment.unicodeScalars.contains(where: ForbiddenCharacters.contains) {
+            return nil
+        }
+        return DecodedSegments.with(segments) { path in
+            guard let index = compiled.matcher.match(path) else { return nil }
+            return (routes[index], compiled.parameters(of: routes[index], in: path))
         }
     }
 
@@ -60,19 +58,5 @@ public struct RouteTable: Sendable {
             }
             return a.offset < b.offset
         }.map(\.element)
-    }
-
-    func parameters(of route: Route, in path: DecodedSegments) -> [NamedValue] {
-        var out: [NamedValue] = []
-        for (i, segment) in route.segments.enumerated() {
-            switch segment {
-            case .literal: continue
-            case .parameter(let name, let type):
-                out.append(NamedValue(name: name, value: type.canonicalValue(path.string(i))))
-            case .wildcard:
-                out.append(NamedValue(name: Route.wildcardParameterName, value: path.rest(from: i)))
-            }
-        }
-        return out
     }
 }

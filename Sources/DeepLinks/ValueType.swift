@@ -32,24 +32,34 @@ public enum ValueType: Sendable, Equatable {
     /// Whether a decoded value has this type.
     public func accepts(_ value: String) -> Bool {
         var copy = value
-        return copy.withUTF8 { accepts(bytes: $0) }
+        return copy.withUTF8 { bytes in
+            if case .string = self { return Self.isSafeString(bytes) }
+            return accepts(safeBytes: bytes)
+        }
+    }
+
+    var isUUID: Bool {
+        if case .uuid = self { return true }
+        return false
     }
 
     /// The value as the canonical form carries it (a uuid in lowercase; others unchanged).
     /// Only meaningful for values this type accepts.
     public func canonicalValue(_ value: String) -> String {
-        self == .uuid ? value.lowercased() : value
+        isUUID ? value.lowercased() : value
     }
 
-    /// Whether decoded UTF-8 bytes (already known valid UTF-8) have this type.
-    func accepts(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether decoded bytes have this type, when they are already known to be valid
+    /// UTF-8 free of forbidden characters (the canonicaliser checked them on the way in).
+    @inline(__always)
+    func accepts(safeBytes bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         switch self {
         case .int: return Self.isInt(bytes)
         case .uuid: return Self.isUUID(bytes)
         case .slug: return Self.isSlug(bytes)
-        case .string: return Self.isSafeString(bytes)
+        case .string: return Self.isShortEnough(bytes)
         case .oneOf(let values):
-            for value in values where value.utf8.elementsEqual(bytes) { return true }
+            for value in values where value.utf8.count == bytes.count && value.utf8.elementsEqual(bytes) { return true }
             return false
         }
     }
@@ -94,6 +104,15 @@ public enum ValueType: Sendable, Equatable {
         return true
     }
 
+    /// 1–256 scalars, counted as the bytes that start one (valid UTF-8 assumed).
+    static func isShortEnough(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !b.isEmpty, b.count <= 4 * maxStringScalars else { return false }
+        if b.count <= maxStringScalars { return true }
+        var scalars = 0
+        for c in b where c & 0xC0 != 0x80 { scalars += 1 }
+        return scalars <= maxStringScalars
+    }
+
     /// 1–256 scalars, none unsafe or whitespace. The bytes must be valid UTF-8.
     static func isSafeString(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !b.isEmpty else { return false }
@@ -101,7 +120,7 @@ public enum ValueType: Sendable, Equatable {
         var i = 0
         while i < b.count {
             guard let (scalar, length) = UTF8Scalar.decode(b, at: i) else { return false }
-            if TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar) { return false }
+            if ForbiddenCharacters.contains(scalar) { return false }
             scalars += 1
             if scalars > maxStringScalars { return false }
             i += length

@@ -41,6 +41,9 @@ public struct CampaignPlan: Sendable {
         constantHeaders = headers
     }
 
+    /// Where problems with a device that is not in the campaign's list point.
+    public static let devicesPath = JSONPath.root.appending("devices")
+
     /// The campaign's own devices (a sender may also bring devices from elsewhere).
     public var devices: [Device] { campaign.devices }
     /// The most bytes APNs accepts for this campaign's push type.
@@ -69,7 +72,7 @@ public struct CampaignPlan: Sendable {
 
     /// The exact body bytes for one device, shortened when the campaign allows it.
     /// `path` is where errors point (the device's place in its list).
-    public func body(for device: Device, at path: JSONPath = JSONPath.root.appending("devices")) throws(PayloadError) -> PayloadBody {
+    public func body(for device: Device, at path: JSONPath = CampaignPlan.devicesPath) throws(PayloadError) -> PayloadBody {
         let limit = payloadLimit
         let bytes = try render(device, at: path, bodyOverride: nil)
         if bytes.count <= limit { return PayloadBody(bytes: bytes, truncated: false) }

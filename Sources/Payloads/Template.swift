@@ -48,7 +48,7 @@ public struct Template: Sendable, Equatable {
     public func strings(for locale: String?) -> Strings {
         var chain: [Strings] = []
         if let locale {
-            for tag in Locale.fallbackChain(locale.lowercased()) {
+            for tag in LanguageTag.fallbackChain(locale.lowercased()) {
                 if let s = locales[tag] { chain.append(s) }
             }
         }
@@ -108,7 +108,7 @@ public struct Template: Sendable, Equatable {
         if let l = r.object("locales") {
             for member in l.members {
                 let here = JSONPath.root.appending("locales").appending(member.key)
-                guard Locale.isValid(member.key) else {
+                guard LanguageTag.isValid(member.key) else {
                     r.problems.append(PayloadError(.invalidTemplate, at: here, "\(TextSafetyQuote.string(member.key)) is not a language tag like \"pl\" or \"pl-PL\""))
                     continue
                 }

@@ -176,3 +176,65 @@ extension Result {
     var isFailure: Bool { if case .failure = self { return true } else { return false } }
     var isSuccess: Bool { !isFailure }
 }
+
+@Suite struct StreamedDeviceTests {
+    /// Devices a sender streams from a file go through the same checks as listed ones.
+    @Test func devicesOutsideTheFileGetTheirOwnLinkAndChecks() throws {
+        let json = #"{"template": "price_drop", "variables": {"product_id": 7, "product_name": "Mug", "new_price": "$3"}}"#
+        let plan = try Fixtures.planner(requireDevices: false).plan(jsonBytes: Array(json.utf8)).get()
+        #expect(plan.link?.canonical == "https://example.com/product/7?ref=price-drop")
+        let other = try #require(try? Device.parse(" <\(Fixtures.tokenB.uppercased())> ", variables: [NamedValue(name: "product_id", value: "8")]).get())
+        let body = try JSONParser().parse(try plan.request(for: other, apnsID: APNsID.sequential(1)).body)
+        #expect(body[path: "deeplink"] == .string("https://example.com/product/8?ref=price-drop"))
+        let bad = Device(token: Fixtures.tokenA, variables: [NamedValue(name: "product_id", value: "x")])
+        #expect(throws: PayloadError.self) { try plan.request(for: bad) }
+        do {
+            _ = try plan.request(for: bad)
+        } catch {
+            #expect(error.linkCode == .invalidParameter)
+            #expect(error.path.description == "devices")
+        }
+    }
+
+    @Test func constantTemplateLinkIsCheckedOnceAndItsRejectionPointsAtTheTemplate() throws {
+        let wishlist = try Template.parse(jsonBytes: Array(#"{"deeplink": "https://example.com/profile?tab=wishlist", "strings": {"body": "Hi"}}"#.utf8), name: "w").get()
+        let plan = try Fixtures.plan(#"{"template": "w", "devices": ["\#(Fixtures.tokenA)"]}"#, templates: TemplateLibrary([wishlist])).get()
+        #expect(plan.link?.route == "profile")
+        #expect(plan.link(for: Device(token: Fixtures.tokenB, variables: [NamedValue(name: "x", value: "y")]))?.canonical
+            == "https://example.com/profile?tab=wishlist")
+
+        let broken = try Template.parse(jsonBytes: Array(#"{"deeplink": "https://example.com/profile?tab=cart", "strings": {"body": "Hi"}}"#.utf8), name: "b").get()
+        let problems = Fixtures.problems(#"{"template": "b", "devices": ["\#(Fixtures.tokenA)"]}"#, templates: TemplateLibrary([broken]))
+        #expect(problems.map { "\($0.path): \($0.stableCode)" } == ["template: invalidParameter"])
+    }
+
+    @Test func campaignVariablesThatMakeABadLinkPointAtVariables() {
+        let problems = Fixtures.problems(#"{"template": "price_drop", "variables": {"product_id": "-1", "product_name": "A", "new_price": "B"}, "devices": ["\#(Fixtures.tokenA)", "\#(Fixtures.tokenB)"]}"#)
+        #expect(problems.map { "\($0.path): \($0.stableCode)" } == ["variables: invalidParameter"])
+    }
+
+    @Test func templateDefaultPushTypeSetsTheTopic() throws {
+        let voip = try Template.parse(jsonBytes: Array(#"{"defaults": {"push_type": "voip"}, "strings": {"body": "Call from {{caller}}"}}"#.utf8), name: "call").get()
+        let plan = try Fixtures.plan(#"{"template": "call", "variables": {"caller": "Ana"}, "devices": ["\#(Fixtures.tokenA)"]}"#,
+                                     templates: TemplateLibrary([voip])).get()
+        #expect(plan.topic == "com.example.shop.voip")
+        #expect(plan.payloadLimit == 5120)
+    }
+}
+
+@Suite struct SoundTests {
+    let device = #""devices": ["\#(Fixtures.tokenA)"]"#
+
+    @Test func criticalSoundIsChecked() {
+        #expect(Fixtures.codes(#"{"alert": "x", "sound": {"critical": 1, "volume": 1.5}, \#(device)}"#)
+            == ["sound.volume: invalidValue", "sound.name: missing"])
+        #expect(Fixtures.codes(#"{"alert": "x", "sound": {"critical": 2, "name": "a", "loud": true}, \#(device)}"#)
+            == ["sound.loud: unknownKey", "sound.critical: invalidValue"])
+        #expect(Fixtures.codes(#"{"alert": "x", "sound": "", \#(device)}"#) == ["sound: invalidValue"])
+    }
+
+    @Test func alertAsAStringIsTheBody() throws {
+        #expect(try Fixtures.firstBody(#"{"alert": "Hello", "sound": "default", \#(device)}"#)
+            == #"{"aps":{"alert":{"body":"Hello"},"sound":"default"}}"#)
+    }
+}

@@ -29,11 +29,17 @@ enum CLI {
     final class Marker {}
 
     @discardableResult
+    /// - Parameter wrapper: a command to run the binary under (e.g. `/usr/bin/time -f %M`).
     static func run(_ arguments: [String], stdin: Data? = nil, workingDirectory: URL? = nil,
-                    environment: [String: String]? = nil) throws -> CLIResult {
+                    environment: [String: String]? = nil, wrapper: [String] = []) throws -> CLIResult {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let program = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(wrapper.dropFirst()) + [executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = workingDirectory ?? packageRoot
         if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe(), input = Pipe()

@@ -1,0 +1,105 @@
+import DeepLinks
+import StrictJSON
+
+/// `pushgate check-link URL [--routes PATH] [--json]` and
+/// `pushgate check-link --stdin [--routes PATH]` (JSON Lines, streamed).
+enum CheckLinkCommand {
+    static let usage = "usage: pushgate check-link URL [--routes PATH] [--json]\n"
+        + "       pushgate check-link --stdin [--routes PATH]"
+
+    /// Lines up to this many bytes are handed to the canonicaliser (which refuses anything
+    /// over 2048 with its own message); longer ones are answered `tooLong` while being
+    /// skipped, never held.
+    static let maxHeldLineBytes = LinkLimits.maxBytes + 2048
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let args: Arguments
+        do {
+            args = try Arguments(arguments, valued: ["routes"], flags: ["json", "stdin"])
+        } catch {
+            return usageError(error.message)
+        }
+        let fromStdin = args.has("stdin")
+        if fromStdin && !args.positionals.isEmpty {
+            return usageError("--stdin reads links from standard input; give no URL argument")
+        }
+        if !fromStdin && args.positionals.count != 1 {
+            return usageError(args.positionals.isEmpty ? "give one URL, or --stdin" : "give exactly one URL")
+        }
+        let table: RouteTable
+        switch loadRouteTable(path: args[option: "routes"] ?? defaultRoutesPath) {
+        case .success(let t): table = t
+        case .failure(let failure):
+            Output.error("pushgate check-link: \(failure.message)")
+            return failure.status
+        }
+        if fromStdin { return streamLines(table) }
+        return checkOne(args.positionals[0], table: table, json: args.has("json"))
+    }
+
+    private static func checkOne(_ link: String, table: RouteTable, json: Bool) -> Int32 {
+        let result = table.check(link)
+        if json {
+            Output.writeBytes(LinkResultJSON.line(result))
+        } else {
+            switch result {
+            case .accepted(let canonical): Output.line(canonical.canonical)
+            case .rejected(let rejection): Output.line("\(rejection.code.rawValue): \(rejection.message)")
+            }
+        }
+        if case .accepted = result { return ExitStatus.ok }
+        return ExitStatus.findings
+    }
+
+    private static func streamLines(_ table: RouteTable) -> Int32 {
+        var anyRejected = false
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        do throws(LineReader.ReadError) {
+            try LineReader(fd: 0, maxLineBytes: maxHeldLineBytes).forEachLine { line in
+                let result = check(line, table: table)
+                if case .rejected = result { anyRejected = true }
+                out.removeAll(keepingCapacity: true)
+                LinkResultJSON.append(result, to: &out)
+                out.append(UInt8(ascii: "\n"))
+                Output.writeBytes(out)
+            }
+        } catch {
+            Output.error("pushgate check-link: cannot read standard input: \(error.message)")
+            return ExitStatus.usage
+        }
+        return anyRejected ? ExitStatus.findings : ExitStatus.ok
+    }
+
+    /// One input line: over-long lines and invalid UTF-8 are refused here (the
+    /// canonicaliser takes text); everything else goes to the table.
+    static func check(_ line: LineReader.Line, table: RouteTable) -> LinkCheckResult {
+        switch line {
+        case .tooLong(let byteCount):
+            return .rejected(LinkRejection(code: .tooLong,
+                                           message: "link is \(byteCount) bytes; the limit is \(LinkLimits.maxBytes)"))
+        case .text(let bytes):
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                return .rejected(LinkRejection(code: .malformed,
+                                               message: "the link is not valid UTF-8 at byte offset \(invalidUTF8Offset(bytes))"))
+            }
+            return table.check(text)
+        }
+    }
+
+    /// Offset of the first byte that does not start a valid UTF-8 sequence.
+    static func invalidUTF8Offset(_ bytes: ArraySlice<UInt8>) -> Int {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
+            offset += UTF8.width(scalar)
+        }
+        return offset
+    }
+
+    private static func usageError(_ message: String) -> Int32 {
+        Output.error("pushgate check-link: \(message)\n\(usage)")
+        return ExitStatus.usage
+    }
+}
