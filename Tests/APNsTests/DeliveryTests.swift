@@ -147,7 +147,8 @@ import Testing
             guard case .transportFailed(let failure) = result else { Issue.record("expected timeout, got \(result)"); continue }
             #expect(failure.code == .timeout)
         }
-        #expect(Date().timeIntervalSince(start) < 5)
+        // A hang guard, not a speed check: without the deadline this would never return.
+        #expect(Date().timeIntervalSince(start) < 60)
     }
 
     @Test func nothingListeningFailsAsConnectionFailed() async throws {
