@@ -151,6 +151,20 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 60)
     }
 
+    @Test func timeWaitingInTheQueueCountsTowardsTheDeadline() async throws {
+        let fake = try FakeAPNs(script: ["default": ["noAnswer": true]])
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        // One request in flight at a time: the others wait in the transport's queue.
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
+                                                                            maxConcurrentStreams: 1, timeoutMilliseconds: 400))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        let results = await sendAll(client, (0..<4).map { TestRequests.alert($0) })
+        let failures = results.compactMap { if case .transportFailed(let f) = $0 { f } else { nil } }
+        #expect(failures.count == 4 && failures.allSatisfy { $0.code == .timeout })
+        #expect(failures.contains { $0.message.contains("waited in the queue") })
+    }
+
     @Test func nothingListeningFailsAsConnectionFailed() async throws {
         let fake = try FakeAPNs()
         let url = fake.url
