@@ -138,6 +138,17 @@ import Testing
         #expect(Set(fake.log().compactMap { $0.int("connection") }).count >= 4, "reconnected after each GOAWAY")
     }
 
+    @Test func aDroppedConnectionIsReestablishedAndLosesNothing() async throws {
+        let fake = try FakeAPNs(script: ["dropAfter": 40, "dropConnections": 2])
+        let (client, _, transport) = try makeClient(fake)
+        let results = await sendAll(client, (0..<300).map { TestRequests.alert($0) }, concurrency: 60)
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } }, "\(results.filter { if case .delivered = $0 { false } else { true } }.prefix(3))")
+        let answered = fake.log().compactMap { $0.string("token") }
+        #expect(answered.count == 300 && Set(answered).count == 300)
+        #expect(Set(fake.log().compactMap { $0.int("connection") }).allSatisfy { $0 >= 3 }, "answers only after two drops")
+        #expect(transport.requeuedRequests > 0 && transport.connectionFailures >= 1, "unanswered requests went back to the queue")
+    }
+
     @Test func aServerThatNeverAnswersHitsTheDeadline() async throws {
         let fake = try FakeAPNs(script: ["default": ["noAnswer": true]])
         let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 300)

@@ -46,6 +46,11 @@ class Fake:
         self.goaway_connections = self.script.get("goawayConnections", 1)
         self.max_streams = self.script.get("maxConcurrentStreams", 100)
         self.framing = self.script.get("framing", "headers")
+        # "dropAfter": N — the first "dropConnections" connections answer nothing and are
+        # cut (TCP reset, no GOAWAY) once N requests have arrived on them.
+        self.drop_after = self.script.get("dropAfter")
+        self.drop_connections = self.script.get("dropConnections", 1)
+        self.dropped = 0
         self.team_id = args.team_id
         self.key_id = args.key_id
         self.public_key = None
@@ -166,6 +171,10 @@ class Connection(asyncio.Protocol):
         self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         self.streams = {}
         self.answered_here = 0
+        self.received_here = 0
+        self.doomed = fake.drop_after is not None and fake.dropped < fake.drop_connections
+        if self.doomed:
+            fake.dropped += 1
         self.closed = False
         self.last_stream_id = None  # set once this connection sent GOAWAY
 
@@ -210,6 +219,12 @@ class Connection(asyncio.Protocol):
     def request_complete(self, stream_id):
         fake = self.fake
         headers, body = self.streams[stream_id]
+        self.received_here += 1
+        if self.doomed:
+            if self.received_here >= fake.drop_after:
+                self.closed = True
+                self.transport.abort()
+            return
         fake.received += 1
         n = fake.received
         h = dict(headers)
