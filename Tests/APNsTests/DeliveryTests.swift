@@ -105,6 +105,21 @@ import Testing
         #expect(open.count == 30 && open.allSatisfy { $0 == 1 }, "never more than one stream open: \(open)")
     }
 
+    @Test func followsTheStreamLimitDownAfterARejectionAndUpAgain() async throws {
+        // Like APNs: one stream after each rejection, 100 again after the next success.
+        var tokens: [String: Any] = [:]
+        for i in stride(from: 50, to: 400, by: 50) { tokens[TestRequests.token(i)] = [["status": 400, "reason": "BadDeviceToken"]] }
+        let fake = try FakeAPNs(script: ["apnsStreams": true, "delayMs": 2, "tokens": tokens])
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<400).map { TestRequests.alert($0) })
+        let rejected = results.filter { $0 == .failed(status: 400, reason: .badDeviceToken) }.count
+        #expect(rejected == 7)
+        #expect(results.filter { if case .delivered = $0 { true } else { false } }.count == 393)
+        let log = fake.log()
+        #expect(log.count == 400 && Set(log.compactMap { $0.string("token") }).count == 400)
+        #expect((log.compactMap { $0.int("openStreams") }.max() ?? 0) > 1, "the raised limit is used")
+    }
+
     @Test func requestsAreMultiplexedOnOneConnection() async throws {
         let fake = try FakeAPNs(script: ["delayMs": 20])
         let (client, _, _) = try makeClient(fake)
