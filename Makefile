@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev \
-                python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o time
+                python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o time openssl
 
 .PHONY: deps build release run test bench clean
 

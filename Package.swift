@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"]),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

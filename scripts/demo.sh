@@ -21,3 +21,6 @@ echo "(exit $status: 0 all accepted, 1 some rejected)"
 echo
 echo "== pushgate aasa generate"
 "$bin" aasa generate || { status=$?; echo "demo: aasa generate failed (exit $status)" >&2; exit "$status"; }
+echo
+echo "== pushgate send --campaign config/campaigns/inline-alert.json   (dry run: the shipped config has apns.dryRun)"
+"$bin" send --campaign config/campaigns/inline-alert.json || { status=$?; echo "demo: send failed (exit $status)" >&2; exit "$status"; }

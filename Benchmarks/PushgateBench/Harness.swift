@@ -12,6 +12,7 @@ enum BenchmarkSuites {
     static let all: [BenchmarkSuite] = [
         BenchmarkSuite(name: "links", run: LinkBenchmark.run),
         PayloadBenchmark.suite,
+        BenchmarkSuite(name: "apns", run: APNsBenchmark.run),
     ]
 }
 

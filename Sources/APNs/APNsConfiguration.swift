@@ -1,0 +1,48 @@
+import StrictJSON
+
+/// Everything the delivery layer needs, from the `apns` object of `config/gateway.json`
+/// with `PUSHGATE_APNS_*` environment variables taking precedence.
+public struct APNsConfiguration: Sendable, Equatable {
+    public var environment: APNsEnvironment
+    /// Overrides the environment's host: `http://127.0.0.1:PORT` (HTTP/2 cleartext, prior
+    /// knowledge; loopback only) or `https://…` (TLS, always verified).
+    public var url: String?
+    /// CA bundle for verifying an `https` override (a local fake APNs with its own CA).
+    public var caFile: String?
+    public var teamId: String?
+    public var keyId: String?
+    /// Apple's `.p8` file (unencrypted PKCS#8 PEM, P-256).
+    public var keyFile: String?
+    /// `apns-topic` override for every request (normally the campaign's bundle id).
+    public var topic: String?
+    public var connections: Int
+    /// Per-connection stream cap on our side; the server's own limit still applies.
+    public var maxConcurrentStreams: Int
+    public var requestTimeoutSeconds: Double
+    public var retry: RetryPolicy
+    public var dryRun: Bool
+
+    public init(environment: APNsEnvironment = .sandbox, url: String? = nil, caFile: String? = nil,
+                teamId: String? = nil, keyId: String? = nil, keyFile: String? = nil, topic: String? = nil,
+                connections: Int = 1, maxConcurrentStreams: Int = 100, requestTimeoutSeconds: Double = 10,
+                retry: RetryPolicy = RetryPolicy(), dryRun: Bool = false) {
+        self.environment = environment
+        self.url = url
+        self.caFile = caFile
+        self.teamId = teamId
+        self.keyId = keyId
+        self.keyFile = keyFile
+        self.topic = topic
+        self.connections = connections
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.retry = retry
+        self.dryRun = dryRun
+    }
+
+    /// Where requests go: the override if set, else Apple's host for the environment.
+    public var baseURL: String { url ?? environment.baseURL }
+
+    /// True when the base URL is cleartext HTTP/2 (prior knowledge), i.e. a local server.
+    public var isCleartext: Bool { baseURL.hasPrefix("http://") }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+
+/// How the libcurl transport connects.
+public struct TransportSettings: Sendable, Equatable {
+    /// `http://127.0.0.1:PORT` (h2c, prior knowledge) or `https://host[:port]` (TLS, verified).
+    public var baseURL: String
+    public var caFile: String?
+    public var connections: Int
+    /// Streams per connection we allow ourselves; the server's SETTINGS may lower it.
+    public var maxConcurrentStreams: Int
+    /// Deadline per request, from hand-over to libcurl to the last byte of the answer.
+    public var timeoutMilliseconds: Int
+    /// How many times a request that got no answer (GOAWAY, dropped or refused
+    /// connection) is queued again before it fails. These are not APNs attempts.
+    public var maxRequeues: Int
+
+    public init(baseURL: String, caFile: String? = nil, connections: Int = 1, maxConcurrentStreams: Int = 100,
+                timeoutMilliseconds: Int = 10_000, maxRequeues: Int = 5) {
+        self.baseURL = baseURL
+        self.caFile = caFile
+        self.connections = connections
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.maxRequeues = maxRequeues
+    }
+
+    public init(_ configuration: APNsConfiguration) {
+        self.init(baseURL: configuration.baseURL, caFile: configuration.caFile, connections: configuration.connections,
+                  maxConcurrentStreams: configuration.maxConcurrentStreams,
+                  timeoutMilliseconds: Int(configuration.requestTimeoutSeconds * 1000))
+    }
+}
+
+/// A request waiting for its answer; resumed exactly once, from the transport thread.
+final class TransportJob: @unchecked Sendable {
+    let request: TransportRequest
+    private let continuation: CheckedContinuation<TransportOutcome, Never>
+    /// Times this request went back to the queue with no answer.
+    var requeues = 0
+    /// Monotonic milliseconds by which it must be answered: time spent waiting in our
+    /// queue counts too. Set again when the request is re-queued after a lost connection.
+    var deadline: UInt64
+
+    init(request: TransportRequest, continuation: CheckedContinuation<TransportOutcome, Never>, deadline: UInt64) {
+        self.request = request
+        self.continuation = continuation
+        self.deadline = deadline
+    }
+
+    func finish(_ outcome: TransportOutcome) { continuation.resume(returning: outcome) }
+}
+
+/// HTTP/2 to APNs through one libcurl multi handle, driven by its own thread.
+///
+/// Requests are multiplexed over `connections` connections (`CURLPIPE_MULTIPLEX`,
+/// `CURLOPT_PIPEWAIT`), at most `connections × maxConcurrentStreams` in flight; the rest
+/// wait in a queue. libcurl/nghttp2 keep each connection within the server's advertised
+/// stream limit. A request with no answer when its connection ends (GOAWAY, reset, refused)
+/// is queued again after a reconnect backoff; one that got an answer never is.
+public final class CurlHTTP2Transport: HTTPTransport {
+    private let multi: CurlMultiHandle
+    private let inbox = TransportInbox()
+    private let statistics: TransportStatistics
+    public let settings: TransportSettings
+
+    public init(settings: TransportSettings) throws(TransportFailure) {
+        if settings.baseURL.hasPrefix("http://"), !CurlCapabilities.reusesCleartextHTTP2 {
+            throw TransportFailure(.transportError, "libcurl \(CurlCapabilities.versionString) cannot reuse HTTP/2 cleartext connections "
+                + "(curl issue #10634, fixed in 8.0.0); use an https:// url (with caFile for a local server)")
+        }
+        guard let multi = CurlMultiHandle() else { throw TransportFailure(.transportError, "libcurl could not create a multi handle") }
+        self.multi = multi
+        self.settings = settings
+        let statistics = TransportStatistics()
+        self.statistics = statistics
+        let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics)
+        let inbox = self.inbox
+        let thread = Thread { loop.run(takeInbox: inbox.take) }
+        thread.name = "pushgate-apns-curl"
+        thread.start()
+    }
+
+    deinit { shutdown() }
+
+    public func send(_ request: TransportRequest) async -> TransportOutcome {
+        await withCheckedContinuation { continuation in
+            let job = TransportJob(request: request, continuation: continuation,
+                                   deadline: monotonicMilliseconds() + UInt64(settings.timeoutMilliseconds))
+            // Only the request that finds the inbox empty wakes the thread: it will take
+            // everything queued behind it too, so one wakeup serves a whole batch.
+            let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in
+                guard !state.stopping else { return (false, false) }
+                state.jobs.append(job)
+                return (true, state.jobs.count == 1)
+            }
+            if !accepted {
+                job.finish(.failure(TransportFailure(.cancelled, "transport is shut down")))
+            } else if wake {
+                multi.wakeup()
+            }
+        }
+    }
+
+    /// Stops the thread; requests not yet answered finish as `cancelled`.
+    public func shutdown() {
+        inbox.state.withLock { $0.stopping = true }
+        multi.wakeup()
+    }
+
+    /// Counters for tests and metrics: connection failures seen, requests re-queued.
+    public var connectionFailures: Int { statistics.values.withLock { $0.connectionFailures } }
+    public var requeuedRequests: Int { statistics.values.withLock { $0.requeued } }
+}
+
+/// Requests handed over by callers, picked up by the transport thread.
+final class TransportInbox: Sendable {
+    struct State {
+        var jobs: [TransportJob] = []
+        var stopping = false
+    }
+    let state = Mutex(State())
+
+    /// Everything queued since the last call, and whether to stop.
+    func take() -> ([TransportJob], Bool) {
+        state.withLock { state in
+            defer { state.jobs.removeAll(keepingCapacity: true) }
+            return (state.jobs, state.stopping)
+        }
+    }
+}
+
+final class TransportStatistics: Sendable {
+    struct Values {
+        var connectionFailures = 0
+        var requeued = 0
+    }
+    let values = Mutex(Values())
+}

@@ -1,0 +1,80 @@
+import Payloads
+
+/// What happened to one notification, after every retry.
+public enum DeliveryResult: Sendable, Equatable {
+    /// APNs accepted it (HTTP 200) and gave it this `apns-id`.
+    case delivered(apnsId: String)
+    /// APNs refused it for good, or transient failures outlasted the retry budget.
+    case failed(status: Int, reason: APNsReason)
+    /// 410: the token is dead. `timestampMilliseconds` is when Apple last knew it valid.
+    case unregistered(reason: APNsReason, timestampMilliseconds: Int64?)
+    /// No answer from APNs: deadline passed, or the connection could not be made.
+    case transportFailed(TransportFailure)
+    /// Dry run: the request that would have been sent, signed, with nothing sent.
+    case dryRun(PreparedRequest)
+
+    /// A stable, short label for summaries, metrics and `--json`.
+    public var label: String {
+        switch self {
+        case .delivered: return "delivered"
+        case .failed: return "failed"
+        case .unregistered: return "unregistered"
+        case .transportFailed: return "failed"
+        case .dryRun: return "dry-run"
+        }
+    }
+
+    /// The reason a summary groups failures by (APNs reason or transport code).
+    public var failureReason: String? {
+        switch self {
+        case .failed(_, let reason): return reason.rawValue
+        case .unregistered(let reason, _): return reason.rawValue
+        case .transportFailed(let failure): return failure.code.rawValue
+        case .delivered, .dryRun: return nil
+        }
+    }
+}
+
+/// Why no answer came from APNs. Codes are stable.
+public struct TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The request's deadline passed with no response.
+        case timeout
+        /// No connection could be made (after reconnect attempts).
+        case connectionFailed
+        /// TLS handshake or certificate verification failed.
+        case tlsFailed
+        /// The connection broke too many times while the request waited for an answer.
+        case connectionLost
+        /// The transport was shut down before the request finished.
+        case cancelled
+        /// Anything else libcurl reported.
+        case transportError
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// A request exactly as it goes on the wire (dry run output). The provider token is
+/// shown redacted: tokens never appear in output or logs.
+public struct PreparedRequest: Sendable, Equatable {
+    public var method: String
+    public var url: String
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]
+
+    public init(method: String, url: String, headers: [HTTPHeader], body: [UInt8]) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}

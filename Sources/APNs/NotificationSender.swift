@@ -1,0 +1,15 @@
+import Payloads
+
+/// Sends one notification and reports what became of it, after every retry. The one
+/// entry point the CLI, the HTTP service and the dispatcher use.
+public protocol NotificationSender: Sendable {
+    func send(_ request: APNsRequest) async -> DeliveryResult
+}
+
+extension APNsRequest {
+    /// The headers as sent: the configured topic override replaces `apns-topic`.
+    func headers(topicOverride: String?) -> [HTTPHeader] {
+        guard let topicOverride else { return headers }
+        return headers.map { $0.name == "apns-topic" ? HTTPHeader("apns-topic", topicOverride) : $0 }
+    }
+}

@@ -1,0 +1,34 @@
+import StrictJSON
+
+/// A signed ES256 provider token (JWT). Its description is redacted so that printing or
+/// logging one by accident leaks nothing; `bearerValue` is for the `authorization` header.
+public struct ProviderToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The compact JWS: header.claims.signature.
+    public let compact: String
+    /// `iat`, seconds since 1970.
+    public let issuedAt: Int64
+    public let keyId: String
+
+    public var bearerValue: String { "bearer " + compact }
+
+    public var description: String { "ProviderToken(kid: \(keyId), iat: \(issuedAt), <redacted>)" }
+    public var debugDescription: String { description }
+
+    /// Builds and signs `{"alg":"ES256","kid":KEY_ID}.{"iss":TEAM_ID,"iat":SECONDS}`.
+    /// Both JSON texts are written with JSONWriter so that no input can break out of a string.
+    public static func sign(teamId: String, keyId: String, issuedAt: Int64, key: SigningKey) throws(SigningKeyError) -> ProviderToken {
+        var header = JSONWriter(capacity: 48)
+        header.raw("{\"alg\":\"ES256\",\"kid\":")
+        header.string(keyId)
+        header.raw("}")
+        var claims = JSONWriter(capacity: 48)
+        claims.raw("{\"iss\":")
+        claims.string(teamId)
+        claims.raw(",\"iat\":")
+        claims.int(Int(issuedAt))
+        claims.raw("}")
+        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(claims.bytes)
+        let signature = try key.signES256(Array(signingInput.utf8))
+        return ProviderToken(compact: signingInput + "." + Base64URL.encode(signature), issuedAt: issuedAt, keyId: keyId)
+    }
+}

@@ -1,0 +1,36 @@
+/// When to send again after a transient APNs answer (429 TooManyRequests, 500, 503).
+/// Exponential backoff with full jitter, never sooner than `Retry-After` says.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Total attempts per notification, the first included.
+    public var maxAttempts: Int
+    public var baseBackoffMilliseconds: Int
+    public var maxBackoffMilliseconds: Int
+
+    public init(maxAttempts: Int = 3, baseBackoffMilliseconds: Int = 200, maxBackoffMilliseconds: Int = 5_000) {
+        self.maxAttempts = maxAttempts
+        self.baseBackoffMilliseconds = baseBackoffMilliseconds
+        self.maxBackoffMilliseconds = maxBackoffMilliseconds
+    }
+
+    /// Whether an answer is worth another attempt. Everything else (4xx) is final.
+    public func isRetryable(status: Int, reason: APNsReason) -> Bool {
+        switch status {
+        case 500, 503: return true
+        case 429: return reason == .tooManyRequests  // TooManyProviderTokenUpdates: retrying makes it worse
+        default: return false
+        }
+    }
+
+    /// Delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed.
+    /// `unit` is a random number in [0, 1): the jitter, injected so tests are exact.
+    /// The backoff window doubles each attempt: half of it is fixed, half is jitter, so
+    /// retries always back off yet never synchronise. `Retry-After` is a floor.
+    public func delayMilliseconds(afterAttempt attempt: Int, retryAfterSeconds: Int?, unit: Double) -> Int {
+        let exponent = min(max(attempt - 1, 0), 30)
+        let window = min(maxBackoffMilliseconds, baseBackoffMilliseconds.multipliedReportingOverflow(by: 1 << exponent).overflow
+                         ? maxBackoffMilliseconds : baseBackoffMilliseconds << exponent)
+        let jittered = window / 2 + Int(Double(window - window / 2) * min(max(unit, 0), 0.999_999))
+        let floor = (retryAfterSeconds ?? 0) * 1000
+        return max(jittered, floor)
+    }
+}

@@ -1,0 +1,154 @@
+import APNs
+import DeepLinks
+import Payloads
+import StrictJSON
+
+/// `pushgate send --campaign FILE [--devices FILE] [--config PATH] [--dry-run] [--json]`:
+/// plans the campaign, then sends to the campaign's devices and every token in
+/// `--devices` (streamed), with bounded concurrency. Exit 0 when every device got its
+/// notification (or, in a dry run, its signed request), 1 when any did not, 2 for usage or
+/// configuration errors.
+enum SendCommand {
+    static let usage = "usage: pushgate send --campaign FILE [--devices FILE] [--config PATH] [--dry-run] [--json]"
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let args: Arguments
+        do {
+            args = try Arguments(arguments, valued: ["campaign", "devices", "config"], flags: ["dry-run", "json", "help"])
+        } catch {
+            Output.error("pushgate send: \(error.message)\n\(usage)")
+            return ExitStatus.usage
+        }
+        if args.has("help") {
+            Output.line(usage)
+            return ExitStatus.ok
+        }
+        guard args.positionals.isEmpty else {
+            Output.error("pushgate send: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
+            return ExitStatus.usage
+        }
+        guard let campaignPath = args[option: "campaign"] else {
+            Output.error("pushgate send: --campaign FILE is required\n\(usage)")
+            return ExitStatus.usage
+        }
+        let configPath = args[option: "config"] ?? defaultConfigPath
+        let devicesPath = args[option: "devices"]
+
+        let prepared: (CampaignPlan, APNsDelivery, DeviceLineReader?)
+        switch prepare(campaignPath: campaignPath, configPath: configPath, devicesPath: devicesPath, forceDryRun: args.has("dry-run")) {
+        case .failure(let failure):
+            Output.error("pushgate send: \(failure.message)")
+            return failure.status
+        case .success(let value):
+            prepared = value
+        }
+        let (plan, delivery, reader) = prepared
+        let job = SendJob(plan: plan, delivery: delivery, reader: reader, devicesPath: devicesPath ?? "",
+                          report: SendReport(json: args.has("json"), dryRun: delivery.transport == nil))
+        let report = runAndWait { await job.run() }
+        delivery.transport?.shutdown()
+        report.printSummary()
+        return report.allDelivered ? ExitStatus.ok : ExitStatus.findings
+    }
+
+    /// Plan, configuration, key, transport, devices file: everything that can fail before
+    /// anything is sent. A campaign that does not plan is rejection (exit 1), the rest 2.
+    static func prepare(campaignPath: String, configPath: String, devicesPath: String?,
+                        forceDryRun: Bool) -> Result<(CampaignPlan, APNsDelivery, DeviceLineReader?), CLIFailure> {
+        let gateway: GatewayConfig
+        let table: RouteTable
+        let bytes: [UInt8]
+        switch GatewayConfig.load(path: configPath).flatMap({ c in loadRouteTable(path: c.routesPath).map { (c, $0) } })
+            .flatMap({ ct in readSmallFile(path: campaignPath, limit: 256 << 20).map { (ct.0, ct.1, $0) } }) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let value): (gateway, table, bytes) = value
+        }
+        let planner = CampaignPlanner(bundleId: gateway.topic ?? table.app.bundleId, links: table,
+                                      templates: TemplateFolder(path: gateway.templatesPath), requireDevices: devicesPath == nil)
+        let plan: CampaignPlan
+        switch planner.plan(jsonBytes: bytes) {
+        case .failure(let rejection):
+            let lines = rejection.problems.map { "\(TextSafety.escapedForDisplay(campaignPath)): at \($0.description)" }
+            return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
+        case .success(let p): plan = p
+        }
+        var reader: DeviceLineReader?
+        if let devicesPath {
+            do { reader = try DeviceLineReader(path: devicesPath) } catch { return .failure(error) }
+        }
+        return APNsSetup.configuration(gateway, forceDryRun: forceDryRun || plan.campaign.dryRun)
+            .flatMap { APNsSetup.delivery($0, source: configPath) }
+            .map { (plan, $0, reader) }
+    }
+}
+
+/// One run of `send`: feeds devices to the sender with at most `concurrency` in flight and
+/// reports each result as it arrives. Lives on one task, so its state needs no lock.
+final class SendJob: @unchecked Sendable {
+    private let plan: CampaignPlan
+    private let sender: any NotificationSender
+    private let reader: DeviceLineReader?
+    private let devicesPath: String
+    private let concurrency: Int
+    private var report: SendReport
+
+    init(plan: CampaignPlan, delivery: APNsDelivery, reader: DeviceLineReader?, devicesPath: String, report: SendReport) {
+        self.plan = plan
+        sender = delivery.sender
+        self.reader = reader
+        self.devicesPath = devicesPath
+        self.report = report
+        // Enough to keep every stream of every connection busy, bounded for memory.
+        let streams = delivery.transport.map { $0.settings.connections * $0.settings.maxConcurrentStreams } ?? 32
+        concurrency = min(4096, max(1, streams * 2))
+    }
+
+    func run() async -> SendReport {
+        var campaignDevices = plan.devices.makeIterator()
+        let plan = self.plan
+        let sender = self.sender
+        await withTaskGroup(of: (Device, Result<DeliveryResult, PayloadError>).self) { group in
+            var inFlight = 0
+            func feed() {
+                while inFlight < concurrency, let device = nextDevice(&campaignDevices) {
+                    inFlight += 1
+                    group.addTask {
+                        // A device whose variables make the payload invalid is rejected, not sent.
+                        do throws(PayloadError) {
+                            let request = try plan.request(for: device)
+                            return (device, .success(await sender.send(request)))
+                        } catch {
+                            return (device, .failure(error))
+                        }
+                    }
+                }
+            }
+            feed()
+            while let (device, result) = await group.next() {
+                inFlight -= 1
+                switch result {
+                case .success(let delivery): report.record(device, delivery)
+                case .failure(let error): report.recordRejected(device, error)
+                }
+                feed()
+            }
+        }
+        return report
+    }
+
+    /// The campaign's own devices first, then the file's; invalid lines are reported here.
+    private func nextDevice(_ campaignDevices: inout IndexingIterator<[Device]>) -> Device? {
+        if let device = campaignDevices.next() { return device }
+        guard let reader else { return nil }
+        while let item = reader.next() {
+            switch item {
+            case .device(let device, _):
+                if reader.totalBytes > 0 { report.showProgress(fraction: Double(reader.bytesRead) / Double(reader.totalBytes)) }
+                return device
+            case .invalid(let line, let problem):
+                report.recordInvalid(line: line, problem: problem, source: devicesPath)
+            }
+        }
+        return nil
+    }
+}

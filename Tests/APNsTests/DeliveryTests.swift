@@ -1,0 +1,250 @@
+import APNs
+import Foundation
+import Payloads
+import StrictJSON
+import Testing
+
+@Suite struct DeliveryTests {
+    @Test func deliversAndTheFakeAcceptsEveryHeaderAndTheToken() async throws {
+        let fake = try FakeAPNs()
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<20).map { TestRequests.alert($0) })
+        for result in results {
+            guard case .delivered(let apnsId) = result else { Issue.record("not delivered: \(result)"); continue }
+            #expect(apnsId.count == 36)
+        }
+        let log = fake.log()
+        #expect(log.count == 20)
+        for entry in log {
+            #expect(entry.int("status") == 200)
+            #expect(entry["violation"] == .null)
+            #expect(entry["tokenProblem"] == .null)
+            #expect(entry.string("kid") == FakeAPNs.keyId)
+            // Only what APNs expects: no form content-type, accept or expect from libcurl.
+            #expect(entry["headers"] == .array([.string("apns-priority"), .string("apns-push-type"), .string("apns-topic"),
+                                                .string("authorization"), .string("content-length")]))
+        }
+    }
+
+    @Test func acceptsBothResponseFramings() async throws {
+        let fake = try FakeAPNs(script: ["framing": "alternate"])
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<10).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+    }
+
+    @Test func everyDocumentedReasonArrivesTyped() async throws {
+        var tokens: [String: Any] = [:]
+        for (index, entry) in APNsReason.documented.enumerated() {
+            tokens[TestRequests.token(index)] = [["status": entry.status, "reason": entry.string, "timestamp": 1_700_000_000_123]]
+        }
+        tokens[TestRequests.token(999)] = [["status": 400, "reason": "SomethingNew"]]
+        let fake = try FakeAPNs(script: ["tokens": tokens])
+        // One attempt: this test is about mapping, not retries; ExpiredProviderToken may
+        // not refresh (the token is seconds old), so it ends as a failure too.
+        let (client, _, _) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 1))
+        var requests = APNsReason.documented.indices.map { TestRequests.alert($0) }
+        requests.append(TestRequests.alert(999))
+        let results = await sendAll(client, requests)
+        for (index, entry) in APNsReason.documented.enumerated() {
+            if entry.status == 410 {
+                #expect(results[index] == .unregistered(reason: entry.reason, timestampMilliseconds: 1_700_000_000_123))
+            } else {
+                #expect(results[index] == .failed(status: entry.status, reason: entry.reason), "\(entry.string)")
+            }
+        }
+        #expect(results.last == .failed(status: 400, reason: .unknown("SomethingNew")))
+    }
+
+    @Test func transientAnswersAreRetriedWithBackoffThenSucceed() async throws {
+        let token = TestRequests.token(1)
+        let fake = try FakeAPNs(script: ["tokens": [token: [
+            ["status": 503, "reason": "ServiceUnavailable"], ["status": 429, "reason": "TooManyRequests"],
+            ["status": 500, "reason": "InternalServerError"], ["status": 200]]]])
+        let (client, _, _) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 4, baseBackoffMilliseconds: 100, maxBackoffMilliseconds: 1000))
+        let result = await client.send(TestRequests.alert(1))
+        guard case .delivered = result else { Issue.record("expected delivery, got \(result)"); return }
+        let times = fake.log().compactMap { $0.double("time") }
+        try #require(times.count == 4)
+        // Half of each doubling window is fixed: at least 50, 100, 200 ms apart.
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(gaps[0] >= 0.045 && gaps[1] >= 0.095 && gaps[2] >= 0.195, "gaps \(gaps)")
+    }
+
+    @Test func retriesStopAtMaxAttempts() async throws {
+        let fake = try FakeAPNs(script: ["default": ["status": 503, "reason": "ServiceUnavailable"]])
+        let (client, _, _) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
+        let result = await client.send(TestRequests.alert(1))
+        #expect(result == .failed(status: 503, reason: .serviceUnavailable))
+        #expect(fake.log().count == 3)
+    }
+
+    @Test func retryAfterIsAFloor() async throws {
+        let token = TestRequests.token(1)
+        let fake = try FakeAPNs(script: ["tokens": [token: [["status": 429, "reason": "TooManyRequests", "retryAfter": 1], ["status": 200]]]])
+        let (client, _, _) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 2, baseBackoffMilliseconds: 1, maxBackoffMilliseconds: 2))
+        _ = await client.send(TestRequests.alert(1))
+        let times = fake.log().compactMap { $0.double("time") }
+        try #require(times.count == 2)
+        #expect(times[1] - times[0] >= 0.95)
+    }
+
+    @Test func rejectionsAreFinal() async throws {
+        let fake = try FakeAPNs(script: ["default": ["status": 400, "reason": "BadTopic"]])
+        let (client, _, _) = try makeClient(fake)
+        #expect(await client.send(TestRequests.alert(1)) == .failed(status: 400, reason: .badTopic))
+        #expect(fake.log().count == 1)
+    }
+
+    @Test func theServersStreamLimitIsRespected() async throws {
+        let fake = try FakeAPNs(script: ["maxConcurrentStreams": 1, "delayMs": 5])
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<30).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+        let open = fake.log().compactMap { $0.int("openStreams") }
+        #expect(open.count == 30 && open.allSatisfy { $0 == 1 }, "never more than one stream open: \(open)")
+    }
+
+    @Test func followsTheStreamLimitDownAfterARejectionAndUpAgain() async throws {
+        // Like APNs: one stream after each rejection, 100 again after the next success.
+        var tokens: [String: Any] = [:]
+        for i in stride(from: 50, to: 400, by: 50) { tokens[TestRequests.token(i)] = [["status": 400, "reason": "BadDeviceToken"]] }
+        let fake = try FakeAPNs(script: ["apnsStreams": true, "delayMs": 2, "tokens": tokens])
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<400).map { TestRequests.alert($0) })
+        let rejected = results.filter { $0 == .failed(status: 400, reason: .badDeviceToken) }.count
+        #expect(rejected == 7)
+        #expect(results.filter { if case .delivered = $0 { true } else { false } }.count == 393)
+        let log = fake.log()
+        #expect(log.count == 400 && Set(log.compactMap { $0.string("token") }).count == 400)
+        #expect((log.compactMap { $0.int("openStreams") }.max() ?? 0) > 1, "the raised limit is used")
+    }
+
+    @Test func requestsAreMultiplexedOnOneConnection() async throws {
+        let fake = try FakeAPNs(script: ["delayMs": 20])
+        let (client, _, _) = try makeClient(fake)
+        _ = await sendAll(client, (0..<50).map { TestRequests.alert($0) })
+        let log = fake.log()
+        #expect(Set(log.compactMap { $0.int("connection") }) == [1])
+        #expect((log.compactMap { $0.int("openStreams") }.max() ?? 0) > 10)
+    }
+
+    @Test func oneTokenAcrossTenThousandSends() async throws {
+        let fake = try FakeAPNs(script: ["framing": "alternate"])
+        let (client, tokens, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<10_000).map { TestRequests.alert($0) }, concurrency: 200)
+        #expect(results.filter { if case .delivered = $0 { true } else { false } }.count == 10_000)
+        #expect(tokens.mintedCount == 1)
+        let log = fake.log()
+        #expect(log.count == 10_000)
+        #expect(Set(log.compactMap { $0.int("iat") }).count == 1)
+        #expect(log.allSatisfy { $0["tokenProblem"] == .null })
+    }
+
+    @Test func goawayMidCampaignLosesNothingAndRepeatsNothingAnswered() async throws {
+        let fake = try FakeAPNs(script: ["goawayAfter": 150, "goawayConnections": 3, "delayMs": 2])
+        let (client, _, _) = try makeClient(fake)
+        let count = 1_000
+        let results = await sendAll(client, (0..<count).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+        let answered = fake.log().compactMap { $0.string("token") }
+        #expect(answered.count == count, "every device answered exactly once")
+        #expect(Set(answered).count == count)
+        #expect(Set(fake.log().compactMap { $0.int("connection") }).count >= 4, "reconnected after each GOAWAY")
+    }
+
+    @Test func aDroppedConnectionIsReestablishedAndLosesNothing() async throws {
+        let fake = try FakeAPNs(script: ["dropAfter": 40, "dropConnections": 2])
+        let (client, _, transport) = try makeClient(fake)
+        let results = await sendAll(client, (0..<300).map { TestRequests.alert($0) }, concurrency: 60)
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } }, "\(results.filter { if case .delivered = $0 { false } else { true } }.prefix(3))")
+        let answered = fake.log().compactMap { $0.string("token") }
+        #expect(answered.count == 300 && Set(answered).count == 300)
+        #expect(Set(fake.log().compactMap { $0.int("connection") }).allSatisfy { $0 >= 3 }, "answers only after two drops")
+        #expect(transport.requeuedRequests > 0 && transport.connectionFailures >= 1, "unanswered requests went back to the queue")
+    }
+
+    @Test func aServerThatNeverAnswersHitsTheDeadline() async throws {
+        let fake = try FakeAPNs(script: ["default": ["noAnswer": true]])
+        let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 300)
+        let start = Date()
+        let results = await sendAll(client, (0..<5).map { TestRequests.alert($0) })
+        for result in results {
+            guard case .transportFailed(let failure) = result else { Issue.record("expected timeout, got \(result)"); continue }
+            #expect(failure.code == .timeout)
+        }
+        // A hang guard, not a speed check: without the deadline this would never return.
+        #expect(Date().timeIntervalSince(start) < 60)
+    }
+
+    @Test func timeWaitingInTheQueueCountsTowardsTheDeadline() async throws {
+        let fake = try FakeAPNs(script: ["default": ["noAnswer": true]])
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        // One request in flight at a time: the others wait in the transport's queue.
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
+                                                                            maxConcurrentStreams: 1, timeoutMilliseconds: 400))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        let results = await sendAll(client, (0..<4).map { TestRequests.alert($0) })
+        let failures = results.compactMap { if case .transportFailed(let f) = $0 { f } else { nil } }
+        #expect(failures.count == 4 && failures.allSatisfy { $0.code == .timeout })
+        #expect(failures.contains { $0.message.contains("waited in the queue") })
+    }
+
+    @Test func nothingListeningFailsAsConnectionFailed() async throws {
+        let fake = try FakeAPNs()
+        let url = fake.url
+        fake.stop()
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: fake.caFile, timeoutMilliseconds: 1000, maxRequeues: 2))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        let result = await client.send(TestRequests.alert(1))
+        guard case .transportFailed(let failure) = result else { Issue.record("got \(result)"); return }
+        #expect(failure.code == .connectionFailed)
+    }
+
+    @Test func expiredProviderTokenRefreshesOnceForEveryoneAndRetries() async throws {
+        let clock = ManualClock()
+        var tokens: [String: Any] = [:]
+        for i in 0..<20 { tokens[TestRequests.token(i)] = [["status": 403, "reason": "ExpiredProviderToken"], ["status": 200]] }
+        let fake = try FakeAPNs(script: ["tokens": tokens, "delayMs": 20])
+        let (client, manager, _) = try makeClient(fake, clock: clock)
+        _ = try manager.currentToken()
+        // 25 minutes later: past the 20-minute floor, before the 50-minute lazy refresh.
+        clock.advance(seconds: 25 * 60)
+        let results = await sendAll(client, (0..<20).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } }, "\(results)")
+        #expect(manager.mintedCount == 2, "concurrent failures cause one refresh")
+        #expect(fake.log().count == 40)
+    }
+
+    @Test func aCertificateFromAnotherCAIsRefused() async throws {
+        let fake = try FakeAPNs()
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: TestTLS.material?.otherCAFile))
+        let result = await APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy()).send(TestRequests.alert(1))
+        guard case .transportFailed(let failure) = result else { Issue.record("got \(result)"); return }
+        #expect(failure.code == .tlsFailed)
+        #expect(fake.log().isEmpty)
+    }
+
+    @Test func cleartextNeedsALibcurlThatCanReuseIt() throws {
+        let settings = TransportSettings(baseURL: "http://127.0.0.1:9")
+        if CurlCapabilities.reusesCleartextHTTP2 {
+            _ = try CurlHTTP2Transport(settings: settings)
+        } else {
+            #expect(throws: TransportFailure.self) { try CurlHTTP2Transport(settings: settings) }
+        }
+    }
+
+    @Test func expiredProviderTokenDoesNotRefreshWithinTwentyMinutes() async throws {
+        let fake = try FakeAPNs(script: ["default": ["status": 403, "reason": "ExpiredProviderToken"]])
+        let (client, manager, _) = try makeClient(fake)
+        let result = await client.send(TestRequests.alert(1))
+        #expect(result == .failed(status: 403, reason: .expiredProviderToken))
+        #expect(manager.mintedCount == 1)
+        #expect(fake.log().count == 1)
+    }
+}

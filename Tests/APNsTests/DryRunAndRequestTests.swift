@@ -1,0 +1,54 @@
+import APNs
+import Payloads
+import Testing
+
+@Suite struct DryRunAndRequestTests {
+    @Test func dryRunSignsButSendsNothingAndRedactsTheToken() async throws {
+        let config = try APNsConfiguration.parse(nil, forceDryRun: true)
+        let delivery = try APNsDelivery(configuration: config)
+        #expect(delivery.transport == nil)
+        #expect(delivery.notices.contains { $0.contains("ephemeral") })
+        let results = await sendAll(delivery.sender, (0..<50).map { TestRequests.alert($0) })
+        #expect(delivery.tokens.mintedCount == 1)
+        for (index, result) in results.enumerated() {
+            guard case .dryRun(let request) = result else { Issue.record("got \(result)"); continue }
+            #expect(request.url == "https://api.sandbox.push.apple.com/3/device/" + TestRequests.token(index))
+            #expect(request.headers.first?.name == "authorization")
+            #expect(request.headers.first?.value.contains("redacted") == true)
+            #expect(request.headers.first?.value.contains(".") == false, "no JWT")
+            #expect(request.body == TestRequests.alert(index).body)
+        }
+    }
+
+    @Test func topicOverrideReplacesTheCampaignsTopic() async throws {
+        var config = try APNsConfiguration.parse(nil, forceDryRun: true)
+        config.topic = "com.example.other"
+        let delivery = try APNsDelivery(configuration: config)
+        guard case .dryRun(let request) = await delivery.sender.send(TestRequests.alert(1)) else { Issue.record("not a dry run"); return }
+        #expect(request.headers.filter { $0.name == "apns-topic" }.map(\.value) == ["com.example.other"])
+    }
+
+    @Test func theFakeChecksHeadersAndBodyAsAppleDoes() async throws {
+        let fake = try FakeAPNs()
+        let (client, _, _) = try makeClient(fake)
+        var badPriority = TestRequests.alert(1)
+        badPriority.headers = [HTTPHeader("apns-push-type", "background"), HTTPHeader("apns-topic", "com.example.app"),
+                               HTTPHeader("apns-priority", "10")]
+        #expect(await client.send(badPriority) == .failed(status: 400, reason: .badPriority))
+        let big = TestRequests.alert(2, body: #"{"aps":{"alert":""# + String(repeating: "x", count: 4100) + #""}}"#)
+        #expect(await client.send(big) == .failed(status: 413, reason: .payloadTooLarge))
+        var noTopic = TestRequests.alert(3)
+        noTopic.headers.removeAll { $0.name == "apns-topic" }
+        #expect(await client.send(noTopic) == .failed(status: 400, reason: .missingTopic))
+        #expect(await client.send(TestRequests.alert(4, body: "")) == .failed(status: 400, reason: .payloadEmpty))
+    }
+
+    @Test func aTokenSignedWithAnotherKeyIsRefusedByTheFake() async throws {
+        let fake = try FakeAPNs()
+        let other = try SigningKey.ephemeral()
+        let tokens = ProviderTokenManager(key: other, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        #expect(await client.send(TestRequests.alert(1)) == .failed(status: 403, reason: .invalidProviderToken))
+    }
+}

@@ -1,0 +1,367 @@
+#!/usr/bin/python3
+"""A fake APNs for pushgate's tests: HTTP/2 over cleartext (prior knowledge) or TLS.
+
+It checks every request the way Apple documents (method, path, token, headers, body,
+ES256 provider token verified with the public key) and answers as the test script says:
+a status and reason per device token or per N-th request, delays, no answer at all, or a
+GOAWAY after N requests on a connection. Every answered request is logged as one JSON
+line so that tests can assert on what the server saw.
+
+Usage: fake_apns.py --log FILE [--script FILE] [--key-file P8 | --public-key PEM]
+                    [--team-id ID] [--key-id ID] [--tls-cert PEM --tls-key PEM]
+Prints the port it listens on (127.0.0.1, ephemeral) as the first line of stdout.
+"""
+import argparse
+import asyncio
+import json
+import re
+import ssl
+import sys
+import time
+import uuid
+
+import h2.config
+import h2.errors
+import h2.connection
+import h2.events
+import h2.settings
+import jwt
+from cryptography.hazmat.primitives import serialization
+
+PUSH_TYPES = {"alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
+              "liveactivity", "pushtotalk", "widgets"}
+UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+TOKEN_RE = re.compile(r"^[0-9a-f]{64,200}$")
+
+
+class Fake:
+    def __init__(self, args):
+        self.script = {}
+        if args.script:
+            with open(args.script) as f:
+                self.script = json.load(f)
+        self.default = self.script.get("default", {"status": 200})
+        self.per_token = {k: list(v) for k, v in self.script.get("tokens", {}).items()}
+        self.per_request = self.script.get("requests", {})
+        self.goaway_after = self.script.get("goawayAfter")
+        self.goaway_connections = self.script.get("goawayConnections", 1)
+        self.max_streams = self.script.get("maxConcurrentStreams", 100)
+        # "apnsStreams": true — like APNs after a rejection: the stream limit drops to one,
+        # and goes back up after the next success. (APNs also starts a connection at one
+        # stream; a client may open more before it has read the server's SETTINGS, which
+        # this fake's HTTP/2 library would treat as a connection error, so it starts high.)
+        self.apns_streams = self.script.get("apnsStreams", False)
+        self.framing = self.script.get("framing", "headers")
+        # "dropAfter": N — the first "dropConnections" connections answer nothing and are
+        # cut (TCP reset, no GOAWAY) once N requests have arrived on them.
+        self.drop_after = self.script.get("dropAfter")
+        self.drop_connections = self.script.get("dropConnections", 1)
+        self.dropped = 0
+        self.team_id = args.team_id
+        self.key_id = args.key_id
+        self.public_key = None
+        if args.key_file:
+            with open(args.key_file, "rb") as f:
+                self.public_key = serialization.load_pem_private_key(f.read(), None).public_key()
+        elif args.public_key:
+            with open(args.public_key, "rb") as f:
+                self.public_key = serialization.load_pem_public_key(f.read())
+        self.verified = {}
+        self.log = open(args.log, "a", buffering=1)
+        self.received = 0
+        self.answered = 0
+        self.connections = 0
+        self.goaways_sent = 0
+        self.refused = 0
+
+    def check_token(self, authorization):
+        """Returns (reason or None, iat, kid)."""
+        if authorization is None:
+            return "MissingProviderToken", None, None
+        if not authorization.startswith("bearer "):
+            return "InvalidProviderToken", None, None
+        token = authorization[len("bearer "):]
+        if token in self.verified:
+            return self.verified[token]
+        result = self._verify(token)
+        self.verified[token] = result
+        return result
+
+    def _verify(self, token):
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            return "InvalidProviderToken", None, None
+        kid = header.get("kid")
+        if header.get("alg") != "ES256" or set(header.keys()) != {"alg", "kid"}:
+            return "InvalidProviderToken", None, kid
+        if self.key_id and kid != self.key_id:
+            return "InvalidProviderToken", None, kid
+        if self.public_key is None:
+            return "InvalidProviderToken", None, kid
+        try:
+            claims = jwt.decode(token, self.public_key, algorithms=["ES256"],
+                                options={"verify_iat": False, "verify_exp": False})
+        except jwt.PyJWTError:
+            return "InvalidProviderToken", None, kid
+        iat = claims.get("iat")
+        if set(claims.keys()) != {"iss", "iat"} or type(iat) is not int:
+            return "InvalidProviderToken", None, kid
+        if self.team_id and claims.get("iss") != self.team_id:
+            return "InvalidProviderToken", iat, kid
+        if iat < time.time() - 3600:
+            return "ExpiredProviderToken", iat, kid
+        return None, iat, kid
+
+    def validate(self, headers, body):
+        """Apple's checks, in the order APNs documents its 4xx reasons."""
+        names = [n for n, _ in headers]
+        if len(names) != len(set(names)):
+            return 400, "DuplicateHeaders"
+        h = dict(headers)
+        if h.get(":method") != "POST":
+            return 405, "MethodNotAllowed"
+        path = h.get(":path", "")
+        if not path.startswith("/3/device/"):
+            return 404, "BadPath"
+        token = path[len("/3/device/"):]
+        if not token:
+            return 400, "MissingDeviceToken"
+        if not TOKEN_RE.match(token):
+            return 400, "BadDeviceToken"
+        push_type = h.get("apns-push-type")
+        if push_type is not None and push_type not in PUSH_TYPES:
+            return 400, "InvalidPushType"
+        if "apns-topic" not in h:
+            return 400, "MissingTopic"
+        priority = h.get("apns-priority")
+        if priority is not None and priority not in ("1", "5", "10"):
+            return 400, "BadPriority"
+        if push_type == "background" and priority not in (None, "5"):
+            return 400, "BadPriority"
+        expiration = h.get("apns-expiration")
+        if expiration is not None and not expiration.isdigit():
+            return 400, "BadExpirationDate"
+        collapse = h.get("apns-collapse-id")
+        if collapse is not None and len(collapse.encode()) > 64:
+            return 400, "BadCollapseId"
+        apns_id = h.get("apns-id")
+        if apns_id is not None and not UUID_RE.match(apns_id):
+            return 400, "BadMessageId"
+        if not body:
+            return 400, "PayloadEmpty"
+        limit = 5120 if push_type == "voip" else 4096
+        if len(body) > limit:
+            return 413, "PayloadTooLarge"
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return 400, "BadPayload"
+        if not isinstance(payload, dict) or not isinstance(payload.get("aps"), dict):
+            return 400, "BadPayload"
+        return None
+
+    def answer_for(self, n, token):
+        if str(n) in self.per_request:
+            return self.per_request[str(n)]
+        queue = self.per_token.get(token)
+        if queue:
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+        return self.default
+
+
+class Connection(asyncio.Protocol):
+    def __init__(self, fake):
+        self.fake = fake
+        fake.connections += 1
+        self.id = fake.connections
+        self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
+        self.streams = {}
+        self.answered_here = 0
+        self.received_here = 0
+        self.doomed = fake.drop_after is not None and fake.dropped < fake.drop_connections
+        if self.doomed:
+            fake.dropped += 1
+        self.closed = False
+        self.last_stream_id = None  # set once this connection sent GOAWAY
+
+    def connection_made(self, transport):
+        self.transport = transport
+        self.stream_limit = self.fake.max_streams
+        # h2 itself would treat a stream over the limit as a connection error; a client may
+        # legitimately open streams before it has read our SETTINGS, and RFC 9113 §5.1.2
+        # lets a server refuse just those streams. So h2 is told a large limit and the
+        # advertised one is sent in a SETTINGS frame of our own and enforced below with
+        # REFUSED_STREAM, as a server like APNs does.
+        self.h2.local_settings = h2.settings.Settings(client=False, initial_values={
+            h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
+        self.h2.initiate_connection()
+        self.flush()
+        self.advertise(self.stream_limit)
+        self.flush()
+
+    def advertise(self, limit):
+        """A raw SETTINGS frame: SETTINGS_MAX_CONCURRENT_STREAMS = limit."""
+        self.stream_limit = limit
+        if not self.closed:
+            self.transport.write(bytes([0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 3]) + limit.to_bytes(4, "big"))
+
+    def connection_lost(self, exc):
+        self.closed = True
+
+    def flush(self):
+        data = self.h2.data_to_send()
+        if data and not self.closed:
+            self.transport.write(data)
+
+    def data_received(self, data):
+        if self.closed:
+            return
+        try:
+            events = self.h2.receive_data(data)
+        except Exception as error:
+            print("connection %d: %r" % (self.id, error), file=sys.stderr, flush=True)
+            self.transport.close()
+            return
+        for event in events:
+            if isinstance(event, h2.events.RequestReceived):
+                if len(self.streams) >= self.stream_limit:
+                    self.h2.reset_stream(event.stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
+                    self.fake.refused += 1
+                    continue
+                self.streams[event.stream_id] = (event.headers, bytearray())
+            elif isinstance(event, h2.events.DataReceived):
+                if event.stream_id in self.streams:
+                    self.streams[event.stream_id][1].extend(event.data)
+                self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.StreamEnded):
+                if event.stream_id in self.streams:
+                    self.request_complete(event.stream_id)
+            elif isinstance(event, h2.events.StreamReset):
+                self.streams.pop(event.stream_id, None)
+        self.flush()
+
+    def request_complete(self, stream_id):
+        fake = self.fake
+        headers, body = self.streams[stream_id]
+        self.received_here += 1
+        if self.doomed:
+            if self.received_here >= fake.drop_after:
+                self.closed = True
+                self.transport.abort()
+            return
+        fake.received += 1
+        n = fake.received
+        h = dict(headers)
+        path = h.get(":path", "")
+        token = path[len("/3/device/"):] if path.startswith("/3/device/") else ""
+        answer = fake.answer_for(n, token)
+        if answer.get("noAnswer"):
+            return
+        delay = answer.get("delayMs", fake.script.get("delayMs", 0)) / 1000.0
+        if delay > 0:
+            asyncio.get_event_loop().call_later(delay, self.respond, stream_id, n, token, headers, bytes(body), answer)
+        else:
+            self.respond(stream_id, n, token, headers, bytes(body), answer)
+
+    def respond(self, stream_id, n, token, headers, body, answer):
+        fake = self.fake
+        if self.closed or stream_id not in self.streams:
+            return
+        if self.last_stream_id is not None and stream_id > self.last_stream_id:
+            return  # after GOAWAY: the client must send it again elsewhere
+        open_streams = len(self.streams)
+        del self.streams[stream_id]
+        h = dict(headers)
+        token_reason, iat, kid = fake.check_token(h.get("authorization"))
+        violation = fake.validate(headers, body)
+        if token_reason is not None:
+            status, reason = 403, token_reason
+        elif violation is not None:
+            status, reason = violation
+        else:
+            status, reason = answer.get("status", 200), answer.get("reason")
+        apns_id = h.get("apns-id") or str(uuid.uuid4()).upper()
+        response = [(":status", str(status)), ("apns-id", apns_id)]
+        if "retryAfter" in answer and status != 200:
+            response.append(("retry-after", str(answer["retryAfter"])))
+        payload = b""
+        if status != 200:
+            error = {"reason": reason or "InternalServerError"}
+            if status == 410:
+                error["timestamp"] = answer.get("timestamp", 1700000000000)
+            payload = json.dumps(error).encode()
+            response.append(("content-type", "application/json"))
+        try:
+            if payload:
+                self.h2.send_headers(stream_id, response)
+                self.h2.send_data(stream_id, payload, end_stream=True)
+            elif fake.framing == "data" or (fake.framing == "alternate" and n % 2 == 0):
+                self.h2.send_headers(stream_id, response)
+                self.h2.send_data(stream_id, b"", end_stream=True)
+            else:
+                self.h2.send_headers(stream_id, response, end_stream=True)
+        except Exception:
+            return
+        fake.answered += 1
+        self.answered_here += 1
+        if fake.apns_streams:
+            wanted = fake.max_streams if status == 200 else 1
+            if wanted != self.stream_limit:
+                self.advertise(wanted)
+        fake.log.write(json.dumps({
+            "n": n, "connection": self.id, "stream": stream_id, "token": token, "status": status,
+            "reason": reason if status != 200 else None, "time": time.time(), "iat": iat, "kid": kid,
+            "topic": h.get("apns-topic"), "pushType": h.get("apns-push-type"), "priority": h.get("apns-priority"),
+            "bodyBytes": len(body), "openStreams": open_streams, "violation": violation[1] if violation else None,
+            "tokenProblem": token_reason,
+            "headers": sorted(name for name, _ in headers if not name.startswith(":")),
+        }) + "\n")
+        self.flush()
+        if (fake.goaway_after is not None and self.answered_here >= fake.goaway_after
+                and fake.goaways_sent < fake.goaway_connections):
+            fake.goaways_sent += 1
+            self.last_stream_id = max(self.streams.keys() | {stream_id}) if fake.script.get("goawayGraceful") else stream_id
+            self.h2.close_connection(last_stream_id=self.last_stream_id)
+            self.flush()
+            # Like APNs and most servers, close the socket a little later rather than in
+            # the same instant, so answers already written are read before the EOF.
+            asyncio.get_event_loop().call_later(0.2, self.close)
+
+    def close(self):
+        if not self.closed:
+            self.closed = True
+            self.transport.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--script")
+    parser.add_argument("--key-file")
+    parser.add_argument("--public-key")
+    parser.add_argument("--team-id")
+    parser.add_argument("--key-id")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
+    args = parser.parse_args()
+    fake = Fake(args)
+    context = None
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        context.set_alpn_protocols(["h2"])
+    loop = asyncio.new_event_loop()
+    server = loop.run_until_complete(loop.create_server(lambda: Connection(fake), "127.0.0.1", 0, ssl=context))
+    print(server.sockets[0].getsockname()[1], flush=True)
+    # Stop when the test closes our stdin (or kills us).
+    try:
+        loop.add_reader(sys.stdin.fileno(), lambda: loop.stop() if not sys.stdin.buffer.read1(1) else None)
+    except (PermissionError, ValueError, OSError):
+        pass  # stdin is not pollable (a file): run until killed
+    loop.run_forever()
+
+
+if __name__ == "__main__":
+    main()

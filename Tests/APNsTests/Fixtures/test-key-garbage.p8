@@ -1,0 +1,3 @@
+-----BEGIN PRIVATE KEY-----
+bm90IGEga2V5
+-----END PRIVATE KEY-----

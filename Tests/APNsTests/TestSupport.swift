@@ -1,0 +1,63 @@
+import APNs
+import Foundation
+import Payloads
+
+enum TestRequests {
+    /// A 64-hex-digit device token, distinct per `index`.
+    static func token(_ index: Int) -> String {
+        let hex = String(index, radix: 16)
+        return String(repeating: "0", count: 64 - hex.count) + hex
+    }
+
+    static func alert(_ index: Int, body: String = #"{"aps":{"alert":"hello"}}"#) -> APNsRequest {
+        let token = token(index)
+        return APNsRequest(deviceToken: token, path: "/3/device/" + token,
+                           headers: [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.example.app"),
+                                     HTTPHeader("apns-priority", "10")],
+                           body: Array(body.utf8))
+    }
+}
+
+/// A clock tests move by hand.
+final class ManualClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var now: Int64
+
+    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { now = start }
+
+    func secondsSince1970() -> Int64 { lock.withLock { now } }
+
+    func advance(seconds: Int64) { lock.withLock { now += seconds } }
+}
+
+/// A client against `fake` with the fixture key, real transport.
+func makeClient(_ fake: FakeAPNs, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20, maxBackoffMilliseconds: 200),
+                timeoutMilliseconds: Int = 5_000, clock: any WallClock = SystemWallClock(),
+                connections: Int = 1) throws -> (APNsClient, ProviderTokenManager, CurlHTTP2Transport) {
+    let key = try SigningKey.load(file: FakeAPNs.keyFile)
+    let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: clock)
+    let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: connections,
+                                                                        timeoutMilliseconds: timeoutMilliseconds))
+    return (APNsClient(transport: transport, tokens: tokens, retry: retry), tokens, transport)
+}
+
+/// Sends every request with at most `concurrency` in flight; results in request order.
+func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concurrency: Int = 100) async -> [DeliveryResult] {
+    var results = [DeliveryResult?](repeating: nil, count: requests.count)
+    await withTaskGroup(of: (Int, DeliveryResult).self) { group in
+        var next = 0
+        func addNext() {
+            guard next < requests.count else { return }
+            let index = next
+            let request = requests[index]
+            group.addTask { (index, await sender.send(request)) }
+            next += 1
+        }
+        for _ in 0..<concurrency { addNext() }
+        while let (index, result) = await group.next() {
+            results[index] = result
+            addNext()
+        }
+    }
+    return results.map { $0 ?? .transportFailed(TransportFailure(.cancelled, "missing")) }
+}

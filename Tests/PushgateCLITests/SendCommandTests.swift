@@ -1,0 +1,174 @@
+import Foundation
+import StrictJSON
+import Testing
+
+@Suite struct SendCommandTests {
+    static let fixtures = CLI.packageRoot.appendingPathComponent("Tests/APNsTests/Fixtures")
+    static let campaign = "config/campaigns/inline-alert.json"
+
+    /// The environment without any PUSHGATE_APNS_* the developer may have set.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_APNS_") }
+        env.merge(extra) { $1 }
+        return env
+    }
+
+    @Test func dryRunWithTheShippedConfigSignsWithAnEphemeralKeyAndSaysSo() throws {
+        let r = try CLI.run(["send", "--campaign", Self.campaign], environment: Self.environment())
+        #expect(r.status == 0)
+        #expect(r.stderr.contains("ephemeral P-256 key"))
+        #expect(r.stdout.contains("dry run: nothing was sent"))
+        #expect(r.stdout.contains("built          4"))
+    }
+
+    @Test func jsonDryRunShowsEachSignedRequestWithTheTokenRedacted() throws {
+        let r = try CLI.run(["send", "--campaign", Self.campaign, "--json"], environment: Self.environment())
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 4)
+        for line in lines {
+            let object = try #require(try JSONParser().parse(String(line)).objectValue)
+            #expect(object["result"] == .string("dry-run"))
+            let request = try #require(object["request"]?.objectValue)
+            let headers = try #require(request["headers"]?.objectValue)
+            #expect(headers["authorization"]?.stringValue?.contains("redacted") == true)
+            #expect(headers["apns-topic"] == .string("com.example.shop"))
+            #expect(request["url"]?.stringValue?.hasPrefix("https://api.sandbox.push.apple.com/3/device/") == true)
+        }
+        #expect(!r.stdout.contains("eyJ"), "no JWT in the output")
+    }
+
+    @Test func invalidTokensInTheDevicesFileAreReportedByLine() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
+        let good = String(repeating: "ab", count: 32)
+        try "\(good)\n\n# a comment\nnot-a-token\n\(good.uppercased())\n".write(to: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path], environment: Self.environment())
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(":4: not a device token"))
+        #expect(r.stdout.contains("devices        7"))
+        #expect(r.stdout.contains("invalidDeviceToken"))
+        let json = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path, "--json"], environment: Self.environment())
+        #expect(json.stdout.contains(#"{"line":4,"result":"invalid","code":"invalidDeviceToken""#))
+    }
+
+    @Test func anOverlongLineIsOneProblemAndLineNumbersStayRight() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
+        let good = String(repeating: "cd", count: 32)
+        try "\(good)\n\(String(repeating: "f", count: 100_000))\n\(good)\nzz".write(to: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path], environment: Self.environment())
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(":2: not a device token: line longer than 4096 bytes"))
+        #expect(r.stderr.contains(":4: not a device token: not hex"))
+        #expect(r.stdout.contains("devices        8"))
+    }
+
+    @Test func usageAndConfigurationErrorsExitTwo() throws {
+        #expect(try CLI.run(["send"]).status == 2)
+        #expect(try CLI.run(["send", "--campaign", Self.campaign, "--bogus"]).status == 2)
+        #expect(try CLI.run(["send", "--campaign", "/nonexistent.json"]).status == 2)
+        let r = try CLI.run(["send", "--campaign", Self.campaign],
+                            environment: Self.environment(["PUSHGATE_APNS_ENVIRONMENT": "staging"]))
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("PUSHGATE_APNS_ENVIRONMENT"))
+        let key = Self.fixtures.appendingPathComponent("test-key-encrypted.p8").path
+        let k = try CLI.run(["send", "--campaign", Self.campaign], environment: Self.environment(["PUSHGATE_APNS_KEY_FILE": key]))
+        #expect(k.status == 2)
+        #expect(k.stderr.contains(key) && k.stderr.contains("keyEncrypted"))
+    }
+
+    @Test func jwtPrintsAFreshES256Token() throws {
+        let key = Self.fixtures.appendingPathComponent("test-key.p8").path
+        let r = try CLI.run(["jwt"], environment: Self.environment(["PUSHGATE_APNS_KEY_FILE": key,
+                                                                     "PUSHGATE_APNS_KEY_ID": "KEY1234567",
+                                                                     "PUSHGATE_APNS_TEAM_ID": "TEAM123456"]))
+        #expect(r.status == 0)
+        let parts = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+        #expect(parts.count == 3)
+        var header = String(parts.first ?? "")
+        while header.count % 4 != 0 { header += "=" }
+        let decoded = Data(base64Encoded: header).map { String(decoding: $0, as: UTF8.self) }
+        #expect(decoded == #"{"alg":"ES256","kid":"KEY1234567"}"#)
+        #expect(!r.stderr.contains("ephemeral"))
+        #expect(try CLI.run(["jwt", "extra"]).status == 2)
+    }
+
+    @Test func sendsToAFakeAPNsAndReportsEveryDevice() throws {
+        let fake = try CLIFakeAPNs(script: #"{"tokens":{"\#(String(repeating: "0", count: 63))2":[{"status":410,"reason":"Unregistered","timestamp":1700000000000}]}}"#)
+        defer { fake.stop() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
+        try (1...300).map { String(repeating: "0", count: 63 - String($0, radix: 16).count) + "0" + String($0, radix: 16) }
+            .map { String($0.suffix(64)) }.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path, "--json"], environment: Self.environment([
+            "PUSHGATE_APNS_DRY_RUN": "false", "PUSHGATE_APNS_URL": fake.url, "PUSHGATE_APNS_CA_FILE": fake.caFile,
+            "PUSHGATE_APNS_KEY_FILE": Self.fixtures.appendingPathComponent("test-key.p8").path,
+            "PUSHGATE_APNS_KEY_ID": "KEY1234567", "PUSHGATE_APNS_TEAM_ID": "TEAM123456",
+        ]))
+        #expect(r.status == 1, "one device is unregistered")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 304)
+        #expect(lines.filter { $0.contains(#""result":"delivered""#) }.count == 303)
+        #expect(lines.contains { $0.contains(#""result":"unregistered","status":410,"reason":"Unregistered","timestamp":1700000000000"#) })
+        #expect(r.stderr.contains("unregistered   1"))
+        #expect(fake.answeredCount() == 304)
+    }
+}
+
+/// Starts Tests/APNsTests/Fixtures/fake_apns.py over TLS with a throwaway CA.
+final class CLIFakeAPNs {
+    let url: String
+    let caFile: String
+    private let process: Process
+    private let input = Pipe()
+    private let log: URL
+
+    init(script: String) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-fake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
+        try script.write(toFile: path("script.json"), atomically: true, encoding: .utf8)
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+        for arguments in [["req", "-x509"] + ec + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "1", "-subj", "/CN=ca"],
+                          ["req"] + ec + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost"],
+                          ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
+                           "-CAcreateserial", "-out", path("server.pem"), "-days", "1", "-extfile", path("ext.cnf")]] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = arguments
+            openssl.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            openssl.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            try openssl.run()
+            openssl.waitUntilExit()
+        }
+        log = dir.appendingPathComponent("log.jsonl")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [SendCommandTests.fixtures.appendingPathComponent("fake_apns.py").path, "--log", log.path,
+                             "--script", path("script.json"), "--tls-cert", path("server.pem"), "--tls-key", path("server.key"),
+                             "--key-file", SendCommandTests.fixtures.appendingPathComponent("test-key.p8").path,
+                             "--team-id", "TEAM123456", "--key-id", "KEY1234567"]
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        url = "https://127.0.0.1:" + String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        caFile = path("ca.pem")
+    }
+
+    func answeredCount() -> Int {
+        (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n")
+            .filter { $0.contains(#""violation": null, "tokenProblem": null"#) }.count ?? 0
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
