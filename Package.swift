@@ -15,8 +15,10 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
         // Typed wrappers for variadic C functions Swift cannot call directly.
-        .target(name: "CShims", dependencies: ["CCurl"], path: "Sources/CShims"),
+        .target(name: "CShims", dependencies: ["CCurl", "CMicroHTTPD"], path: "Sources/CShims"),
 
         // Pure logic: no C, no I/O.
         .target(name: "StrictJSON"),
@@ -26,7 +28,12 @@ let package = Package(
         // Talks to Apple.
         .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "COpenSSL", "CCurl", "CShims"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"]),
+        // The HTTP/1.1 server the service runs on.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims"]),
+        // The service's logic: API, auth, limits, metrics, campaigns.
+        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL"]),
+
+        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
@@ -35,7 +42,10 @@ let package = Package(
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON"], exclude: ["Fixtures"]),
-        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON"], exclude: ["Fixtures"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make run` until the HTTP service exists: check the sample links (some are hostile on
+# `make demo`: check the sample links (some are hostile on
 # purpose, so rejections are expected), then print the AASA for the shipped route table.
 # Uses the debug binary `make` has just built; fails if a command fails to run (status 2).
 set -uo pipefail

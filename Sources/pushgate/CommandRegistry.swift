@@ -14,6 +14,8 @@ enum CommandRegistry {
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
         CommandSpec(name: "send", summary: "send a campaign to APNs (or dry-run it) and summarise the results", run: SendCommand.run),
         CommandSpec(name: "jwt", summary: "print a fresh APNs provider token (for curl)", run: JWTCommand.run),
+        CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
+        CommandSpec(name: "hash-key", summary: "print the SHA-256 of an API key for the configuration", run: HashKeyCommand.run),
     ]
 
     static func run(_ arguments: [String]) -> Int32 {

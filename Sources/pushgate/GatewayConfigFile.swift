@@ -21,8 +21,10 @@ struct GatewayConfig {
     let templatesPath: String
     /// The delivery settings, owned and read by the APNs layer; kept as it is here.
     let apns: JSONObject?
+    /// The HTTP service's settings, read by `Gateway.ServerSettings`; kept as it is here.
+    let server: JSON?
 
-    static let knownKeys = ["topic", "routes", "templates", "apns"]
+    static let knownKeys = ["topic", "routes", "templates", "apns", "server"]
 
     /// Reads and checks the file; every problem is listed in one message.
     static func load(path: String) -> Result<GatewayConfig, CLIFailure> {
@@ -62,12 +64,13 @@ struct GatewayConfig {
                 problems.append("at apns: expected an object, found \(value.kindDescription)")
             }
         }
+        let server = object["server"]
         guard problems.isEmpty else {
             return .failure(.configuration(problems.map { "\(shown): \($0)" }.joined(separator: "\n")))
         }
         let folder = directory(of: path)
         return .success(GatewayConfig(source: path, topic: topic, routesPath: resolve(routes, in: folder),
-                                      templatesPath: resolve(templates, in: folder), apns: apns))
+                                      templatesPath: resolve(templates, in: folder), apns: apns, server: server))
     }
 
     static func isBundleId(_ s: String) -> Bool {

@@ -14,4 +14,6 @@ CURLcode pg_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode pg_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLMcode pg_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
+#include "CShimsMHD.h"
+
 #endif

@@ -1,12 +1,11 @@
-import DeepLinks
 import StrictJSON
 
 /// The JSON object `check-link` prints for one link (one line of JSON Lines):
 /// `{"ok":true,"canonical":…,"route":…,"params":{…},"query":{…}}` or
 /// `{"ok":false,"error":{"code":…,"message":…}}`. Strings go through StrictJSON's
 /// escaper, so unsafe characters only ever appear as `\uXXXX`.
-enum LinkResultJSON {
-    static func append(_ result: LinkCheckResult, to out: inout [UInt8]) {
+public enum LinkResultJSON {
+    public static func append(_ result: LinkCheckResult, to out: inout [UInt8]) {
         switch result {
         case .accepted(let link):
             out.append(contentsOf: #"{"ok":true,"canonical":"#.utf8)
@@ -27,7 +26,7 @@ enum LinkResultJSON {
         }
     }
 
-    static func line(_ result: LinkCheckResult) -> [UInt8] {
+    public static func line(_ result: LinkCheckResult) -> [UInt8] {
         var out: [UInt8] = []
         append(result, to: &out)
         out.append(UInt8(ascii: "\n"))

@@ -1,0 +1,26 @@
+#ifndef PUSHGATE_CSHIMS_MHD_H
+#define PUSHGATE_CSHIMS_MHD_H
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+// MHD_start_daemon is variadic; this wrapper passes the options pushgate uses.
+struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
+                                       const struct sockaddr *address,
+                                       MHD_AccessHandlerCallback handler, void *handler_cls,
+                                       MHD_RequestCompletedCallback completed, void *completed_cls,
+                                       unsigned int connection_limit,
+                                       unsigned int per_ip_connection_limit,
+                                       unsigned int connection_timeout_seconds,
+                                       unsigned int thread_pool_size,
+                                       size_t connection_memory_limit);
+
+// The port the daemon really listens on (after binding port 0).
+uint16_t pg_mhd_bound_port(struct MHD_Daemon *daemon);
+
+// The client's address as text ("127.0.0.1", "::1"); empty when unknown.
+void pg_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
+
+#endif

@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPServer
+import StrictJSON
+
+/// The HTTP face of the gateway: routing, authentication, rate limits, metrics and the
+/// request log around the endpoint handlers. It is an `HTTPResponder`, so tests can call
+/// it in-process and through a live server alike.
+public final class GatewayService: HTTPResponder {
+    public let router: APIRouter
+    public let keyring: APIKeyring
+    public let defaultRateLimit: RateLimit?
+    public let rateLimiter: RateLimiter
+    public let metrics: Metrics
+    public let log: RequestLog
+    private let now: @Sendable () -> Double
+
+    public init(router: APIRouter, keyring: APIKeyring, defaultRateLimit: RateLimit? = nil,
+                metrics: Metrics, log: RequestLog, now: @escaping @Sendable () -> Double = wallClockSeconds) {
+        self.router = router
+        self.keyring = keyring
+        self.defaultRateLimit = defaultRateLimit
+        self.rateLimiter = RateLimiter(now: now)
+        self.metrics = metrics
+        self.log = log
+        self.now = now
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let started = now()
+        metrics.requestStarted()
+        defer { metrics.requestFinished() }
+        let requestID = randomRequestID()
+        var keyName: String?
+        var operation = "unmatched"
+        var response: HTTPResponse
+
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            response = Problem.notFound(request.path).response
+        case .methodNotAllowed(let allowed):
+            response = Problem.methodNotAllowed(request.method, allowed: allowed).response
+        case .found(let name, let isPublic, let handler, let parameters):
+            operation = name
+            switch admit(request, isPublic: isPublic) {
+            case .failure(let problem):
+                response = problem.response
+            case .success(let key):
+                keyName = key?.name
+                response = handler(request, parameters)
+            }
+        }
+        response.headers.append(("X-Request-Id", requestID))
+        finish(request, response: response, operation: operation, keyName: keyName, requestID: requestID, started: started)
+        return response
+    }
+
+    public func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+        answerEarly(request, problem: .bodyTooLarge(limit: limit))
+    }
+
+    public func shuttingDown(_ request: HTTPRequest) -> HTTPResponse {
+        answerEarly(request, problem: .shuttingDown)
+    }
+
+    private func answerEarly(_ request: HTTPRequest, problem: Problem) -> HTTPResponse {
+        let started = now()
+        let requestID = randomRequestID()
+        var response = problem.response
+        response.headers.append(("X-Request-Id", requestID))
+        let operation: String
+        if case .found(let name, _, _, _) = router.match(method: request.method, path: request.path) {
+            operation = name
+        } else {
+            operation = "unmatched"
+        }
+        finish(request, response: response, operation: operation, keyName: nil, requestID: requestID, started: started)
+        return response
+    }
+
+    /// Authentication, then the caller's rate limit. With no keys configured every
+    /// caller is let in (the server refuses to listen beyond loopback in that case).
+    private func admit(_ request: HTTPRequest, isPublic: Bool) -> Result<APIKey?, Problem> {
+        if isPublic || keyring.isEmpty { return .success(nil) }
+        guard let authorization = request.header("authorization") else {
+            return .failure(.unauthorized("missing Authorization: Bearer <key>"))
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            return .failure(.unauthorized("the Authorization header must be 'Bearer <key>'"))
+        }
+        guard let key = keyring.authenticate(bearer: String(parts[1])) else {
+            return .failure(.unauthorized("unknown API key"))
+        }
+        if let limit = key.rateLimit ?? defaultRateLimit,
+           case .limited(let retryAfter) = rateLimiter.take(key: key.name, limit: limit) {
+            return .failure(.rateLimited(retryAfterSeconds: retryAfter))
+        }
+        return .success(key)
+    }
+
+    private func finish(_ request: HTTPRequest, response: HTTPResponse, operation: String, keyName: String?,
+                        requestID: String, started: Double) {
+        metrics.recordRequest(operation: operation, status: response.status)
+        let elapsed = max(0, now() - started)
+        log.record(RequestLog.Entry(time: started, requestID: requestID, keyName: keyName, method: request.method,
+                                    path: request.path, status: response.status,
+                                    durationMicroseconds: Int(elapsed * 1_000_000), remoteAddress: request.remoteAddress))
+    }
+}
+
+public func wallClockSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// 16 random hex digits: enough to find one request in the logs.
+func randomRequestID() -> String {
+    let value = UInt64.random(in: .min ... .max)
+    let hex = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+}
+
+/// JSON bodies: must say they are JSON, and must be strict JSON.
+public enum JSONBody {
+    public static let parser = JSONParser(maxDepth: 32, maxBytes: 64 << 20)
+
+    public static func decode(_ request: HTTPRequest) -> Result<JSON, Problem> {
+        let contentType = request.header("content-type")
+        guard let contentType, isJSON(contentType) else {
+            return .failure(.unsupportedMediaType(contentType))
+        }
+        do throws(JSONParseError) {
+            return .success(try parser.parse(request.body))
+        } catch {
+            return .failure(.malformedJSON(error))
+        }
+    }
+
+    static func isJSON(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1)[0]
+            .trimmingCharacters(in: " \t").lowercased()
+        return mediaType == "application/json"
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let first = s.first, set.contains(first) { s = s.dropFirst() }
+        while let last = s.last, set.contains(last) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// A JSON response.
+public func jsonResponse(status: Int = 200, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+}

@@ -1,0 +1,101 @@
+import DeepLinks
+import HTTPServer
+import StrictJSON
+
+/// `POST /v1/links/check`, `GET /v1/routes`, and the AASA generated from the table.
+enum LinkEndpoints {
+    /// A batch is bounded so one request cannot monopolise a worker.
+    static let maxBatch = 1000
+
+    static func register(in builder: inout APIRouterBuilder, table: RouteTable, routesJSON: JSON, metrics: Metrics) {
+        builder.add("POST", "/v1/links/check", operation: "links.check") { request, _ in
+            let json: JSON
+            switch JSONBody.decode(request) {
+            case .failure(let problem): return problem.response
+            case .success(let parsed): json = parsed
+            }
+            switch parseLinks(json) {
+            case .failure(let problem):
+                return problem.response
+            case .success(.single(let link)):
+                let result = check(link, table: table, metrics: metrics)
+                var out: [UInt8] = []
+                LinkResultJSON.append(result, to: &out)
+                out.append(UInt8(ascii: "\n"))
+                return jsonResponse(out)
+            case .success(.batch(let links)):
+                var out: [UInt8] = Array("{\"results\":[".utf8)
+                var accepted = 0
+                for (i, link) in links.enumerated() {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    let result = check(link, table: table, metrics: metrics)
+                    if case .accepted = result { accepted += 1 }
+                    LinkResultJSON.append(result, to: &out)
+                }
+                out.append(contentsOf: "],\"accepted\":\(accepted),\"rejected\":\(links.count - accepted)}\n".utf8)
+                return jsonResponse(out)
+            }
+        }
+
+        let routesBody = Array(JSONWriter.pretty(routesJSON).utf8)
+        builder.add("GET", "/v1/routes", operation: "routes") { _, _ in jsonResponse(routesBody) }
+
+        // Served as Apple fetches it: JSON, at this exact path, never a redirect.
+        let aasaBody = Array(JSONWriter.pretty(AASAGenerator.applinks(for: table)).utf8)
+        builder.add("GET", "/.well-known/apple-app-site-association", operation: "aasa", public: true) { _, _ in
+            jsonResponse(aasaBody)
+        }
+    }
+
+    private static func check(_ link: String, table: RouteTable, metrics: Metrics) -> LinkCheckResult {
+        let result = table.check(link)
+        if case .rejected(let rejection) = result { metrics.recordLinkRejected(code: rejection.code.rawValue) }
+        return result
+    }
+
+    enum Links {
+        case single(String)
+        case batch([String])
+    }
+
+    /// `{"link": "…"}` or `{"links": ["…", …]}`; every problem at once.
+    static func parseLinks(_ json: JSON) -> Result<Links, Problem> {
+        guard let object = json.objectValue else {
+            return .failure(.validation([.init(pointer: "", code: "invalidType", detail: "expected an object with \"link\" or \"links\"")]))
+        }
+        var errors: [Problem.FieldError] = []
+        for key in object.keys where key != "link" && key != "links" {
+            errors.append(.init(pointer: JSONPath.root.appending(key).pointer, code: "unknownField",
+                                detail: "unknown field; expected \"link\" or \"links\""))
+        }
+        switch (object["link"], object["links"]) {
+        case (.some(let single), nil):
+            guard let link = single.stringValue else {
+                errors.append(.init(pointer: "/link", code: "invalidType", detail: "expected a string, got \(single.kindDescription)"))
+                return .failure(.validation(errors))
+            }
+            return errors.isEmpty ? .success(.single(link)) : .failure(.validation(errors))
+        case (nil, .some(let many)):
+            guard let items = many.arrayValue else {
+                errors.append(.init(pointer: "/links", code: "invalidType", detail: "expected an array of strings, got \(many.kindDescription)"))
+                return .failure(.validation(errors))
+            }
+            if items.isEmpty || items.count > maxBatch {
+                errors.append(.init(pointer: "/links", code: "invalidBatchSize", detail: "expected 1 to \(maxBatch) links, got \(items.count)"))
+            }
+            var links: [String] = []
+            for (i, item) in items.enumerated() {
+                if let text = item.stringValue { links.append(text) } else {
+                    errors.append(.init(pointer: "/links/\(i)", code: "invalidType", detail: "expected a string, got \(item.kindDescription)"))
+                }
+            }
+            return errors.isEmpty ? .success(.batch(links)) : .failure(.validation(errors))
+        case (.some, .some):
+            errors.append(.init(pointer: "/links", code: "conflictingFields", detail: "give either \"link\" or \"links\", not both"))
+            return .failure(.validation(errors))
+        case (nil, nil):
+            errors.append(.init(pointer: "/link", code: "missingField", detail: "expected \"link\" (a string) or \"links\" (an array)"))
+            return .failure(.validation(errors))
+        }
+    }
+}

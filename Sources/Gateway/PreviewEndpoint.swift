@@ -1,0 +1,38 @@
+import HTTPServer
+import Payloads
+import StrictJSON
+
+/// `POST /v1/notifications/preview`: the exact APNs requests, as `pushgate preview --json`
+/// prints them; an invalid campaign is a 422 listing every problem.
+enum PreviewEndpoint {
+    static func register(in builder: inout APIRouterBuilder, planner: CampaignPlanner, metrics: Metrics) {
+        builder.add("POST", "/v1/notifications/preview", operation: "notifications.preview") { request, _ in
+            if case .failure(let problem) = JSONBody.decode(request) { return problem.response }
+            switch planner.plan(jsonBytes: request.body) {
+            case .failure(let rejection):
+                return CampaignProblems.problem(for: rejection, metrics: metrics).response
+            case .success(let plan):
+                do throws(PayloadError) {
+                    var body = try CampaignPreview(plan: plan) { _ in APNsID.random() }.json
+                    body.append(UInt8(ascii: "\n"))
+                    return jsonResponse(body)
+                } catch {
+                    return CampaignProblems.problem(for: CampaignRejection(problems: [error]), metrics: metrics).response
+                }
+            }
+        }
+    }
+}
+
+enum CampaignProblems {
+    /// 422 with every problem as a JSON pointer; a rejected deep link keeps its own code.
+    static func problem(for rejection: CampaignRejection, metrics: Metrics) -> Problem {
+        for problem in rejection.problems {
+            if let code = problem.linkCode { metrics.recordLinkRejected(code: code.rawValue) }
+        }
+        let errors = rejection.problems.map { problem in
+            Problem.FieldError(pointer: problem.path.pointer, code: problem.stableCode, detail: "\(problem.path): \(problem.message)")
+        }
+        return .validation(errors, detail: errors.count == 1 ? errors[0].detail : "\(errors.count) problems in the campaign")
+    }
+}

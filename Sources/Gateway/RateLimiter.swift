@@ -1,0 +1,48 @@
+import Synchronization
+
+/// A token bucket: `burst` requests at once, refilled at `perSecond`.
+public struct RateLimit: Sendable, Equatable {
+    public var perSecond: Double
+    public var burst: Double
+
+    public init(perSecond: Double, burst: Double) {
+        self.perSecond = perSecond
+        self.burst = burst
+    }
+}
+
+/// Per-key token buckets. The clock is injected so tests control time.
+public final class RateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: Double
+    }
+
+    private let buckets = Mutex<[String: Bucket]>([:])
+    private let now: @Sendable () -> Double
+
+    public init(now: @escaping @Sendable () -> Double) {
+        self.now = now
+    }
+
+    public enum Decision: Sendable, Equatable {
+        case allowed
+        case limited(retryAfterSeconds: Int)
+    }
+
+    public func take(key: String, limit: RateLimit) -> Decision {
+        let time = now()
+        return buckets.withLock { buckets in
+            var bucket = buckets[key] ?? Bucket(tokens: limit.burst, updated: time)
+            bucket.tokens = min(limit.burst, bucket.tokens + max(0, time - bucket.updated) * limit.perSecond)
+            bucket.updated = time
+            defer { buckets[key] = bucket }
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                return .allowed
+            }
+            let wait = (1 - bucket.tokens) / max(limit.perSecond, 1e-9)
+            return .limited(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// A request as the server hands it to a responder: head, decoded query items and the
+/// whole body (already bounded by the configured limit).
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path as sent, without the query (`/v1/links/check`).
+    public var path: String
+    /// Query items as decoded by the server, in order.
+    public var query: [(name: String, value: String)]
+    /// Header names lowercased, in the order received.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    public var remoteAddress: String
+
+    public init(method: String, path: String, query: [(name: String, value: String)] = [],
+                headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "") {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The first value of a header (name compared case-insensitively).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name == lower }?.value
+    }
+
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+}
+
+/// What answers requests. The server calls it on its worker threads, concurrently.
+public protocol HTTPResponder: Sendable {
+    func respond(to request: HTTPRequest) -> HTTPResponse
+    /// The answer when a body goes over the limit (the body is not read further).
+    func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse
+    /// The answer to requests that arrive on open connections while shutting down.
+    func shuttingDown(_ request: HTTPRequest) -> HTTPResponse
+}

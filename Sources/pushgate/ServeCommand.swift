@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import APNs
+import DeepLinks
+import Dispatch
+import Gateway
+import HTTPServer
+import Payloads
+import StrictJSON
+
+/// `pushgate serve [--config PATH]`: the gateway's HTTP API. Runs until SIGTERM or
+/// SIGINT, then stops accepting, lets requests and sends in flight finish up to the
+/// configured deadline, and exits 0.
+enum ServeCommand {
+    static let usage = "usage: pushgate serve [--config PATH]"
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let args: Arguments
+        do {
+            args = try Arguments(arguments, valued: ["config"], flags: ["help"])
+        } catch {
+            Output.error("pushgate serve: \(error.message)\n\(usage)")
+            return ExitStatus.usage
+        }
+        if args.has("help") {
+            Output.line(usage)
+            return ExitStatus.ok
+        }
+        guard args.positionals.isEmpty else {
+            Output.error("pushgate serve: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
+            return ExitStatus.usage
+        }
+        let assembled: Assembled
+        switch assemble(configPath: args[option: "config"] ?? defaultConfigPath) {
+        case .failure(let failure):
+            Output.error("pushgate serve: \(failure.message)")
+            return failure.status
+        case .success(let value):
+            assembled = value
+        }
+        for notice in assembled.delivery.notices { Output.error(notice) }
+
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(configuration: assembled.settings.http, responder: assembled.service)
+        } catch {
+            Output.error("pushgate serve: \(error.message)")
+            return ExitStatus.usage
+        }
+        let host = assembled.settings.http.host.contains(":") ? "[\(assembled.settings.http.host)]" : assembled.settings.http.host
+        Output.error("pushgate: listening on http://\(host):\(server.port)"
+            + (assembled.dryRun ? " (dry run: nothing is sent to APNs)" : "")
+            + (assembled.settings.apiKeys.isEmpty ? " (no API keys: loopback only)" : ""))
+
+        waitForStopSignal(flushingEvery: 0.2, log: assembled.log)
+        Output.error("pushgate: stopping: finishing requests and sends in flight (deadline \(assembled.settings.shutdownDeadlineSeconds) s)")
+        let deadline = assembled.settings.shutdownDeadlineSeconds
+        let requestsDrained = server.shutdown(deadlineSeconds: deadline)
+        let sendsDrained = blockingWait { await assembled.runner.drain(deadlineSeconds: deadline) }
+        assembled.delivery.transport?.shutdown()
+        assembled.log.flush()
+        if !requestsDrained || !sendsDrained {
+            Output.error("pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), campaigns: \(assembled.runner.activeCampaigns))")
+        }
+        Output.error("pushgate: stopped")
+        return ExitStatus.ok
+    }
+
+    struct Assembled {
+        let settings: ServerSettings
+        let service: GatewayService
+        let runner: CampaignRunner
+        let delivery: APNsDelivery
+        let log: RequestLog
+        let dryRun: Bool
+    }
+
+    /// Configuration → route table, templates, APNs, settings → the service. Any failure
+    /// is a configuration error (exit 2) naming the file and the place in it.
+    static func assemble(configPath: String) -> Result<Assembled, CLIFailure> {
+        let config: GatewayConfig
+        let table: RouteTable
+        let routesJSON: JSON
+        switch GatewayConfig.load(path: configPath).flatMap({ c in loadRouteTable(path: c.routesPath).map { (c, $0) } }) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let (c, t)):
+            config = c
+            table = t
+        }
+        switch readSmallFile(path: config.routesPath, limit: 4 << 20) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let bytes):
+            // Already parsed once by the route table loader, so this cannot fail in practice;
+            // if the file changed in between, say so rather than serve something else.
+            guard let json = try? JSONParser().parse(bytes) else {
+                return .failure(.configuration("\(TextSafety.escapedForDisplay(config.routesPath)): changed while loading"))
+            }
+            routesJSON = json
+        }
+        let settings: ServerSettings
+        do throws(SettingsErrors) {
+            settings = try ServerSettings(json: config.server)
+        } catch {
+            let shown = TextSafety.escapedForDisplay(configPath)
+            return .failure(.configuration(error.errors.map { "\(shown): \($0)" }.joined(separator: "\n")))
+        }
+        let delivery: APNsDelivery
+        let apnsConfiguration: APNsConfiguration
+        do throws(APNsConfigurationError) {
+            apnsConfiguration = try APNsConfiguration.parse(config.apns, environment: processEnvironment(),
+                                                            baseDirectory: GatewayConfig.directory(of: configPath))
+            delivery = try APNsDelivery(configuration: apnsConfiguration)
+        } catch {
+            return .failure(.configuration("\(TextSafety.escapedForDisplay(configPath)): \(error.description)"))
+        }
+        let planner = CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
+                                      templates: TemplateFolder(path: config.templatesPath))
+        let tokens = delivery.tokens
+        let readiness = [
+            ReadinessCheck(name: "configuration") { nil },
+            ReadinessCheck(name: "signing_key") {
+                do { _ = try tokens.currentToken(); return nil } catch { return "cannot sign a provider token" }
+            },
+        ]
+        let components = GatewayComponents(
+            routeTable: table, routesJSON: routesJSON, planner: planner, sender: delivery.sender,
+            dryRunSender: DryRunSender(tokens: tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic),
+            configuredIsDryRun: apnsConfiguration.dryRun, readiness: readiness)
+        let metrics = Metrics()
+        let log: RequestLog
+        switch settings.requestLog {
+        case "off": log = RequestLog(fd: -1)
+        case "stdout": log = RequestLog(fd: 1)
+        default: log = RequestLog(fd: 2)
+        }
+        let runner = CampaignRunner(store: InMemoryCampaignStore(), metrics: metrics,
+                                    maxInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams))
+        do throws(APIRouter.ConflictError) {
+            let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, runner: runner)
+            return .success(Assembled(settings: settings, service: service, runner: runner, delivery: delivery,
+                                      log: log, dryRun: apnsConfiguration.dryRun))
+        } catch {
+            return .failure(CLIFailure(message: "internal error: \(error)", status: 70))
+        }
+    }
+
+    /// Blocks the calling thread until SIGINT or SIGTERM, flushing the request log on a timer.
+    static func waitForStopSignal(flushingEvery interval: Double, log: RequestLog) {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let stop = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "pushgate.signals")
+        let sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { log.flush() }
+        timer.resume()
+        stop.wait()
+        timer.cancel()
+        sources.forEach { $0.cancel() }
+    }
+}
+
+/// Runs async work to completion from synchronous code (the CLI's main thread).
+func blockingWait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    let done = DispatchSemaphore(value: 0)
+    let box = ResultBox<T>()
+    Task.detached {
+        box.value = await work()
+        done.signal()
+    }
+    done.wait()
+    return box.value!
+}
+
+private final class ResultBox<T>: @unchecked Sendable {
+    // Written once by the task before the semaphore is signalled, read after the wait.
+    var value: T?
+}
+
+/// The process environment, for settings that environment variables override.
+func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let eq = text.firstIndex(of: "=") {
+            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+        }
+        pointer += 1
+    }
+    return result
+}

@@ -1,0 +1,144 @@
+import HTTPServer
+import StrictJSON
+import Synchronization
+import Testing
+@testable import Gateway
+
+/// A clock tests move by hand.
+final class ManualClock: Sendable {
+    private let value = Mutex(1_000_000.0)
+    var now: Double { value.withLock { $0 } }
+    func advance(_ seconds: Double) { value.withLock { $0 += seconds } }
+}
+
+func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock()) throws -> GatewayService {
+    var builder = APIRouterBuilder()
+    builder.add("GET", "/open", operation: "open", public: true) { _, _ in jsonResponse(Array("{}".utf8)) }
+    builder.add("POST", "/v1/echo", operation: "echo") { request, _ in
+        switch JSONBody.decode(request) {
+        case .failure(let problem): return problem.response
+        case .success(let json): return jsonResponse(Array(JSONWriter.serialize(json).utf8))
+        }
+    }
+    builder.add("GET", "/v1/items/{id}", operation: "item") { _, p in jsonResponse(Array("\"\(p["id"] ?? "")\"".utf8)) }
+    builder.add("GET", "/v1/items/special", operation: "special") { _, _ in jsonResponse(Array("\"special\"".utf8)) }
+    return GatewayService(router: try builder.build(), keyring: APIKeyring(keys), metrics: Metrics(),
+                          log: RequestLog(fd: -1), now: { clock.now })
+}
+
+func problem(_ response: HTTPResponse) throws -> JSONObject {
+    #expect(response.header("content-type") == "application/problem+json")
+    return try #require(try JSONParser().parse(response.body).objectValue)
+}
+
+@Suite struct RouterTests {
+    @Test func literalBeatsParameterAndCapturesValues() throws {
+        let service = try makeService()
+        #expect(String(decoding: service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/special")).body, as: UTF8.self) == "\"special\"")
+        #expect(String(decoding: service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/42")).body, as: UTF8.self) == "\"42\"")
+    }
+
+    @Test func unknownPathIs404AndWrongMethodIs405WithAllow() throws {
+        let service = try makeService()
+        let missing = service.respond(to: HTTPRequest(method: "GET", path: "/nope\u{202E}"))
+        #expect(missing.status == 404)
+        #expect(try problem(missing)["code"] == .string("notFound"))
+        #expect(try problem(missing)["detail"]?.stringValue?.contains("\\u202e") == true)
+        let wrong = service.respond(to: HTTPRequest(method: "DELETE", path: "/v1/echo"))
+        #expect(wrong.status == 405)
+        #expect(wrong.header("allow") == "POST")
+    }
+
+    @Test func conflictingPatternsFailAtBuild() {
+        var builder = APIRouterBuilder()
+        builder.add("GET", "/a/{x}", operation: "one") { _, _ in HTTPResponse(status: 200) }
+        builder.add("GET", "/a/{y}", operation: "two") { _, _ in HTTPResponse(status: 200) }
+        #expect(throws: APIRouter.ConflictError.self) { try builder.build() }
+    }
+}
+
+@Suite struct BodyTests {
+    @Test func jsonIsRequiredAndStrict() throws {
+        let service = try makeService()
+        let noType = service.respond(to: HTTPRequest(method: "POST", path: "/v1/echo", body: Array("{}".utf8)))
+        #expect(noType.status == 415)
+        let json = [("content-type", "application/json; charset=utf-8")]
+        let broken = service.respond(to: HTTPRequest(method: "POST", path: "/v1/echo", headers: json, body: Array("{\"a\":".utf8)))
+        #expect(broken.status == 400)
+        #expect(try problem(broken)["code"] == .string("invalidJSON"))
+        let duplicate = service.respond(to: HTTPRequest(method: "POST", path: "/v1/echo", headers: json, body: Array("{\"a\":1,\"a\":2}".utf8)))
+        #expect(duplicate.status == 400)
+        #expect(try problem(duplicate)["code"] == .string("duplicateKey"))
+        let badUTF8 = service.respond(to: HTTPRequest(method: "POST", path: "/v1/echo", headers: json, body: [0x22, 0xFF, 0x22]))
+        #expect(try problem(badUTF8)["code"] == .string("invalidUTF8"))
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        let tooDeep = service.respond(to: HTTPRequest(method: "POST", path: "/v1/echo", headers: json, body: Array(deep.utf8)))
+        #expect(try problem(tooDeep)["code"] == .string("tooDeep"))
+        let fine = service.respond(to: HTTPRequest(method: "POST", path: "/v1/echo", headers: json, body: Array("{\"b\":[1]}".utf8)))
+        #expect(fine.status == 200)
+    }
+}
+
+@Suite struct AuthTests {
+    static let key = "pg_test_key_1"
+
+    @Test func keysAreRequiredWhenConfigured() throws {
+        let service = try makeService(keys: [APIKey(name: "ci", sha256: APIKeyring.hash(Self.key))])
+        let missing = service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1"))
+        #expect(missing.status == 401)
+        #expect(missing.header("www-authenticate")?.hasPrefix("Bearer") == true)
+        let wrong = service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", headers: [("authorization", "Bearer nope")]))
+        #expect(wrong.status == 401)
+        let basic = service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", headers: [("authorization", "Basic eDp5")]))
+        #expect(basic.status == 401)
+        let right = service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", headers: [("authorization", "Bearer \(Self.key)")]))
+        #expect(right.status == 200)
+        let open = service.respond(to: HTTPRequest(method: "GET", path: "/open"))
+        #expect(open.status == 200)
+    }
+
+    @Test func hashIsSHA256Hex() {
+        #expect(APIKeyring.hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    @Test func rateLimitAnswers429WithRetryAfterAndRefills() throws {
+        let clock = ManualClock()
+        let service = try makeService(keys: [APIKey(name: "ci", sha256: APIKeyring.hash(Self.key),
+                                                    rateLimit: RateLimit(perSecond: 1, burst: 2))], clock: clock)
+        let request = HTTPRequest(method: "GET", path: "/v1/items/1", headers: [("authorization", "Bearer \(Self.key)")])
+        #expect(service.respond(to: request).status == 200)
+        #expect(service.respond(to: request).status == 200)
+        let limited = service.respond(to: request)
+        #expect(limited.status == 429)
+        #expect(limited.header("retry-after") == "1")
+        clock.advance(1.0)
+        #expect(service.respond(to: request).status == 200)
+    }
+}
+
+@Suite struct ObservabilityTests {
+    @Test func metricsCountRequestsByOperationAndStatus() throws {
+        let service = try makeService()
+        _ = service.respond(to: HTTPRequest(method: "GET", path: "/open"))
+        _ = service.respond(to: HTTPRequest(method: "GET", path: "/missing"))
+        service.metrics.recordLinkRejected(code: "hostNotAllowed")
+        service.metrics.recordAPNsLatency(seconds: 0.02)
+        let text = service.metrics.render()
+        #expect(text.contains("pushgate_http_requests_total{operation=\"open\",status=\"200\"} 1"))
+        #expect(text.contains("pushgate_http_requests_total{operation=\"unmatched\",status=\"404\"} 1"))
+        #expect(text.contains("pushgate_links_rejected_total{code=\"hostNotAllowed\"} 1"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{le=\"0.025\"} 1"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{le=\"0.01\"} 0"))
+    }
+
+    @Test func logShortensDeviceTokens() {
+        let token = String(repeating: "ab", count: 32)
+        #expect(RequestLog.redactedPath("/v1/tokens/\(token)/register") == "/v1/tokens/abababab…/register")
+        #expect(RequestLog.redactedPath("/v1/campaigns/c1") == "/v1/campaigns/c1")
+    }
+
+    @Test func timestampsAreRFC3339() {
+        #expect(rfc3339(0) == "1970-01-01T00:00:00.000Z")
+        #expect(rfc3339(1_796_000_000.5) == "2026-11-30T00:53:20.500Z")
+    }
+}

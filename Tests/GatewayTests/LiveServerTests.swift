@@ -1,0 +1,274 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import APNs
+import DeepLinks
+import Foundation
+import HTTPServer
+import Payloads
+import StrictJSON
+import Synchronization
+import Testing
+import TestSupport
+@testable import Gateway
+
+/// Answers by token prefix so one campaign can exercise every outcome; can be slowed to
+/// keep sends in flight.
+final class ScriptedSender: NotificationSender {
+    let delayNanoseconds: UInt64
+    let sent = Mutex<[String]>([])
+
+    init(delayNanoseconds: UInt64 = 0) {
+        self.delayNanoseconds = delayNanoseconds
+    }
+
+    func send(_ request: APNsRequest) async -> DeliveryResult {
+        if delayNanoseconds > 0 { try? await Task.sleep(nanoseconds: delayNanoseconds) }
+        sent.withLock { $0.append(request.deviceToken) }
+        if request.deviceToken.hasPrefix("dead") {
+            return .unregistered(reason: .unregistered, timestampMilliseconds: 1_700_000_000_000)
+        }
+        if request.deviceToken.hasPrefix("bad0") { return .failed(status: 400, reason: .badDeviceToken) }
+        return .delivered(apnsId: request.header("apns-id") ?? "")
+    }
+}
+
+enum Fixtures {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func bytes(_ relative: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: root.appendingPathComponent(relative)))
+    }
+
+    static func routeTable() throws -> (RouteTable, JSON) {
+        let bytes = try bytes("config/routes.json")
+        return (try RouteTable(jsonBytes: bytes, source: "config/routes.json"), try JSONParser().parse(bytes))
+    }
+
+    static func templates() throws -> TemplateLibrary {
+        var templates: [Template] = []
+        for name in ["order_ready", "price_drop", "abandoned_cart"] {
+            if case .success(let template) = Template.parse(jsonBytes: try bytes("Templates/\(name).json"), name: name) {
+                templates.append(template)
+            }
+        }
+        return TemplateLibrary(templates)
+    }
+
+    static func token(_ prefix: String, _ n: Int) -> String {
+        let hex = String(n, radix: 16)
+        let digits = prefix + String(repeating: "0", count: max(0, 6 - hex.count)) + hex
+        return digits + String(repeating: "0", count: 64 - digits.count)
+    }
+
+    static func campaign(devices: [String], extra: String = "") -> [UInt8] {
+        let list = devices.map { "\"\($0)\"" }.joined(separator: ",")
+        return Array("""
+        {"alert":{"title":"Hi","body":"Sale"},"deeplink":"https://example.com/product/42"\(extra),"devices":[\(list)]}
+        """.utf8)
+    }
+}
+
+/// A live server on an ephemeral loopback port with the shipped route table and templates.
+final class LiveGateway {
+    let server: HTTPServer
+    let service: GatewayService
+    let runner: CampaignRunner
+    let sender: ScriptedSender
+    var port: Int { server.port }
+
+    init(keys: [APIKey] = [], maxBodyBytes: Int = 1 << 20, sender: ScriptedSender = ScriptedSender(),
+         readiness: [ReadinessCheck] = []) throws {
+        let (table, routesJSON) = try Fixtures.routeTable()
+        let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
+        let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
+        let components = GatewayComponents(
+            routeTable: table, routesJSON: routesJSON, planner: planner, sender: sender,
+            dryRunSender: DryRunSender(tokens: tokens, baseURL: "https://api.sandbox.push.apple.com"),
+            configuredIsDryRun: false, readiness: readiness)
+        var settings = ServerSettings()
+        settings.apiKeys = keys
+        settings.http = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes)
+        let metrics = Metrics()
+        runner = CampaignRunner(store: InMemoryCampaignStore(), metrics: metrics, maxInFlight: 8)
+        service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: RequestLog(fd: -1), runner: runner)
+        server = try HTTPServer(configuration: settings.http, responder: service)
+        self.sender = sender
+    }
+
+    func request(_ method: String, _ path: String, json body: String? = nil, headers: [(String, String)] = []) -> RawResponse? {
+        var all = headers
+        if body != nil { all.append(("Content-Type", "application/json")) }
+        return RawHTTPClient.exchange(port: port, method: method, path: path, headers: all, body: Array((body ?? "").utf8))
+    }
+
+    func object(_ response: RawResponse?) throws -> JSONObject {
+        let response = try #require(response)
+        return try #require(try JSONParser().parse(response.body).objectValue)
+    }
+}
+
+@Suite struct LiveServerTests {
+    @Test func linkCheckAnswers200EitherWay() throws {
+        let gateway = try LiveGateway()
+        let accepted = try gateway.object(gateway.request("POST", "/v1/links/check", json: #"{"link":"shop://product/42?utm_source=push"}"#))
+        #expect(accepted["ok"] == .bool(true))
+        #expect(accepted["canonical"] == .string("https://example.com/product/42?utm_source=push"))
+        let rejectedResponse = gateway.request("POST", "/v1/links/check", json: #"{"link":"java\tscript:alert(1)"}"#)
+        #expect(rejectedResponse?.status == 200)
+        let rejected = try gateway.object(rejectedResponse)
+        #expect(rejected["ok"] == .bool(false))
+        let batch = try gateway.object(gateway.request("POST", "/v1/links/check",
+                                                       json: #"{"links":["https://example.com/profile","https://example.com.evil.net/"]}"#))
+        #expect(batch["accepted"] == .number("1"))
+        #expect(batch["rejected"] == .number("1"))
+        #expect(gateway.service.metrics.render().contains("pushgate_links_rejected_total{code=\"hostNotAllowed\"} 1"))
+    }
+
+    @Test func everyErrorIsAProblemWithItsStatus() throws {
+        let gateway = try LiveGateway(maxBodyBytes: 2048)
+        func code(_ response: RawResponse?) throws -> String? {
+            let response = try #require(response)
+            #expect(response.header("content-type") == "application/problem+json")
+            return try JSONParser().parse(response.body).objectValue?["code"]?.stringValue
+        }
+        let malformed = gateway.request("POST", "/v1/links/check", json: "{\"link\":")
+        #expect(malformed?.status == 400)
+        #expect(try code(malformed) == "invalidJSON")
+        let missing = gateway.request("GET", "/v1/nothing")
+        #expect(missing?.status == 404)
+        let wrongMethod = gateway.request("GET", "/v1/links/check")
+        #expect(wrongMethod?.status == 405)
+        #expect(wrongMethod?.header("allow") == "POST")
+        let big = gateway.request("POST", "/v1/links/check", json: "{\"link\":\"" + String(repeating: "a", count: 4000) + "\"}")
+        #expect(big?.status == 413)
+        #expect(try code(big) == "bodyTooLarge")
+        let notJSON = RawHTTPClient.exchange(port: gateway.port, method: "POST", path: "/v1/links/check",
+                                             headers: [("Content-Type", "text/plain")], body: Array("{}".utf8))
+        #expect(notJSON?.status == 415)
+        let invalid = gateway.request("POST", "/v1/links/check", json: #"{"link": 5, "extra": true}"#)
+        #expect(invalid?.status == 422)
+        let problem = try gateway.object(invalid)
+        #expect(problem["errors"]?.arrayValue?.count == 2)
+    }
+
+    @Test func unroutableCampaignLinkIs422WithTheLinkCode() throws {
+        let gateway = try LiveGateway()
+        let body = #"{"alert":{"body":"x"},"deeplink":"https://example.com/product/abc","devices":["\#(Fixtures.token("a", 1))", "nothex"]}"#
+        let response = gateway.request("POST", "/v1/notifications/preview", json: body)
+        #expect(response?.status == 422)
+        let problem = try gateway.object(response)
+        let errors = try #require(problem["errors"]?.arrayValue)
+        let codes = errors.compactMap { $0.objectValue?["code"]?.stringValue }
+        let pointers = errors.compactMap { $0.objectValue?["pointer"]?.stringValue }
+        #expect(codes.contains("invalidParameter"))
+        #expect(pointers.contains("/deeplink"))
+        #expect(pointers.contains("/devices/1"))
+    }
+
+    @Test func previewShowsTheExactRequests() throws {
+        let gateway = try LiveGateway()
+        let response = gateway.request("POST", "/v1/notifications/preview",
+                                       json: String(decoding: try Fixtures.bytes("config/campaigns/inline-alert.json"), as: UTF8.self))
+        #expect(response?.status == 200)
+        let text = try #require(response?.bodyText)
+        #expect(text.contains("/3/device/0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"))
+        #expect(text.contains("bearer <redacted>"))
+    }
+
+    @Test func campaignRunsInTheBackgroundAndReportsEveryDevice() async throws {
+        let gateway = try LiveGateway()
+        let tokens = (0..<25).map { Fixtures.token("a", $0) } + [Fixtures.token("dead", 1), Fixtures.token("bad0", 1)]
+        let accepted = gateway.request("POST", "/v1/campaigns", json: String(decoding: Fixtures.campaign(devices: tokens), as: UTF8.self))
+        #expect(accepted?.status == 202)
+        let body = try gateway.object(accepted)
+        let id = try #require(body["id"]?.stringValue)
+        #expect(accepted?.header("location") == "/v1/campaigns/\(id)")
+        var status: JSONObject = JSONObject()
+        for _ in 0..<200 {
+            status = try gateway.object(gateway.request("GET", "/v1/campaigns/\(id)?per_page=10&page=3"))
+            if status["status"] == .string("completed") { break }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(status["status"] == .string("completed"))
+        let counts = try #require(status["counts"]?.objectValue)
+        #expect(counts["delivered"] == .number("25"))
+        #expect(counts["unregistered"] == .number("1"))
+        #expect(counts["failed"] == .number("1"))
+        #expect(counts["pending"] == .number("0"))
+        let page = try #require(status["results"]?.arrayValue)
+        #expect(page.count == 7)
+        #expect(page.first?.objectValue?["index"] == .number("20"))
+        let dead = page.compactMap(\.objectValue).first { $0["state"] == .string("unregistered") }
+        #expect(dead?["timestamp_ms"] == .number("1700000000000"))
+        #expect(gateway.sender.sent.withLock { Set($0) } == Set(tokens))
+        let metrics = gateway.service.metrics.render()
+        #expect(metrics.contains("pushgate_notifications_total{result=\"delivered\",reason=\"\"} 25"))
+        #expect(metrics.contains("pushgate_notifications_total{result=\"failed\",reason=\"BadDeviceToken\"} 1"))
+        #expect(gateway.request("GET", "/v1/campaigns/\(id)?per_page=5000")?.status == 400)
+        #expect(gateway.request("GET", "/v1/campaigns/unknown")?.status == 404)
+    }
+
+    @Test func dryRunCampaignSendsNothing() async throws {
+        let gateway = try LiveGateway()
+        let body = Fixtures.campaign(devices: [Fixtures.token("a", 1)], extra: #","dry_run":true"#)
+        let accepted = try gateway.object(gateway.request("POST", "/v1/campaigns", json: String(decoding: body, as: UTF8.self)))
+        #expect(accepted["dry_run"] == .bool(true))
+        let id = try #require(accepted["id"]?.stringValue)
+        #expect(await gateway.runner.drain(deadlineSeconds: 5))
+        let status = try gateway.object(gateway.request("GET", "/v1/campaigns/\(id)"))
+        #expect(status["counts"]?.objectValue?["dry-run"] == .number("1"))
+        #expect(gateway.sender.sent.withLock { $0.isEmpty })
+    }
+
+    @Test func authAndOpenEndpoints() throws {
+        let key = "pg_live_key"
+        let gateway = try LiveGateway(keys: [APIKey(name: "backend", sha256: APIKeyring.hash(key), rateLimit: RateLimit(perSecond: 0.001, burst: 2))])
+        #expect(gateway.request("GET", "/v1/routes")?.status == 401)
+        let auth = [("Authorization", "Bearer \(key)")]
+        let routes = gateway.request("GET", "/v1/routes", headers: auth)
+        #expect(routes?.status == 200)
+        #expect(try gateway.object(routes)["hosts"] == .array([.string("example.com"), .string("www.example.com")]))
+        #expect(gateway.request("GET", "/v1/routes", headers: auth)?.status == 200)
+        let limited = gateway.request("GET", "/v1/routes", headers: auth)
+        #expect(limited?.status == 429)
+        #expect(limited?.header("retry-after") != nil)
+        for path in ["/healthz", "/readyz", "/metrics", "/openapi.json", "/.well-known/apple-app-site-association"] {
+            #expect(gateway.request("GET", path)?.status == 200, "\(path)")
+        }
+        let aasa = try #require(gateway.request("GET", "/.well-known/apple-app-site-association"))
+        #expect(aasa.header("content-type") == "application/json")
+        let applinks = try gateway.object(aasa)["applinks"]?.objectValue
+        #expect(applinks?["details"]?.arrayValue?.first?.objectValue?["appIDs"] == .array([.string("A1B2C3D4E5.com.example.shop")]))
+    }
+
+    @Test func readinessReportsFailingChecks() throws {
+        let gateway = try LiveGateway(readiness: [ReadinessCheck(name: "storage") { "not writable" }])
+        let response = gateway.request("GET", "/readyz")
+        #expect(response?.status == 503)
+        #expect(try gateway.object(response)["checks"]?.objectValue?["storage"] == .string("not writable"))
+    }
+
+    @Test func shutdownFinishesCampaignsInFlight() async throws {
+        let sender = ScriptedSender(delayNanoseconds: 50_000_000)
+        let gateway = try LiveGateway(sender: sender)
+        let tokens = (0..<16).map { Fixtures.token("c", $0) }
+        #expect(gateway.request("POST", "/v1/campaigns", json: String(decoding: Fixtures.campaign(devices: tokens), as: UTF8.self))?.status == 202)
+        #expect(gateway.server.shutdown(deadlineSeconds: 5))
+        #expect(await gateway.runner.drain(deadlineSeconds: 5))
+        #expect(sender.sent.withLock { $0.count } == 16)
+    }
+
+    @Test func openAPIDescribesEveryRoute() throws {
+        let document = try #require(try JSONParser().parse(OpenAPIDocument.text).objectValue)
+        #expect(document["openapi"] == .string("3.1.0"))
+        let paths = try #require(document["paths"]?.objectValue)
+        let gateway = try LiveGateway()
+        var described = Set<String>()
+        for member in paths.members {
+            for method in member.value.objectValue?.keys ?? [] { described.insert(method.uppercased() + " " + member.key) }
+        }
+        let routed = Set(gateway.service.router.entries.map { $0.method + " " + $0.pattern })
+        #expect(described == routed)
+    }
+}

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Testing
+@testable import HTTPServer
+import TestSupport
+
+/// Echoes what it saw, so tests can check what the server delivered.
+struct EchoResponder: HTTPResponder {
+    var delayMicroseconds: UInt32 = 0
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        if delayMicroseconds > 0 { usleep(delayMicroseconds) }
+        var text = "\(request.method) \(request.path)\n"
+        for (name, value) in request.query { text += "q \(name)=\(value)\n" }
+        if let agent = request.header("X-Test") { text += "x-test \(agent)\n" }
+        text += "body \(request.body.count)\n"
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array(text.utf8))
+    }
+
+    func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+        HTTPResponse(status: 413, headers: [("Connection", "close")], body: Array("limit \(limit)".utf8))
+    }
+
+    func shuttingDown(_ request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(status: 503, headers: [("Connection", "close")], body: [])
+    }
+}
+
+func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {
+    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: 1024,
+                                                connectionTimeoutSeconds: 5)
+    configure(&configuration)
+    return try HTTPServer(configuration: configuration, responder: responder)
+}
+
+@Suite struct HTTPServerTests {
+    @Test func answersWithHeadQueryAndBody() throws {
+        let server = try startServer()
+        #expect(server.port > 0)
+        let client = try #require(RawHTTPClient(port: server.port))
+        client.send("POST /v1/x?a=1&b=%20two HTTP/1.1\r\nHost: t\r\nX-Test: yes\r\nContent-Length: 5\r\n\r\nhello")
+        let response = try #require(client.readResponse())
+        #expect(response.status == 200)
+        #expect(response.header("content-type") == "text/plain")
+        #expect(response.bodyText == "POST /v1/x\nq a=1\nq b= two\nx-test yes\nbody 5\n")
+    }
+
+    @Test func assemblesABodySentSlowlyInPieces() throws {
+        let server = try startServer()
+        let client = try #require(RawHTTPClient(port: server.port))
+        client.send("POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 600\r\n\r\n")
+        for _ in 0..<6 {
+            client.send(String(repeating: "x", count: 100))
+            usleep(20_000)
+        }
+        let response = try #require(client.readResponse())
+        #expect(response.bodyText.hasSuffix("body 600\n"))
+    }
+
+    @Test func refusesADeclaredBodyOverTheLimitWithoutReadingIt() throws {
+        let server = try startServer()
+        let client = try #require(RawHTTPClient(port: server.port))
+        client.send("POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n")
+        let response = try #require(client.readResponse())
+        #expect(response.status == 413)
+        #expect(response.bodyText == "limit 1024")
+    }
+
+    @Test func refusesAChunkedBodyThatGrowsOverTheLimit() throws {
+        let server = try startServer()
+        let client = try #require(RawHTTPClient(port: server.port))
+        client.send("POST /big HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let chunk = String(repeating: "y", count: 600)
+        client.send("258\r\n\(chunk)\r\n")
+        client.send("258\r\n\(chunk)\r\n")
+        client.send("0\r\n\r\n")
+        let response = try #require(client.readResponse())
+        #expect(response.status == 413)
+    }
+
+    @Test func closesAnIdleConnection() throws {
+        let server = try startServer { $0.connectionTimeoutSeconds = 1 }
+        let client = try #require(RawHTTPClient(port: server.port))
+        client.send("GET /half")  // never finishes the head
+        #expect(client.waitForClose(seconds: 5))
+    }
+
+    @Test func limitsConnectionsPerAddress() throws {
+        let server = try startServer { $0.perIPConnectionLimit = 2 }
+        let first = try #require(RawHTTPClient(port: server.port))
+        let second = try #require(RawHTTPClient(port: server.port))
+        first.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n")
+        second.send("GET /b HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(first.readResponse()?.status == 200)
+        #expect(second.readResponse()?.status == 200)
+        let third = try #require(RawHTTPClient(port: server.port))
+        third.send("GET /c HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(third.readResponse() == nil)
+    }
+
+    @Test func shutdownLetsARequestInFlightFinish() throws {
+        let server = try startServer(EchoResponder(delayMicroseconds: 400_000))
+        let port = server.port
+        let client = try #require(RawHTTPClient(port: port))
+        client.send("GET /in-flight HTTP/1.1\r\nHost: t\r\n\r\n")
+        // Wait until the server is handling it, then stop.
+        var waited = 0
+        while server.requestsInFlight == 0 && waited < 200 { usleep(5_000); waited += 1 }
+        let response = DispatchQueue.global().sync { () -> Bool in
+            let group = DispatchGroup()
+            nonisolated(unsafe) var drained = false
+            group.enter()
+            DispatchQueue.global().async { drained = server.shutdown(deadlineSeconds: 5); group.leave() }
+            let answer = client.readResponse()
+            group.wait()
+            return drained && answer?.status == 200
+        }
+        #expect(response)
+        #expect(RawHTTPClient(port: port) == nil, "still accepting after shutdown")
+    }
+
+    @Test func refusesAnAddressThatIsNotALiteral() {
+        #expect(throws: HTTPServerError.self) {
+            _ = try startServer { $0.host = "example.com" }
+        }
+    }
+
+    @Test func loopbackDetection() {
+        #expect(HTTPServerConfiguration(host: "127.0.0.1").isLoopback)
+        #expect(HTTPServerConfiguration(host: "::1").isLoopback)
+        #expect(!HTTPServerConfiguration(host: "0.0.0.0").isLoopback)
+    }
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct HashKeyCommandTests {
+    @Test func hashesFromArgumentAndStdin() throws {
+        let key = "0123456789abcdef0123456789abcdef"
+        let fromArgument = try CLI.run(["hash-key", key])
+        #expect(fromArgument.status == 0)
+        // sha256sum <<< -n "0123456789abcdef0123456789abcdef"
+        #expect(fromArgument.stdout == "3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9\n")
+        let fromStdin = try CLI.run(["hash-key"], stdin: Data((key + "\n").utf8))
+        #expect(fromStdin.stdout == fromArgument.stdout)
+        #expect(try CLI.run(["hash-key", "short"]).status == 2)
+    }
+}
+
+/// Starts the real binary, talks to it, stops it with SIGTERM.
+@Suite struct ServeCommandTests {
+    static func writeConfig(_ server: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let root = CLI.packageRoot.path
+        let config = """
+        {"routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
+         "apns": {"dryRun": true}, "server": \(server)}
+        """
+        let file = dir.appendingPathComponent("gateway.json")
+        try Data(config.utf8).write(to: file)
+        return file
+    }
+
+    @Test func refusesANonLoopbackAddressWithoutKeys() throws {
+        let config = try Self.writeConfig(#"{"listen": "0.0.0.0:0"}"#)
+        let result = try CLI.run(["serve", "--config", config.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("not loopback"))
+    }
+
+    @Test func reportsEveryBadSetting() throws {
+        let config = try Self.writeConfig(#"{"listen": "nowhere", "threads": 0, "colour": "blue"}"#)
+        let result = try CLI.run(["serve", "--config", config.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("server.listen"))
+        #expect(result.stderr.contains("server.threads"))
+        #expect(result.stderr.contains("server.colour"))
+    }
+
+    @Test func servesAndStopsCleanlyOnSIGTERM() throws {
+        // Find a free port, then start the server on it.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        close(probe)
+
+        let config = try Self.writeConfig(#"{"listen": "127.0.0.1:\#(port)", "requestLog": "off"}"#)
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["serve", "--config", config.path]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        var healthy = false
+        for _ in 0..<200 {
+            if let response = RawHTTPClient.exchange(port: port, method: "GET", path: "/healthz"), response.status == 200 {
+                healthy = true
+                break
+            }
+            usleep(25_000)
+        }
+        #expect(healthy)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("listening on http://127.0.0.1:\(port)"))
+        #expect(log.contains("stopped"))
+    }
+}
