@@ -36,8 +36,12 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 
+# Every benchmark, release build: the in-process suites (links, payloads, apns), the HTTP
+# API under load, and the streaming link checker.
 bench: release
-	$(SWIFT) run -c release --skip-build PushgateBench
+	.build/release/PushgateBench
+	bash Benchmarks/http/run.sh
+	bash scripts/bench-check-link-stdin.sh
 
 clean:
 	rm -rf .build
