@@ -3,9 +3,9 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev \
-                python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o openssl time
+                python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o time openssl wrk curl
 
-.PHONY: deps build release run test bench clean
+.PHONY: deps build release run demo test bench clean
 
 # Installs only what is missing; `apt-get update` runs only when something is.
 deps:
@@ -24,15 +24,24 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# The main job: the HTTP API on the shipped configuration (dry run: no Apple credentials).
 run: build
+	.build/debug/pushgate serve --config config/gateway.json
+
+# A short tour of the CLI over the shipped samples.
+demo: build
 	@bash scripts/demo.sh
 
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 
+# Every benchmark, release build: the in-process suites (links, payloads, apns), the HTTP
+# API under load, and the streaming link checker.
 bench: release
-	$(SWIFT) run -c release --skip-build PushgateBench
+	.build/release/PushgateBench
+	bash Benchmarks/http/run.sh
+	bash scripts/bench-check-link-stdin.sh
 
 clean:
 	rm -rf .build

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make run` until the HTTP service exists: check the sample links (some are hostile on
+# `make demo`: check the sample links (some are hostile on
 # purpose, so rejections are expected), then print the AASA for the shipped route table.
 # Uses the debug binary `make` has just built; fails if a command fails to run (status 2).
 set -uo pipefail
@@ -21,3 +21,6 @@ echo "(exit $status: 0 all accepted, 1 some rejected)"
 echo
 echo "== pushgate aasa generate"
 "$bin" aasa generate || { status=$?; echo "demo: aasa generate failed (exit $status)" >&2; exit "$status"; }
+echo
+echo "== pushgate send --campaign config/campaigns/inline-alert.json   (dry run: the shipped config has apns.dryRun)"
+"$bin" send --campaign config/campaigns/inline-alert.json || { status=$?; echo "demo: send failed (exit $status)" >&2; exit "$status"; }

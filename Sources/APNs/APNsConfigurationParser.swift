@@ -24,7 +24,7 @@ extension APNsConfiguration {
         var config = APNsConfiguration()
         if let (text, location) = try reader.string("environment", env: "PUSHGATE_APNS_ENVIRONMENT") {
             guard let value = APNsEnvironment(rawValue: text) else {
-                throw APNsConfigurationError(.invalidValue, at: location, "environment must be \"production\" or \"sandbox\", not \(JSONQuote.quoted(text))")
+                throw APNsConfigurationError(.invalidValue, at: location, "environment must be \"production\" or \"sandbox\", not \(DisplayQuote.quoted(text))")
             }
             config.environment = value
         }
@@ -77,12 +77,12 @@ extension APNsConfiguration {
         while url.hasSuffix("/") { url.removeLast() }
         let scheme: String
         if url.hasPrefix("https://") { scheme = "https://" } else if url.hasPrefix("http://") { scheme = "http://" } else {
-            throw APNsConfigurationError(.invalidValue, at: location, "url must start with http:// or https://, not \(JSONQuote.quoted(text))")
+            throw APNsConfigurationError(.invalidValue, at: location, "url must start with http:// or https://, not \(DisplayQuote.quoted(text))")
         }
         let authority = url.dropFirst(scheme.count)
         guard !authority.isEmpty, !authority.contains("/"), !authority.contains("@"), !authority.contains("?"), !authority.contains("#"),
               authority.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
-            throw APNsConfigurationError(.invalidValue, at: location, "url must be scheme://host[:port] with no path, not \(JSONQuote.quoted(text))")
+            throw APNsConfigurationError(.invalidValue, at: location, "url must be scheme://host[:port] with no path, not \(DisplayQuote.quoted(text))")
         }
         if scheme == "http://" {
             // Provider tokens must never cross a network in cleartext.
@@ -97,7 +97,7 @@ extension APNsConfiguration {
     /// Apple's team and key identifiers are 10 upper-case letters or digits.
     private static func validatedIdentifier(_ text: String, name: String, at location: String) throws(APNsConfigurationError) -> String {
         guard text.utf8.count == 10, text.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }) else {
-            throw APNsConfigurationError(.invalidValue, at: location, "\(name) must be 10 upper-case letters or digits, as Apple issues it; got \(JSONQuote.quoted(text))")
+            throw APNsConfigurationError(.invalidValue, at: location, "\(name) must be 10 upper-case letters or digits, as Apple issues it; got \(DisplayQuote.quoted(text))")
         }
         return text
     }
@@ -139,7 +139,7 @@ private struct SettingsReader {
             switch value {
             case "true", "1": return true
             case "false", "0": return false
-            default: throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected true, false, 1 or 0, not \(JSONQuote.quoted(value))")
+            default: throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected true, false, 1 or 0, not \(DisplayQuote.quoted(value))")
             }
         }
         guard let json = object[key] else { return nil }
@@ -152,7 +152,7 @@ private struct SettingsReader {
     func integer(_ key: String, env: String?, in range: ClosedRange<Int>) throws(APNsConfigurationError) -> Int? {
         if let env, let value = environment[env] {
             guard let n = Int(value), range.contains(n) else {
-                throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected an integer in \(range.lowerBound)...\(range.upperBound), not \(JSONQuote.quoted(value))")
+                throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected an integer in \(range.lowerBound)...\(range.upperBound), not \(DisplayQuote.quoted(value))")
             }
             return n
         }
@@ -172,7 +172,7 @@ private struct SettingsReader {
     func number(_ key: String, env: String, in range: ClosedRange<Double>) throws(APNsConfigurationError) -> Double? {
         if let value = environment[env] {
             guard let n = Double(value), range.contains(n) else {
-                throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected a number in \(range.lowerBound)...\(range.upperBound), not \(JSONQuote.quoted(value))")
+                throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected a number in \(range.lowerBound)...\(range.upperBound), not \(DisplayQuote.quoted(value))")
             }
             return n
         }

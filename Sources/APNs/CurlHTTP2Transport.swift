@@ -38,10 +38,14 @@ final class TransportJob: @unchecked Sendable {
     private let continuation: CheckedContinuation<TransportOutcome, Never>
     /// Times this request went back to the queue with no answer.
     var requeues = 0
+    /// Monotonic milliseconds by which it must be answered: time spent waiting in our
+    /// queue counts too. Set again when the request is re-queued after a lost connection.
+    var deadline: UInt64
 
-    init(request: TransportRequest, continuation: CheckedContinuation<TransportOutcome, Never>) {
+    init(request: TransportRequest, continuation: CheckedContinuation<TransportOutcome, Never>, deadline: UInt64) {
         self.request = request
         self.continuation = continuation
+        self.deadline = deadline
     }
 
     func finish(_ outcome: TransportOutcome) { continuation.resume(returning: outcome) }
@@ -81,7 +85,8 @@ public final class CurlHTTP2Transport: HTTPTransport {
 
     public func send(_ request: TransportRequest) async -> TransportOutcome {
         await withCheckedContinuation { continuation in
-            let job = TransportJob(request: request, continuation: continuation)
+            let job = TransportJob(request: request, continuation: continuation,
+                                   deadline: monotonicMilliseconds() + UInt64(settings.timeoutMilliseconds))
             // Only the request that finds the inbox empty wakes the thread: it will take
             // everything queued behind it too, so one wakeup serves a whole batch.
             let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in

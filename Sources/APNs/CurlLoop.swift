@@ -57,6 +57,11 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func start(_ job: TransportJob) {
+        let remaining = Int(job.deadline) - Int(monotonicMilliseconds())
+        guard remaining > 0 else {
+            job.finish(.failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms (waited in the queue)")))
+            return
+        }
         let easy: CurlEasyHandle
         if let reused = idleHandles.popLast() {
             easy = reused
@@ -67,7 +72,7 @@ final class CurlLoop: @unchecked Sendable {
             job.finish(.failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
             return
         }
-        let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL)
+        let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL, timeoutMilliseconds: remaining)
         guard curl_multi_add_handle(multi.pointer, easy.pointer) == CURLM_OK else {
             job.finish(.failure(TransportFailure(.transportError, "libcurl refused the request")))
             return
@@ -116,6 +121,8 @@ final class CurlLoop: @unchecked Sendable {
             }
             job.requeues += 1
             noteConnectionFailure()
+            // A fresh deadline for the new attempt, counted from the reconnect.
+            job.deadline = max(reconnectAt, monotonicMilliseconds()) + UInt64(settings.timeoutMilliseconds)
             statistics.values.withLock { $0.requeued += 1 }
             parked.append(job)
         }

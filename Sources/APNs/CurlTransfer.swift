@@ -14,7 +14,7 @@ final class CurlTransfer {
     /// APNs error bodies are small JSON; anything bigger is cut off here.
     static let maximumResponseBody = 16 * 1024
 
-    init(job: TransportJob, easy: CurlEasyHandle, baseURL: String) {
+    init(job: TransportJob, easy: CurlEasyHandle, baseURL: String, timeoutMilliseconds: Int) {
         self.job = job
         self.easy = easy
         let request = job.request
@@ -25,6 +25,7 @@ final class CurlTransfer {
         headerList = CurlHeaderList(request.headerLines + ["content-type:", "accept:", "expect:"])
         let e = easy.pointer
         _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, baseURL + request.path)
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList?.pointer))
         _ = pg_curl_easy_setopt_off_t(e, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_POSTFIELDS, copy.baseAddress)
@@ -53,7 +54,6 @@ final class CurlTransfer {
         // No proxy from http_proxy & co.: APNs is reached directly (and libcurl then skips
         // its per-request environment lookups).
         _ = pg_curl_easy_setopt_string(e, CURLOPT_PROXY, "")
-        _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, min(settings.timeoutMilliseconds, 10_000))
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSL_VERIFYPEER, 1)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSL_VERIFYHOST, 2)

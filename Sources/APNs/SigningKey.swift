@@ -117,7 +117,7 @@ public final class SigningKey: @unchecked Sendable {
     }
 
     static func quotedPath(_ path: String) -> String {
-        JSONQuote.quoted(path)
+        DisplayQuote.quoted(path)
     }
 
     /// Reads at most 64 KiB: a .p8 is a few hundred bytes, anything bigger is not a key.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Byte classes used by the scanner and the table loader (RFC 3986 §2).
 enum ASCII {
     @inline(__always)
@@ -51,47 +45,13 @@ enum ASCII {
     }
 }
 
-/// Minimal strict UTF-8 decoding over bytes (no overlongs, no surrogates, ≤ U+10FFFF).
-enum UTF8Scalar {
-    /// The scalar starting at `i` and its length in bytes, or nil if the bytes there are
-    /// not valid UTF-8.
-    @inline(__always)
-    static func decode(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Unicode.Scalar, Int)? {
-        let c0 = b[i]
-        if c0 < 0x80 { return (Unicode.Scalar(c0), 1) }
-        return decodeMultibyte(b, at: i)
-    }
-
-    static func decodeMultibyte(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Unicode.Scalar, Int)? {
-        let c0 = b[i]
-        let length: Int
-        var value: UInt32
-        var minimum: UInt32
-        switch c0 {
-        case 0xC2...0xDF: length = 2; value = UInt32(c0 & 0x1F); minimum = 0x80
-        case 0xE0...0xEF: length = 3; value = UInt32(c0 & 0x0F); minimum = 0x800
-        case 0xF0...0xF4: length = 4; value = UInt32(c0 & 0x07); minimum = 0x10000
-        default: return nil
-        }
-        guard i + length <= b.count else { return nil }
-        for k in 1..<length {
-            let c = b[i + k]
-            guard c & 0xC0 == 0x80 else { return nil }
-            value = value << 6 | UInt32(c & 0x3F)
-        }
-        guard value >= minimum, value <= 0x10FFFF, let scalar = Unicode.Scalar(value) else { return nil }
-        return (scalar, length)
-    }
-}
-
 /// Byte-string equality without generic sequence iteration (hot in matching).
 enum Bytes {
     @inline(__always)
     static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
-        if a.isEmpty { return true }
-        guard let pa = a.baseAddress, let pb = b.baseAddress else { return false }
-        return memcmp(pa, pb, a.count) == 0
+        for i in 0..<a.count where a[i] != b[i] { return false }
+        return true
     }
 
     @inline(__always)

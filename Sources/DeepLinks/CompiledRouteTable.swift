@@ -1,26 +1,23 @@
-/// A route table in the form the canonicaliser reads: the trie and every name as bytes.
+/// A route table in the form the canonicaliser reads: the trie, per-route layouts, and
+/// names as bytes.
 /// Immutable after init, hence Sendable.
 final class CompiledRouteTable: Sendable {
     let scheme: String
     let schemeBytes: [UInt8]
-    let hosts: [String]
+    /// `example.com, www.example.com`, for messages.
+    let hostList: String
     let hostBytes: [[UInt8]]
-    let passthroughQuery: [String]
-    let passthroughBytes: [[UInt8]]
     let routes: [Route]
-    /// Per route, its declared query keys as bytes (declaration order).
-    let routeQueryBytes: [[[UInt8]]]
+    let compiledRoutes: [CompiledRoute]
     let matcher: RouteMatcher
 
     init(app: AppIdentity, hosts: [String], passthroughQuery: [String], routes: [Route]) {
         self.scheme = app.scheme
         self.schemeBytes = Array(app.scheme.utf8)
-        self.hosts = hosts
+        self.hostList = hosts.joined(separator: ", ")
         self.hostBytes = hosts.map { Array($0.utf8) }
-        self.passthroughQuery = passthroughQuery
-        self.passthroughBytes = passthroughQuery.map { Array($0.utf8) }
         self.routes = routes
-        self.routeQueryBytes = routes.map { $0.query.map { Array($0.key.utf8) } }
+        self.compiledRoutes = routes.map { CompiledRoute(route: $0, passthroughQuery: passthroughQuery) }
         self.matcher = RouteMatcher(routes: routes)
     }
 

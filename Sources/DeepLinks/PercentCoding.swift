@@ -31,6 +31,8 @@ enum PercentCoding {
         return (i, o)
     }
 
+    /// Decodes all of `input[range]` (no stop byte: NUL, the sentinel, never gets this far
+    /// because the prescan refuses it).
     static func decode(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
                        into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
                        what: @autoclosure () -> String) throws(LinkRejection) -> Int {
@@ -84,53 +86,6 @@ enum PercentCoding {
                 out.append(hexDigit(c >> 4))
                 out.append(hexDigit(c & 0x0F))
             }
-        }
-    }
-}
-
-/// A bounded byte writer over caller-provided memory.
-struct CanonicalWriter {
-    let buffer: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
-
-    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
-
-    @inline(__always)
-    mutating func append(_ c: UInt8) {
-        buffer[count] = c
-        count += 1
-    }
-
-    mutating func append(_ bytes: [UInt8]) {
-        for c in bytes { append(c) }
-    }
-
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for c in bytes { append(c) }
-    }
-
-    mutating func append(_ s: StaticString) {
-        s.withUTF8Buffer { append($0) }
-    }
-}
-
-/// Names for characters in messages: `U+202E (bidi control)`.
-enum CharacterNames {
-    static func describe(_ scalar: Unicode.Scalar) -> String {
-        var hex = String(scalar.value, radix: 16, uppercase: true)
-        while hex.utf8.count < 4 { hex = "0" + hex }
-        return "U+\(hex) (\(kind(scalar)))"
-    }
-
-    static func kind(_ scalar: Unicode.Scalar) -> String {
-        switch scalar.value {
-        case 0x20, 0x09...0x0D: return "whitespace"
-        case 0x00...0x1F, 0x7F...0x9F: return "control character"
-        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: return "bidi control"
-        case 0x200B...0x200D, 0x2060, 0xFEFF: return "zero-width character"
-        case 0x2028, 0x2029: return "line separator"
-        default:
-            return TextSafety.isWhitespace(scalar) ? "whitespace" : "format character"
         }
     }
 }

@@ -1,30 +1,154 @@
 /// The route table compiled into a trie keyed by segments. Matching explores literal
 /// children first, then parameters, then `*`, and among several parameter matches keeps
 /// the most specific route — so the result never depends on the order of the file.
+///
+/// The trie is stored flat (edges as index ranges, literal text in one byte pool), so a
+/// match walks plain integers and never retains or releases anything.
 struct RouteMatcher: Sendable {
-    private struct Node: Sendable {
-        var literals: [(bytes: [UInt8], child: Int)] = []
-        var parameters: [(type: ValueType, child: Int)] = []
-        /// The route whose final `*` sits here.
-        var wildcardRoute: Int?
-        /// The route that ends exactly here.
-        var terminalRoute: Int?
+    private struct LiteralEdge: Sendable {
+        var offset: Int, length: Int, child: Int  // text is pool[offset..<offset+length]
     }
 
-    private var nodes: [Node] = [Node()]
+    private struct ParameterEdge: Sendable {
+        var type: Int, child: Int  // type indexes `types`
+    }
+
+    private struct Node: Sendable {
+        var literals: Range<Int>  // into literalEdges
+        var parameters: Range<Int>  // into parameterEdges
+        var wildcardRoute: Int  // -1 for none
+        var terminalRoute: Int  // -1 for none
+    }
+
+    private let nodes: [Node]
+    private let literalEdges: [LiteralEdge]
+    private let parameterEdges: [ParameterEdge]
+    private let pool: [UInt8]
+    private let types: [ValueType]
     /// Per route, the specificity of each segment (2 literal, 1 parameter, 0 `*`).
-    private var ranks: [[UInt8]] = []
+    private let ranks: [[UInt8]]
 
     /// The routes must be conflict-free (see `RouteConflicts`).
     init(routes: [Route]) {
+        let tree = TrieBuilder(routes: routes)
+        var nodes: [Node] = []
+        var literalEdges: [LiteralEdge] = []
+        var parameterEdges: [ParameterEdge] = []
+        var pool: [UInt8] = []
+        var types: [ValueType] = []
+        // The builder numbers nodes in creation order; edges are laid out per node.
+        for node in tree.nodes {
+            let literalStart = literalEdges.count
+            for (text, child) in node.literals {
+                literalEdges.append(LiteralEdge(offset: pool.count, length: text.count, child: child))
+                pool.append(contentsOf: text)
+            }
+            let parameterStart = parameterEdges.count
+            for (type, child) in node.parameters {
+                let index = types.firstIndex(of: type) ?? types.count
+                if index == types.count { types.append(type) }
+                parameterEdges.append(ParameterEdge(type: index, child: child))
+            }
+            nodes.append(Node(literals: literalStart..<literalEdges.count,
+                              parameters: parameterStart..<parameterEdges.count,
+                              wildcardRoute: node.wildcardRoute ?? -1, terminalRoute: node.terminalRoute ?? -1))
+        }
+        self.nodes = nodes
+        self.literalEdges = literalEdges
+        self.parameterEdges = parameterEdges
+        self.pool = pool
+        self.types = types
+        self.ranks = routes.map { $0.segments.map { UInt8($0.specificityRank) } }
+    }
+
+    /// The index of the most specific route matching the segments. With
+    /// `ignoringTypes`, any segment fits any parameter (used to explain a refusal).
+    /// Segment values must be free of forbidden characters (the canonicaliser's guarantee).
+    func match(_ path: DecodedSegments, ignoringTypes: Bool = false) -> Int? {
+        nodes.withUnsafeBufferPointer { nodes in
+            literalEdges.withUnsafeBufferPointer { literals in
+                parameterEdges.withUnsafeBufferPointer { parameters in
+                    pool.withUnsafeBufferPointer { pool in
+                        types.withUnsafeBufferPointer { types in
+                            let walk = Walk(nodes: nodes, literals: literals, parameters: parameters, pool: pool,
+                                            types: types, path: path, ignoringTypes: ignoringTypes)
+                            let found = walk.match(node: 0, depth: 0, ranks: ranks)
+                            return found >= 0 ? found : nil
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private struct Walk {
+        let nodes: UnsafeBufferPointer<Node>
+        let literals: UnsafeBufferPointer<LiteralEdge>
+        let parameters: UnsafeBufferPointer<ParameterEdge>
+        let pool: UnsafeBufferPointer<UInt8>
+        let types: UnsafeBufferPointer<ValueType>
+        let path: DecodedSegments
+        let ignoringTypes: Bool
+
+        /// A route index, or -1.
+        func match(node index: Int, depth: Int, ranks: [[UInt8]]) -> Int {
+            let node = nodes[index]
+            if depth == path.count { return node.terminalRoute }
+            let segment = path.segment(depth)
+            // A literal beats anything else at this position.
+            for e in node.literals {
+                let edge = literals[e]
+                guard Bytes.equal(UnsafeBufferPointer(rebasing: pool[edge.offset..<(edge.offset + edge.length)]), segment)
+                else { continue }
+                let found = match(node: edge.child, depth: depth + 1, ranks: ranks)
+                if found >= 0 { return found }
+                break
+            }
+            var best = -1
+            for e in node.parameters {
+                let edge = parameters[e]
+                guard ignoringTypes || types[edge.type].accepts(safeBytes: segment) else { continue }
+                let found = match(node: edge.child, depth: depth + 1, ranks: ranks)
+                if found < 0 { continue }
+                if best >= 0, !RouteMatcher.isMoreSpecific(ranks[found], than: ranks[best], from: depth + 1) { continue }
+                best = found
+            }
+            return best >= 0 ? best : node.wildcardRoute
+        }
+    }
+
+    /// Lexicographic comparison of specificity from `depth` on; for two routes that
+    /// match the same path in a conflict-free table this is the dominance order.
+    private static func isMoreSpecific(_ ra: [UInt8], than rb: [UInt8], from depth: Int) -> Bool {
+        var i = depth
+        while i < max(ra.count, rb.count) {
+            let x = i < ra.count ? ra[i] : 0, y = i < rb.count ? rb[i] : 0
+            if x != y { return x > y }
+            i += 1
+        }
+        return false
+    }
+}
+
+/// The trie as it is built, one route at a time, before `RouteMatcher` lays it out flat.
+private struct TrieBuilder {
+    struct Node {
+        var literals: [(text: [UInt8], child: Int)] = []
+        var parameters: [(type: ValueType, child: Int)] = []
+        var wildcardRoute: Int?
+        var terminalRoute: Int?
+    }
+
+    private(set) var nodes: [Node] = [Node()]
+
+    init(routes: [Route]) {
         for (index, route) in routes.enumerated() {
-            ranks.append(route.segments.map { UInt8($0.specificityRank) })
             var node = 0
             for segment in route.segments {
                 switch segment {
                 case .literal(let text):
                     let bytes = Array(text.utf8)
-                    if let existing = nodes[node].literals.first(where: { $0.bytes == bytes }) {
+                    if let existing = nodes[node].literals.first(where: { $0.text == bytes }) {
                         node = existing.child
                     } else {
                         nodes.append(Node())
@@ -45,47 +169,5 @@ struct RouteMatcher: Sendable {
             }
             if !route.endsWithWildcard { nodes[node].terminalRoute = index }
         }
-    }
-
-    /// The index of the most specific route matching the segments. With
-    /// `ignoringTypes`, any segment fits any parameter (used to explain a refusal).
-    func match(_ path: DecodedSegments, ignoringTypes: Bool = false) -> Int? {
-        nodes.withUnsafeBufferPointer { nodes in
-            match(path, nodes: nodes, node: 0, depth: 0, ignoringTypes: ignoringTypes)
-        }
-    }
-
-    private func match(_ path: DecodedSegments, nodes: UnsafeBufferPointer<Node>, node: Int, depth: Int,
-                       ignoringTypes: Bool) -> Int? {
-        if depth == path.count { return nodes[node].terminalRoute }
-        let segment = path.segment(depth)
-        // A literal beats anything else at this position.
-        for literal in nodes[node].literals where Bytes.equal(literal.bytes, segment) {
-            if let found = match(path, nodes: nodes, node: literal.child, depth: depth + 1, ignoringTypes: ignoringTypes) {
-                return found
-            }
-            break
-        }
-        var best: Int?
-        for parameter in nodes[node].parameters where ignoringTypes || parameter.type.accepts(safeBytes: segment) {
-            guard let found = match(path, nodes: nodes, node: parameter.child, depth: depth + 1,
-                                    ignoringTypes: ignoringTypes) else { continue }
-            if let current = best, !isMoreSpecific(found, than: current, from: depth + 1) { continue }
-            best = found
-        }
-        return best ?? nodes[node].wildcardRoute
-    }
-
-    /// Lexicographic comparison of specificity from `depth` on; for two routes that
-    /// match the same path in a conflict-free table this is the dominance order.
-    private func isMoreSpecific(_ a: Int, than b: Int, from depth: Int) -> Bool {
-        let ra = ranks[a], rb = ranks[b]
-        var i = depth
-        while i < max(ra.count, rb.count) {
-            let x = i < ra.count ? ra[i] : 0, y = i < rb.count ? rb[i] : 0
-            if x != y { return x > y }
-            i += 1
-        }
-        return false
     }
 }

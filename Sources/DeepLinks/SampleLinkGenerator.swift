@@ -3,11 +3,21 @@
 /// (one attack or mistake applied to a valid link). Used by the round-trip property
 /// tests and the `links` benchmark; the same seed gives the same links everywhere.
 public struct SampleLinkGenerator {
+    /// How valid links are spelled.
+    public enum Style: Sendable {
+        /// Every variation: mixed case, percent-encoding, raw non-ASCII, punctuation.
+        case varied
+        /// What campaign tools usually send: lowercase https, ASCII words, no encoding.
+        case plain
+    }
+
     private let table: RouteTable
+    private let style: Style
     private var rng: SplitMix64
 
-    public init(table: RouteTable, seed: UInt64) {
+    public init(table: RouteTable, seed: UInt64, style: Style = .varied) {
         self.table = table
+        self.style = style
         self.rng = SplitMix64(seed: seed)
     }
 
@@ -122,8 +132,13 @@ public struct SampleLinkGenerator {
         "ż", "ó", "ł", "é", "e\u{301}", "日本", "😀", "ß", "Ω", "%25", "%2B", "%3F", "%23", "%22", "%5B", "%7C",
     ]
 
+    private static let plainWords = ["spring", "sale", "shoes", "summer", "newsletter", "push", "faq", "returns", "2026", "a1"]
+
     /// 1–12 pieces of text; no separators the position cannot hold, never `.` or `..`.
     private mutating func randomText(forPath: Bool) -> String {
+        if style == .plain {
+            return (0...rng.below(2)).map { _ in Self.plainWords[rng.below(Self.plainWords.count)] }.joined(separator: "-")
+        }
         var s = ""
         for _ in 0...rng.below(12) { s += Self.textPieces[rng.below(Self.textPieces.count)] }
         if !forPath, rng.below(4) == 0 { s += pick(["/", "?", "%26", "%3D"]) }
@@ -133,7 +148,7 @@ public struct SampleLinkGenerator {
 
     /// The same text with some unreserved ASCII percent-encoded (upper or lower hex).
     private mutating func maybeEncoded(_ text: String) -> String {
-        guard rng.below(4) == 0 else { return text }
+        guard style == .varied, rng.below(4) == 0 else { return text }
         var out = ""
         var escapeDigitsLeft = 0  // leave existing %XX escapes alone
         for scalar in text.unicodeScalars {
@@ -156,6 +171,7 @@ public struct SampleLinkGenerator {
     }
 
     private mutating func mixedCase(_ text: String) -> String {
+        if style == .plain { return text }
         switch rng.below(4) {
         case 0: return text.uppercased()
         case 1: return String(text.map { rng.below(2) == 0 ? Character($0.uppercased()) : $0 })

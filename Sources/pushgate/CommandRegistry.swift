@@ -12,10 +12,10 @@ enum CommandRegistry {
         CommandSpec(name: "check-link", summary: "check deep links against the route table", run: CheckLinkCommand.run),
         CommandSpec(name: "aasa", summary: "generate or validate apple-app-site-association", run: AASACommand.run),
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
-        CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
-        CommandSpec(name: "campaigns", summary: "list the campaigns in the gateway's database", run: CampaignsCommand.run),
         CommandSpec(name: "send", summary: "send a campaign to APNs (or dry-run it) and summarise the results", run: SendCommand.run),
         CommandSpec(name: "jwt", summary: "print a fresh APNs provider token (for curl)", run: JWTCommand.run),
+        CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
+        CommandSpec(name: "campaigns", summary: "list the campaigns in the gateway's database", run: CampaignsCommand.run),
         CommandSpec(name: "hash-key", summary: "print the SHA-256 of an API key for the configuration", run: HashKeyCommand.run),
     ]
 

@@ -38,9 +38,9 @@ final class DeviceLineReader {
     deinit { close(fd) }
 
     func next() -> Item? {
-        while let line = nextLine() {
+        while let (line, complete) = nextLine() {
             lineNumber += 1
-            guard line.count <= Self.maximumLineBytes else {
+            guard complete else {
                 return .invalid(line: lineNumber, problem: "line longer than \(Self.maximumLineBytes) bytes")
             }
             let text = String(decoding: line, as: UTF8.self)
@@ -54,26 +54,27 @@ final class DeviceLineReader {
         return nil
     }
 
-    /// The next line without its terminator (a final line without one counts too).
-    private func nextLine() -> ArraySlice<UInt8>? {
+    /// The next line without its terminator (a final line without one counts too), or
+    /// `complete == false` for a line over the limit, which is skipped to its end so that
+    /// it counts as one line and memory stays bounded.
+    private func nextLine() -> (ArraySlice<UInt8>, complete: Bool)? {
+        var overlong = false
         while true {
             if let newline = buffer[start...].firstIndex(of: 0x0A) {
                 var line = buffer[start..<newline]
                 start = newline + 1
                 if line.last == 0x0D { line = line.dropLast() }
-                return line
+                return overlong || line.count > Self.maximumLineBytes ? ([], false) : (line, true)
             }
             if atEnd {
-                guard start < buffer.count else { return nil }
+                guard start < buffer.count || overlong else { return nil }
                 let line = buffer[start...]
                 start = buffer.count
-                return line
+                return overlong || line.count > Self.maximumLineBytes ? ([], false) : (line, true)
             }
-            if buffer.count - start > Self.maximumLineBytes * 4 {
-                // A huge line with no newline: hand back a piece so the caller reports it.
-                let line = buffer[start..<buffer.count]
-                start = buffer.count
-                return line
+            if buffer.count - start > Self.maximumLineBytes {
+                overlong = true
+                start = buffer.count  // drop what we have of it; keep reading to its end
             }
             fill()
         }

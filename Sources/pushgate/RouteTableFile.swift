@@ -56,7 +56,7 @@ func readSmallFile(path: String, limit: Int) -> Result<[UInt8], CLIFailure> {
         if n == 0 { return .success(bytes) }
         bytes.append(contentsOf: chunk[0..<n])
         if bytes.count > limit {
-            return .failure(.configuration("\(shown): larger than \(limit) bytes; not a route table"))
+            return .failure(.configuration("\(shown): larger than the \(limit)-byte limit for this file"))
         }
     }
 }

@@ -43,9 +43,9 @@ enum SendCommand {
             prepared = value
         }
         let (plan, delivery, reader) = prepared
-        let box = SendJob(plan: plan, delivery: delivery, reader: reader, devicesPath: devicesPath ?? "",
+        let job = SendJob(plan: plan, delivery: delivery, reader: reader, devicesPath: devicesPath ?? "",
                           report: SendReport(json: args.has("json"), dryRun: delivery.transport == nil))
-        let report = runAndWait { await box.run() }
+        let report = runAndWait { await job.run() }
         delivery.transport?.shutdown()
         report.printSummary()
         return report.allDelivered ? ExitStatus.ok : ExitStatus.findings

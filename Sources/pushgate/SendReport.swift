@@ -97,8 +97,12 @@ struct SendReport {
         }
     }
 
-    mutating func showProgress(fraction: Double?) {
+    /// How far through `--devices` we are (bytes read / file size), when known.
+    private var fraction: Double?
+
+    mutating func showProgress(fraction newFraction: Double?) {
         guard progress else { return }
+        if let newFraction { fraction = newFraction }
         let now = monotonicNanos()
         guard now - lastProgress > 100_000_000 else { return }
         lastProgress = now
@@ -107,7 +111,7 @@ struct SendReport {
             let filled = Int(min(max(fraction, 0), 1) * 30)
             line += "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled) + "] "
         }
-        line += "\(total) devices, \(delivered + dryRuns) \(dryRun ? "built" : "delivered"), \(total - delivered - dryRuns) not"
+        line += "\(total) devices: \(delivered + dryRuns) \(dryRun ? "built" : "delivered"), \(total - delivered - dryRuns) not"
         Output.write(line, to: .stderr)
     }
 

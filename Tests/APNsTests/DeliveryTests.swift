@@ -105,6 +105,21 @@ import Testing
         #expect(open.count == 30 && open.allSatisfy { $0 == 1 }, "never more than one stream open: \(open)")
     }
 
+    @Test func followsTheStreamLimitDownAfterARejectionAndUpAgain() async throws {
+        // Like APNs: one stream after each rejection, 100 again after the next success.
+        var tokens: [String: Any] = [:]
+        for i in stride(from: 50, to: 400, by: 50) { tokens[TestRequests.token(i)] = [["status": 400, "reason": "BadDeviceToken"]] }
+        let fake = try FakeAPNs(script: ["apnsStreams": true, "delayMs": 2, "tokens": tokens])
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<400).map { TestRequests.alert($0) })
+        let rejected = results.filter { $0 == .failed(status: 400, reason: .badDeviceToken) }.count
+        #expect(rejected == 7)
+        #expect(results.filter { if case .delivered = $0 { true } else { false } }.count == 393)
+        let log = fake.log()
+        #expect(log.count == 400 && Set(log.compactMap { $0.string("token") }).count == 400)
+        #expect((log.compactMap { $0.int("openStreams") }.max() ?? 0) > 1, "the raised limit is used")
+    }
+
     @Test func requestsAreMultiplexedOnOneConnection() async throws {
         let fake = try FakeAPNs(script: ["delayMs": 20])
         let (client, _, _) = try makeClient(fake)
@@ -138,6 +153,17 @@ import Testing
         #expect(Set(fake.log().compactMap { $0.int("connection") }).count >= 4, "reconnected after each GOAWAY")
     }
 
+    @Test func aDroppedConnectionIsReestablishedAndLosesNothing() async throws {
+        let fake = try FakeAPNs(script: ["dropAfter": 40, "dropConnections": 2])
+        let (client, _, transport) = try makeClient(fake)
+        let results = await sendAll(client, (0..<300).map { TestRequests.alert($0) }, concurrency: 60)
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } }, "\(results.filter { if case .delivered = $0 { false } else { true } }.prefix(3))")
+        let answered = fake.log().compactMap { $0.string("token") }
+        #expect(answered.count == 300 && Set(answered).count == 300)
+        #expect(Set(fake.log().compactMap { $0.int("connection") }).allSatisfy { $0 >= 3 }, "answers only after two drops")
+        #expect(transport.requeuedRequests > 0 && transport.connectionFailures >= 1, "unanswered requests went back to the queue")
+    }
+
     @Test func aServerThatNeverAnswersHitsTheDeadline() async throws {
         let fake = try FakeAPNs(script: ["default": ["noAnswer": true]])
         let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 300)
@@ -147,7 +173,22 @@ import Testing
             guard case .transportFailed(let failure) = result else { Issue.record("expected timeout, got \(result)"); continue }
             #expect(failure.code == .timeout)
         }
-        #expect(Date().timeIntervalSince(start) < 5)
+        // A hang guard, not a speed check: without the deadline this would never return.
+        #expect(Date().timeIntervalSince(start) < 60)
+    }
+
+    @Test func timeWaitingInTheQueueCountsTowardsTheDeadline() async throws {
+        let fake = try FakeAPNs(script: ["default": ["noAnswer": true]])
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        // One request in flight at a time: the others wait in the transport's queue.
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
+                                                                            maxConcurrentStreams: 1, timeoutMilliseconds: 400))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        let results = await sendAll(client, (0..<4).map { TestRequests.alert($0) })
+        let failures = results.compactMap { if case .transportFailed(let f) = $0 { f } else { nil } }
+        #expect(failures.count == 4 && failures.allSatisfy { $0.code == .timeout })
+        #expect(failures.contains { $0.message.contains("waited in the queue") })
     }
 
     @Test func nothingListeningFailsAsConnectionFailed() async throws {

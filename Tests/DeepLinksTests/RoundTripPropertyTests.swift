@@ -75,9 +75,7 @@ import DeepLinks
     /// Whatever the bytes, a verdict and no trap: random mutations of valid links.
     @Test func arbitraryBytesNeverTrap() {
         var generator = SampleLinkGenerator(table: shopTable, seed: 99)
-        var rng = SystemRandomNumberGenerator()
-        _ = rng.next()
-        var state: UInt64 = 0x1234_5678
+        var state: UInt64 = 0x1234_5678  // a fixed LCG: the same bytes on every run
         for _ in 0..<3000 {
             var bytes = Array(generator.next(hostileFraction: 0.5).utf8)
             for _ in 0..<3 {

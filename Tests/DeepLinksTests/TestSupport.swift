@@ -60,12 +60,6 @@ extension LinkCheckResult {
     }
 }
 
-func expectRejected(_ link: String, _ code: LinkErrorCode, in table: RouteTable = shopTable,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
-    let result = table.check(link)
-    #expect(result.code == code, "\(link.debugDescription) → \(result)", sourceLocation: sourceLocation)
-}
-
 func expectCanonical(_ link: String, _ canonical: String, in table: RouteTable = shopTable,
                      sourceLocation: SourceLocation = #_sourceLocation) {
     let result = table.check(link)

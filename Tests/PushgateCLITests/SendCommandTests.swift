@@ -51,6 +51,17 @@ import Testing
         #expect(json.stdout.contains(#"{"line":4,"result":"invalid","code":"invalidDeviceToken""#))
     }
 
+    @Test func anOverlongLineIsOneProblemAndLineNumbersStayRight() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
+        let good = String(repeating: "cd", count: 32)
+        try "\(good)\n\(String(repeating: "f", count: 100_000))\n\(good)\nzz".write(to: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path], environment: Self.environment())
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(":2: not a device token: line longer than 4096 bytes"))
+        #expect(r.stderr.contains(":4: not a device token: not hex"))
+        #expect(r.stdout.contains("devices        8"))
+    }
+
     @Test func usageAndConfigurationErrorsExitTwo() throws {
         #expect(try CLI.run(["send"]).status == 2)
         #expect(try CLI.run(["send", "--campaign", Self.campaign, "--bogus"]).status == 2)

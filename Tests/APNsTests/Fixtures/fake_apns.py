@@ -21,6 +21,7 @@ import time
 import uuid
 
 import h2.config
+import h2.errors
 import h2.connection
 import h2.events
 import h2.settings
@@ -45,7 +46,17 @@ class Fake:
         self.goaway_after = self.script.get("goawayAfter")
         self.goaway_connections = self.script.get("goawayConnections", 1)
         self.max_streams = self.script.get("maxConcurrentStreams", 100)
+        # "apnsStreams": true — like APNs after a rejection: the stream limit drops to one,
+        # and goes back up after the next success. (APNs also starts a connection at one
+        # stream; a client may open more before it has read the server's SETTINGS, which
+        # this fake's HTTP/2 library would treat as a connection error, so it starts high.)
+        self.apns_streams = self.script.get("apnsStreams", False)
         self.framing = self.script.get("framing", "headers")
+        # "dropAfter": N — the first "dropConnections" connections answer nothing and are
+        # cut (TCP reset, no GOAWAY) once N requests have arrived on them.
+        self.drop_after = self.script.get("dropAfter")
+        self.drop_connections = self.script.get("dropConnections", 1)
+        self.dropped = 0
         self.team_id = args.team_id
         self.key_id = args.key_id
         self.public_key = None
@@ -61,6 +72,7 @@ class Fake:
         self.answered = 0
         self.connections = 0
         self.goaways_sent = 0
+        self.refused = 0
 
     def check_token(self, authorization):
         """Returns (reason or None, iat, kid)."""
@@ -166,15 +178,33 @@ class Connection(asyncio.Protocol):
         self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         self.streams = {}
         self.answered_here = 0
+        self.received_here = 0
+        self.doomed = fake.drop_after is not None and fake.dropped < fake.drop_connections
+        if self.doomed:
+            fake.dropped += 1
         self.closed = False
         self.last_stream_id = None  # set once this connection sent GOAWAY
 
     def connection_made(self, transport):
         self.transport = transport
+        self.stream_limit = self.fake.max_streams
+        # h2 itself would treat a stream over the limit as a connection error; a client may
+        # legitimately open streams before it has read our SETTINGS, and RFC 9113 §5.1.2
+        # lets a server refuse just those streams. So h2 is told a large limit and the
+        # advertised one is sent in a SETTINGS frame of our own and enforced below with
+        # REFUSED_STREAM, as a server like APNs does.
         self.h2.local_settings = h2.settings.Settings(client=False, initial_values={
-            h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.fake.max_streams})
+            h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
         self.h2.initiate_connection()
         self.flush()
+        self.advertise(self.stream_limit)
+        self.flush()
+
+    def advertise(self, limit):
+        """A raw SETTINGS frame: SETTINGS_MAX_CONCURRENT_STREAMS = limit."""
+        self.stream_limit = limit
+        if not self.closed:
+            self.transport.write(bytes([0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 3]) + limit.to_bytes(4, "big"))
 
     def connection_lost(self, exc):
         self.closed = True
@@ -195,6 +225,10 @@ class Connection(asyncio.Protocol):
             return
         for event in events:
             if isinstance(event, h2.events.RequestReceived):
+                if len(self.streams) >= self.stream_limit:
+                    self.h2.reset_stream(event.stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
+                    self.fake.refused += 1
+                    continue
                 self.streams[event.stream_id] = (event.headers, bytearray())
             elif isinstance(event, h2.events.DataReceived):
                 if event.stream_id in self.streams:
@@ -210,6 +244,12 @@ class Connection(asyncio.Protocol):
     def request_complete(self, stream_id):
         fake = self.fake
         headers, body = self.streams[stream_id]
+        self.received_here += 1
+        if self.doomed:
+            if self.received_here >= fake.drop_after:
+                self.closed = True
+                self.transport.abort()
+            return
         fake.received += 1
         n = fake.received
         h = dict(headers)
@@ -265,6 +305,10 @@ class Connection(asyncio.Protocol):
             return
         fake.answered += 1
         self.answered_here += 1
+        if fake.apns_streams:
+            wanted = fake.max_streams if status == 200 else 1
+            if wanted != self.stream_limit:
+                self.advertise(wanted)
         fake.log.write(json.dumps({
             "n": n, "connection": self.id, "stream": stream_id, "token": token, "status": status,
             "reason": reason if status != 200 else None, "time": time.time(), "iat": iat, "kid": kid,

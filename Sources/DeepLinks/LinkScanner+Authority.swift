@@ -1,0 +1,77 @@
+import StrictJSON
+
+/// Scheme, user info, port and host.
+extension LinkScanner {
+    static let https: [UInt8] = Array("https".utf8)
+
+    func readScheme() throws(LinkRejection) -> (Scheme, Int) {
+        var end = 0
+        while end < input.count, input[end] != UInt8(ascii: ":") {
+            let c = input[end]
+            if c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#") { break }
+            end += 1
+        }
+        guard end < input.count, input[end] == UInt8(ascii: ":"), end > 0 else {
+            throw reject(.malformed, "the link has no scheme (expected https:// or \(table.scheme)://)")
+        }
+        guard ASCII.isAlpha(input[0]) else {
+            throw reject(.malformed, "the scheme must start with a letter")
+        }
+        for i in 1..<end {
+            let c = input[i]
+            guard ASCII.isAlpha(c) || ASCII.isDigit(c) || c == 0x2B || c == 0x2D || c == 0x2E else {
+                throw reject(.malformed, "the scheme has an invalid character at byte offset \(i)")
+            }
+        }
+        let scheme = UnsafeBufferPointer(rebasing: input[0..<end])
+        if equalsIgnoringCase(scheme, Self.https) { return (.https, end + 1) }
+        if equalsIgnoringCase(scheme, table.schemeBytes) { return (.app, end + 1) }
+        throw reject(.schemeNotAllowed,
+                     "scheme \(quoted(scheme)) is not allowed (accepted: https, \(table.scheme))")
+    }
+
+    /// `marks` locate `@` and `:` without another scan. Nothing before the authority holds
+    /// an `@`, and only the scheme's own `:`, so the authority contains one of them exactly
+    /// when the first `@` (or the second `:`) falls inside it.
+    func checkAuthority(_ range: Range<Int>, scheme: Scheme, marks: Landmarks) throws(LinkRejection) {
+        if let at = marks.firstAt, range.contains(at) {
+            throw reject(.userInfoNotAllowed, "the link has user info (\(quoted(range.lowerBound..<at)) before '@'); credentials are not allowed in links")
+        }
+        if scheme == .https, range.lowerBound < range.upperBound, input[range.lowerBound] == UInt8(ascii: "[") {
+            throw reject(.hostNotAllowed, "the host \(quoted(range)) is an IP literal; only listed host names are allowed")
+        }
+        if let colon = marks.secondColon, range.contains(colon) {
+            throw reject(.portNotAllowed, "the link has a port (\(quoted((colon + 1)..<range.upperBound)) after ':' at byte offset \(colon)); ports are not allowed")
+        }
+        if scheme == .https { try checkHost(range) }
+    }
+
+    func checkHost(_ range: Range<Int>) throws(LinkRejection) {
+        guard !range.isEmpty else { throw reject(.malformed, "the link has an empty host") }
+        let host = UnsafeBufferPointer(rebasing: input[range])
+        // Listed hosts are plain lowercase DNS names, so a match needs no other check.
+        for allowed in table.hostBytes where equalsIgnoringCase(host, allowed) { return }
+        // Not listed: say precisely why, most specific reason first.
+        if let percent = firstIndex(of: "%", in: range) {
+            // Decode only to say precisely what is hidden there; an encoded host is refused anyway.
+            let end = try PercentCoding.decode(input, range, into: decoded, at: 0, what: "the host")
+            try PercentCoding.checkDecoded(UnsafeBufferPointer(rebasing: decoded[0..<end]), what: "the host")
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) is percent-encoded (byte offset \(percent)); hosts must be written plainly")
+        }
+        for c in host where c >= 0x80 {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) has non-ASCII characters (look-alike letters are not allowed; allowed hosts: \(table.hostList))")
+        }
+        for c in host where !(ASCII.isAlpha(c) || ASCII.isDigit(c) || c == 0x2D || c == 0x2E) {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) has a character a host name cannot have")
+        }
+        if host.last == UInt8(ascii: ".") {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) ends with a dot")
+        }
+        if HostName.endsInANumber(host) {
+            throw reject(.hostNotAllowed, "the host \(quoted(host)) is an IP address; only listed host names are allowed")
+        }
+        let lowered = String(decoding: host, as: UTF8.self).lowercased()
+        let punycode = lowered.hasPrefix("xn--") || lowered.contains(".xn--")
+        throw reject(.hostNotAllowed, "the host \(quoted(host)) is not listed\(punycode ? " (punycode hosts must be listed as such)" : "") (allowed: \(table.hostList))")
+    }
+}

@@ -1,0 +1,72 @@
+/// Query items: decoded once, checked, recorded for the route.
+extension LinkScanner {
+    /// `text` is everything after `?`; empty (a bare trailing `?`) means no query.
+    /// `separators` is the number of `&` in it (counted by the prescan).
+    mutating func readQuery(_ text: Range<Int>, separators: Int) throws(LinkRejection) {
+        if text.isEmpty { return }
+        if separators + 1 > Self.maxItems {
+            throw reject(.tooManyQueryItems, "the query has \(separators + 1) items; the limit is \(Self.maxItems)")
+        }
+        var start = text.lowerBound
+        while true {
+            let end = try readQueryItem(from: start, limit: text.upperBound)
+            if end == text.upperBound { break }
+            start = end + 1
+        }
+        // After every item is read, so a secret anywhere is named before a repeated key.
+        for i in 1..<max(itemCount, 1) {
+            for previous in 0..<i where Bytes.equal(itemKey(previous), itemKey(i)) {
+                throw reject(.duplicateQueryParameter, "query key \(quoted(itemKey(i))) appears more than once")
+            }
+        }
+    }
+
+    /// Reads one `key=value` item starting at `from`; returns where it ends (at `&` or `limit`).
+    mutating func readQueryItem(from: Int, limit: Int) throws(LinkRejection) -> Int {
+        let index = itemCount + 1
+        let amp = UInt8(ascii: "&"), equals = UInt8(ascii: "=")
+        let keyStart = decodedCount
+        let (keyRawEnd, keyEnd) = try PercentCoding.decode(input, from: from, limit: limit, stop: amp, alsoStop: equals,
+                                                           into: decoded, at: keyStart, what: "query item \(index)")
+        if keyRawEnd == from {
+            if keyRawEnd == limit || input[keyRawEnd] == amp {
+                throw reject(.malformed, "query item \(index) is empty (at byte offset \(from))")
+            }
+            throw reject(.malformed, "query item \(index) has no key (at byte offset \(from))")
+        }
+        let key = UnsafeBufferPointer(rebasing: decoded[keyStart..<keyEnd])
+        if keyEnd - keyStart != keyRawEnd - from { try PercentCoding.checkDecoded(key, what: "query key \(quoted(from..<keyRawEnd))") }
+        var rawEnd = keyRawEnd
+        var valueEnd = keyEnd
+        if keyRawEnd < limit, input[keyRawEnd] == equals {
+            let valueStart = keyRawEnd + 1
+            (rawEnd, valueEnd) = try PercentCoding.decode(input, from: valueStart, limit: limit, stop: amp, alsoStop: amp,
+                                                          into: decoded, at: keyEnd, what: "the value of query key \(quoted(key))")
+            if valueEnd - keyEnd != rawEnd - valueStart {
+                try PercentCoding.checkDecoded(UnsafeBufferPointer(rebasing: decoded[keyEnd..<valueEnd]),
+                                               what: "the value of query key \(quoted(key))")
+            }
+        }
+        guard itemCount < Self.maxItems else {  // the prescan's count makes this unreachable
+            throw reject(.tooManyQueryItems, "the query has more than \(Self.maxItems) items")
+        }
+        if CredentialKeys.contains(key) {
+            throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
+        }
+        itemBounds[4 * itemCount] = keyStart
+        itemBounds[4 * itemCount + 1] = keyEnd
+        itemBounds[4 * itemCount + 2] = keyEnd
+        itemBounds[4 * itemCount + 3] = valueEnd
+        itemCount += 1
+        decodedCount = valueEnd
+        return rawEnd
+    }
+
+    func itemKey(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i]..<itemBounds[4 * i + 1]])
+    }
+
+    func itemValue(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i + 1]..<itemBounds[4 * i + 3]])  // value starts at key end
+    }
+}
