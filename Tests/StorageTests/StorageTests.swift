@@ -115,7 +115,11 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
         let claimed = try storage.claim(limit: 3, now: 1000)
         try storage.record([DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .delivered, status: 200)], now: 1001)
         #expect(try storage.requeueInFlight() == 2)
+        // The counters are rebuilt from the rows: nothing in flight after a restart.
+        let counts = try #require(try storage.campaign(id: "c1")).counts
+        #expect(counts[.inFlight, default: 0] == 0 && counts[.pending] == 3 && counts[.delivered] == 1)
         #expect(try storage.claim(limit: 10, now: 1002).map(\.index) == [1, 2, 3])
+        #expect(try storage.campaign(id: "c1")?.counts[.inFlight] == 3)
     }
 
     @Test func deadTokensAreSkippedUntilRegisteredAgainAfterTheirDeath() throws {
