@@ -114,37 +114,40 @@ public final class Dispatcher: Sendable {
                 defer { done.removeAll(keepingCapacity: true) }
                 return done
             }
-            if !unrecorded.isEmpty {
+            // Claimed and not recorded once this turn's results are in: the window left.
+            let stillOut = inFlight - unrecorded.count
+            var limit = 0
+            if deadline == nil {
+                let free = options.inFlight - stillOut
+                // Claim in sizeable batches, not one slot at a time, unless idle.
+                if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
+            }
+            var claims: [ClaimedDelivery] = []
+            if !unrecorded.isEmpty || limit > 0 {
                 do throws(StorageError) {
-                    try storage.record(unrecorded, now: now())
-                    outstanding.subtract(unrecorded.count, ordering: .relaxed)
-                    if unrecorded.contains(where: { $0.state == .unregistered }) { onDeadTokens() }
-                    unrecorded.removeAll(keepingCapacity: true)
+                    // Results and the next claim share one transaction: one commit per turn.
+                    claims = try storage.recordAndClaim(unrecorded, claimLimit: limit, now: now())
                 } catch {
-                    log("pushgate: cannot record delivery results (kept in memory, retrying): \(error.description)")
+                    log("pushgate: cannot record results or claim deliveries (results kept in memory, retrying): \(error.description)")
                     // Stopping: give up at the deadline; the rows stay in flight and are sent again at the next start.
                     if let deadline, now() >= deadline { break }
                     Thread.sleep(forTimeInterval: 0.5)
                     continue
                 }
+                outstanding.subtract(unrecorded.count, ordering: .relaxed)
+                if unrecorded.contains(where: { $0.state == .unregistered }) { onDeadTokens() }
+                unrecorded.removeAll(keepingCapacity: true)
+                outstanding.add(claims.count, ordering: .relaxed)
+                send(claims, messages: &messages)
             }
             if let deadline, inFlight == 0 || now() >= deadline { break }
-
-            var claimed = 0
-            if deadline == nil {
-                let free = options.inFlight - inFlight
-                // Claim in sizeable batches, not one slot at a time, unless idle.
-                if free > 0 && (free >= max(1, options.inFlight / 4) || inFlight == 0) {
-                    claimed = claimAndSend(limit: min(options.claimBatch, free), messages: &messages)
-                }
-            }
             // Cheap (a sum over unfinished campaigns), so done at every turn of the loop.
             if let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
             if now() - lastHousekeeping > 60 {
                 housekeeping()
                 lastHousekeeping = now()
             }
-            if claimed == 0 { wait() }
+            if claims.isEmpty { wait() }
         }
     }
 
@@ -157,16 +160,7 @@ public final class Dispatcher: Sendable {
         _ = wakeup.wait(timeout: .now() + timeout)
     }
 
-    private func claimAndSend(limit: Int, messages: inout [Int64: CampaignMessage]) -> Int {
-        let claims: [ClaimedDelivery]
-        do throws(StorageError) {
-            claims = try storage.claim(limit: limit, now: now())
-        } catch {
-            log("pushgate: cannot claim deliveries: \(error.description)")
-            Thread.sleep(forTimeInterval: 0.5)
-            return 0
-        }
-        outstanding.add(claims.count, ordering: .relaxed)
+    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: CampaignMessage]) {
         if messages.count > 1000 { messages.removeAll() }
         for claim in claims {
             if messages[claim.campaign] == nil, let message = try? storage.message(campaign: claim.campaign) {
@@ -187,7 +181,6 @@ public final class Dispatcher: Sendable {
                 finish(update)
             }
         }
-        return claims.count
     }
 
     private func finish(_ update: DeliveryUpdate) {

@@ -13,6 +13,8 @@ public protocol CampaignStorage: Sendable {
     func message(campaign: Int64) throws(StorageError) -> CampaignMessage?
     /// Records results in one transaction; finishes campaigns with nothing left.
     func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError)
+    /// `record` then `claim` in one transaction: one commit (one fsync) per dispatcher turn.
+    func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery]
     /// After a crash: everything left in flight becomes pending again. Returns how many.
     func requeueInFlight() throws(StorageError) -> Int
     /// Deliveries not yet in a final state, over all campaigns.

@@ -1,27 +1,37 @@
 /// The dispatcher's side of the SQLite storage: claim, record, recover.
 extension SQLiteCampaignStorage {
     public func claim(limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
-        try writing { db throws(StorageError) in
+        try recordAndClaim([], claimLimit: limit, now: now)
+    }
+
+    public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        guard !updates.isEmpty || claimLimit > 0 else { return [] }
+        return try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> [ClaimedDelivery] in
-                let due = try db.statement("""
-                    SELECT campaign, idx, token, body, attempts, state FROM deliveries INDEXED BY deliveries_due
-                    WHERE state IN (0, 2) AND next_at <= ? ORDER BY next_at, campaign, idx LIMIT ?
-                    """).bind(.double(now), .integer(limit))
-                var claimed: [ClaimedDelivery] = []
-                var tally = StateTally()
-                while try due.step() {
-                    claimed.append(ClaimedDelivery(campaign: due.int(0), index: Int(due.int(1)), token: due.text(2),
-                                                   body: due.optionalBlob(3), attempt: Int(due.int(4)) + 1))
-                    tally.move(due.int(0), from: DeliveryState(rawValue: Int(due.int(5))) ?? .pending, to: .inFlight)
-                }
-                let mark = "UPDATE deliveries SET state = 1, attempts = attempts + 1 WHERE campaign = ? AND idx = ?"
-                for delivery in claimed {
-                    try db.statement(mark).bind(.int(delivery.campaign), .integer(delivery.index)).run()
-                }
-                try tally.apply(db)
-                return claimed
+                try recordRows(db, updates, now: now)
+                return claimLimit > 0 ? try claimRows(db, limit: claimLimit, now: now) : []
             }
         }
+    }
+
+    private func claimRows(_ db: SQLiteDatabase, limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        let due = try db.statement("""
+            SELECT campaign, idx, token, body, attempts, state FROM deliveries INDEXED BY deliveries_due
+            WHERE state IN (0, 2) AND next_at <= ? ORDER BY next_at, campaign, idx LIMIT ?
+            """).bind(.double(now), .integer(limit))
+        var claimed: [ClaimedDelivery] = []
+        var tally = StateTally()
+        while try due.step() {
+            claimed.append(ClaimedDelivery(campaign: due.int(0), index: Int(due.int(1)), token: due.text(2),
+                                           body: due.optionalBlob(3), attempt: Int(due.int(4)) + 1))
+            tally.move(due.int(0), from: DeliveryState(rawValue: Int(due.int(5))) ?? .pending, to: .inFlight)
+        }
+        let mark = "UPDATE deliveries SET state = 1, attempts = attempts + 1 WHERE campaign = ? AND idx = ?"
+        for delivery in claimed {
+            try db.statement(mark).bind(.int(delivery.campaign), .integer(delivery.index)).run()
+        }
+        try tally.apply(db)
+        return claimed
     }
 
     public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
@@ -34,39 +44,38 @@ extension SQLiteCampaignStorage {
     }
 
     public func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) {
-        guard !updates.isEmpty else { return }
-        try writing { db throws(StorageError) in
-            try db.transaction { () throws(StorageError) in
-                var finishedByCampaign: [Int64: Int] = [:]
-                var tally = StateTally()
-                for update in updates {
-                    let final = update.state.isFinal
-                    // Only a row still in flight takes a result: a late duplicate cannot undo a final state.
-                    try db.statement("""
-                        UPDATE deliveries SET state = ?, status = ?, reason = ?, apns_id = ?, timestamp_ms = ?,
-                            next_at = ?, finished_at = ?
-                        WHERE campaign = ? AND idx = ? AND state = 1
-                        """)
-                        .bind(.integer(update.state.rawValue), .optional(update.status.map(Int64.init)), .optional(update.reason),
-                              .optional(update.apnsID), .optional(update.timestampMilliseconds),
-                              .double(update.nextAttemptAt ?? now), final ? .double(now) : .null,
-                              .int(update.campaign), .integer(update.index)).run()
-                    guard db.changes == 1 else { continue }
-                    tally.move(update.campaign, from: .inFlight, to: update.state)
-                    if final { finishedByCampaign[update.campaign, default: 0] += 1 }
-                    if update.state == .unregistered {
-                        try recordDead(db, update: update, now: now)
-                    }
-                }
-                try tally.apply(db)
-                for (seq, finished) in finishedByCampaign {
-                    try db.statement("""
-                        UPDATE campaigns SET remaining = remaining - ?,
-                            finished_at = CASE WHEN remaining - ? <= 0 THEN ? ELSE NULL END
-                        WHERE seq = ?
-                        """).bind(.integer(finished), .integer(finished), .double(now), .int(seq)).run()
-                }
+        _ = try recordAndClaim(updates, claimLimit: 0, now: now)
+    }
+
+    private func recordRows(_ db: SQLiteDatabase, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) {
+        var finishedByCampaign: [Int64: Int] = [:]
+        var tally = StateTally()
+        for update in updates {
+            let final = update.state.isFinal
+            // Only a row still in flight takes a result: a late duplicate cannot undo a final state.
+            try db.statement("""
+                UPDATE deliveries SET state = ?, status = ?, reason = ?, apns_id = ?, timestamp_ms = ?,
+                    next_at = ?, finished_at = ?
+                WHERE campaign = ? AND idx = ? AND state = 1
+                """)
+                .bind(.integer(update.state.rawValue), .optional(update.status.map(Int64.init)), .optional(update.reason),
+                      .optional(update.apnsID), .optional(update.timestampMilliseconds),
+                      .double(update.nextAttemptAt ?? now), final ? .double(now) : .null,
+                      .int(update.campaign), .integer(update.index)).run()
+            guard db.changes == 1 else { continue }
+            tally.move(update.campaign, from: .inFlight, to: update.state)
+            if final { finishedByCampaign[update.campaign, default: 0] += 1 }
+            if update.state == .unregistered {
+                try recordDead(db, update: update, now: now)
             }
+        }
+        try tally.apply(db)
+        for (seq, finished) in finishedByCampaign {
+            try db.statement("""
+                UPDATE campaigns SET remaining = remaining - ?,
+                    finished_at = CASE WHEN remaining - ? <= 0 THEN ? ELSE NULL END
+                WHERE seq = ?
+                """).bind(.integer(finished), .integer(finished), .double(now), .int(seq)).run()
         }
     }
 
