@@ -46,7 +46,8 @@ public final class Dispatcher: Sendable {
     private let outstanding = Atomic<Int>(0)
     private let stopDeadline = Mutex<Double?>(nil)
     private let running = Atomic<Bool>(false)
-    /// Send tasks run here, not on the cooperative pool (see `SendExecutor`).
+    /// Send tasks run here, not on the cooperative pool: a caller blocking pool threads
+    /// (a synchronous wait, a busy test run) must not be able to stall the sends.
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
@@ -141,7 +142,7 @@ public final class Dispatcher: Sendable {
                 send(claims, messages: &messages)
             }
             if let deadline, inFlight == 0 || now() >= deadline { break }
-            // Cheap (a sum over unfinished campaigns), so done at every turn of the loop.
+            // Cheap (a sum over unfinished campaigns); turns are at most ~1000/s (see `wait`).
             if let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
             if now() - lastHousekeeping > 60 {
                 housekeeping()
@@ -157,7 +158,10 @@ public final class Dispatcher: Sendable {
         if inFlight == 0, let due = try? storage.nextDueTime() {
             timeout = min(1.0, max(0.005, due - now()))
         }
-        _ = wakeup.wait(timeout: .now() + timeout)
+        if wakeup.wait(timeout: .now() + timeout) == .success && inFlight > 0 {
+            // Woken by a result: let a few more arrive so one commit records many.
+            usleep(1000)
+        }
     }
 
     private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: CampaignMessage]) {

@@ -171,24 +171,36 @@ extension LiveGateway {
     }
 
     @Test func metricsReportTheQueueDepthFromStorage() async throws {
-        let sender = ScriptedSender(delayNanoseconds: 400_000_000)
-        let gateway = try LiveGateway(sender: sender, inFlight: 1)
+        let sender = GatedSender()
+        let gateway = try LiveGateway(sender: sender.inner, inFlight: 1, senderOverride: sender)
         func depth() -> Int? {
             gateway.service.metrics.render().split(separator: "\n")
                 .first { $0.hasPrefix("pushgate_campaign_queue_depth ") }
                 .flatMap { Int($0.split(separator: " ").last ?? "") }
         }
-        #expect(gateway.post((0..<4).map { Fixtures.token("a", $0) })?.status == 202)
-        var seen: Set<Int> = []
-        for _ in 0..<4000 {
-            if let d = depth() { seen.insert(d) }
-            if seen.contains(where: { $0 > 0 }) && depth() == 0 { break }
-            try await Task.sleep(nanoseconds: 5_000_000)
+        func waitFor(_ value: Int) async throws -> Bool {
+            for _ in 0..<2000 {
+                if depth() == value { return true }
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            return false
         }
-        // The gauge follows the outbox: up from 0 while the campaign is queued, back to 0.
-        #expect(seen.contains { (1...4).contains($0) })
-        #expect(depth() == 0)
-        #expect(seen.allSatisfy { (0...4).contains($0) })
+        #expect(gateway.post((0..<4).map { Fixtures.token("a", $0) })?.status == 202)
+        // Nothing can finish while the gate is shut: the gauge shows the whole campaign.
+        #expect(try await waitFor(4))
+        sender.open.store(true, ordering: .relaxed)
+        #expect(try await waitFor(0))
+    }
+}
+
+/// Holds every send until `open` is set.
+final class GatedSender: NotificationSender {
+    let inner = ScriptedSender()
+    let open = Atomic<Bool>(false)
+
+    func send(_ request: APNsRequest) async -> DeliveryResult {
+        while !open.load(ordering: .relaxed) { try? await Task.sleep(nanoseconds: 2_000_000) }
+        return await inner.send(request)
     }
 }
 
