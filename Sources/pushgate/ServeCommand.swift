@@ -41,13 +41,6 @@ enum ServeCommand {
             assembled = value
         }
         for notice in assembled.delivery.notices { Output.error(notice) }
-        do throws(StorageError) {
-            try assembled.durable.dispatcher.start()
-        } catch {
-            Output.error("pushgate serve: storage \(TextSafety.escapedForDisplay(assembled.durable.settings.storage.path)): \(error.description)")
-            return ExitStatus.usage
-        }
-        assembled.durable.webhook?.start()
 
         let server: HTTPServer
         do {
@@ -56,6 +49,15 @@ enum ServeCommand {
             Output.error("pushgate serve: \(error.message)")
             return ExitStatus.usage
         }
+        // Sending starts only once the API is up: a server that cannot listen sends nothing.
+        do throws(StorageError) {
+            try assembled.durable.dispatcher.start()
+        } catch {
+            Output.error("pushgate serve: storage \(TextSafety.escapedForDisplay(assembled.durable.settings.storage.path)): \(error.description)")
+            _ = server.shutdown(deadlineSeconds: 1)
+            return ExitStatus.usage
+        }
+        assembled.durable.webhook?.start()
         let host = assembled.settings.http.host.contains(":") ? "[\(assembled.settings.http.host)]" : assembled.settings.http.host
         Output.error("pushgate: listening on http://\(host):\(server.port)"
             + (assembled.dryRun ? " (dry run: nothing is sent to APNs)" : "")
