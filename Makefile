@@ -42,6 +42,7 @@ bench: release
 	.build/release/PushgateBench
 	bash Benchmarks/http/run.sh
 	bash scripts/bench-check-link-stdin.sh
+	bash Benchmarks/durable/run.sh
 
 clean:
 	rm -rf .build
