@@ -5,6 +5,9 @@ import CSQLite
 final class SQLiteStatement {
     private let handle: OpaquePointer
     private unowned let database: SQLiteDatabase
+    /// The first failed bind since the last reset; `step` reports it instead of running
+    /// with a parameter left NULL.
+    private var bindFailure: Int32?
 
     init(_ handle: OpaquePointer, database: SQLiteDatabase) {
         self.handle = handle
@@ -14,6 +17,7 @@ final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     func reset() {
+        bindFailure = nil
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -25,23 +29,27 @@ final class SQLiteStatement {
     }
 
     func bind(_ value: SQLiteValue, at index: Int32) {
+        let status: Int32
         switch value {
-        case .null: sqlite3_bind_null(handle, index)
-        case .int(let n): sqlite3_bind_int64(handle, index, n)
-        case .double(let d): sqlite3_bind_double(handle, index, d)
-        case .text(let s): sqlite3_bind_text(handle, index, s, -1, pg_sqlite_transient())
+        case .null: status = sqlite3_bind_null(handle, index)
+        case .int(let n): status = sqlite3_bind_int64(handle, index, n)
+        case .double(let d): status = sqlite3_bind_double(handle, index, d)
+        case .text(let s): status = sqlite3_bind_text(handle, index, s, -1, pg_sqlite_transient())
         case .blob(let bytes):
-            bytes.withUnsafeBytes { raw in
+            status = bytes.withUnsafeBytes { raw in
                 // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
-                if raw.count == 0 { sqlite3_bind_zeroblob(handle, index, 0) } else {
-                    sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), pg_sqlite_transient())
-                }
+                raw.count == 0 ? sqlite3_bind_zeroblob(handle, index, 0)
+                    : sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(clamping: raw.count), pg_sqlite_transient())
             }
         }
+        if status != SQLITE_OK && bindFailure == nil { bindFailure = status }
     }
 
     /// Steps once: true when a row is ready, false when done.
     func step() throws(StorageError) -> Bool {
+        if let failure = bindFailure {
+            throw database.failure(.stepFailed, failure, "cannot bind a parameter: " + String(cString: sqlite3_errstr(failure)))
+        }
         let status = sqlite3_step(handle)
         if status == SQLITE_ROW { return true }
         if status == SQLITE_DONE { return false }

@@ -39,13 +39,4 @@ enum APNsSetup {
             return .failure(.configuration("\(TextSafety.escapedForDisplay(source)): at \(error.description)"))
         }
     }
-
-    /// The `PUSHGATE_APNS_*` variables of this process.
-    static func processEnvironment() -> [String: String] {
-        var values: [String: String] = [:]
-        for (name, _) in APNsConfiguration.environmentVariables {
-            if let value = getenv(name) { values[name] = String(cString: value) }
-        }
-        return values
-    }
 }

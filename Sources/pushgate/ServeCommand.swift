@@ -40,7 +40,6 @@ enum ServeCommand {
         case .success(let value):
             assembled = value
         }
-        for notice in assembled.delivery.notices { Output.error(notice) }
 
         let server: HTTPServer
         do {
@@ -116,14 +115,14 @@ enum ServeCommand {
             let shown = TextSafety.escapedForDisplay(configPath)
             return .failure(.configuration(error.errors.map { "\(shown): \($0)" }.joined(separator: "\n")))
         }
-        let delivery: APNsDelivery
         let apnsConfiguration: APNsConfiguration
-        do throws(APNsConfigurationError) {
-            apnsConfiguration = try APNsConfiguration.parse(config.apns, environment: processEnvironment(),
-                                                            baseDirectory: GatewayConfig.directory(of: configPath))
-            delivery = try APNsDelivery(configuration: apnsConfiguration)
-        } catch {
-            return .failure(.configuration("\(TextSafety.escapedForDisplay(configPath)): \(error.description)"))
+        let delivery: APNsDelivery
+        switch APNsSetup.configuration(config, forceDryRun: false)
+            .flatMap({ c in APNsSetup.delivery(c, source: configPath).map { (c, $0) } }) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let (c, d)):
+            apnsConfiguration = c
+            delivery = d
         }
         let planner = CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
                                       templates: TemplateFolder(path: config.templatesPath))
