@@ -3,6 +3,7 @@ import Foundation
 import Payloads
 import StrictJSON
 import Testing
+import TestSupport
 
 @Suite struct DeliveryTests {
     @Test func deliversAndTheFakeAcceptsEveryHeaderAndTheToken() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import StrictJSON
 import Testing
+import TestSupport
 
 @Suite struct SendCommandTests {
     static let fixtures = CLI.packageRoot.appendingPathComponent("Tests/APNsTests/Fixtures")
@@ -93,7 +94,7 @@ import Testing
     }
 
     @Test func sendsToAFakeAPNsAndReportsEveryDevice() throws {
-        let fake = try CLIFakeAPNs(script: #"{"tokens":{"\#(String(repeating: "0", count: 63))2":[{"status":410,"reason":"Unregistered","timestamp":1700000000000}]}}"#)
+        let fake = try FakeAPNsServer(scriptJSON: #"{"tokens":{"\#(String(repeating: "0", count: 63))2":[{"status":410,"reason":"Unregistered","timestamp":1700000000000}]}}"#)
         defer { fake.stop() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
         try (1...300).map { String(repeating: "0", count: 63 - String($0, radix: 16).count) + "0" + String($0, radix: 16) }
@@ -109,66 +110,8 @@ import Testing
         #expect(lines.filter { $0.contains(#""result":"delivered""#) }.count == 303)
         #expect(lines.contains { $0.contains(#""result":"unregistered","status":410,"reason":"Unregistered","timestamp":1700000000000"#) })
         #expect(r.stderr.contains("unregistered   1"))
-        #expect(fake.answeredCount() == 304)
-    }
-}
-
-/// Starts Tests/APNsTests/Fixtures/fake_apns.py over TLS with a throwaway CA.
-final class CLIFakeAPNs {
-    let url: String
-    let caFile: String
-    private let process: Process
-    private let input = Pipe()
-    private let log: URL
-
-    init(script: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-fake-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
-        try "subjectAltName=IP:127.0.0.1\n".write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
-        try script.write(toFile: path("script.json"), atomically: true, encoding: .utf8)
-        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-        for arguments in [["req", "-x509"] + ec + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "1", "-subj", "/CN=ca"],
-                          ["req"] + ec + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost"],
-                          ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
-                           "-CAcreateserial", "-out", path("server.pem"), "-days", "1", "-extfile", path("ext.cnf")]] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = arguments
-            openssl.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            openssl.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            try openssl.run()
-            openssl.waitUntilExit()
-        }
-        log = dir.appendingPathComponent("log.jsonl")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [SendCommandTests.fixtures.appendingPathComponent("fake_apns.py").path, "--log", log.path,
-                             "--script", path("script.json"), "--tls-cert", path("server.pem"), "--tls-key", path("server.key"),
-                             "--key-file", SendCommandTests.fixtures.appendingPathComponent("test-key.p8").path,
-                             "--team-id", "TEAM123456", "--key-id", "KEY1234567"]
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        url = "https://127.0.0.1:" + String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        caFile = path("ca.pem")
-    }
-
-    func answeredCount() -> Int {
-        (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n")
-            .filter { $0.contains(#""violation": null, "tokenProblem": null"#) }.count ?? 0
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        // Every request the fake answered without finding a fault in it.
+        let clean = fake.log().filter { $0["violation"] == .null && $0["tokenProblem"] == .null }
+        #expect(clean.count == 304)
     }
 }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// A throwaway CA and a server certificate for 127.0.0.1, made once per test run with the
-/// openssl CLI, so the fake APNs can speak TLS the way Apple does.
-enum TestTLS {
-    struct Material: Sendable {
-        let caFile: String
-        let certFile: String
-        let keyFile: String
+/// openssl CLI, so fakes can speak TLS the way Apple does.
+public enum TestTLS {
+    public struct Material: Sendable {
+        public let caFile: String
+        public let certFile: String
+        public let keyFile: String
         /// A second CA that did not sign the server certificate.
-        let otherCAFile: String
+        public let otherCAFile: String
     }
 
-    static let material: Material? = try? make()
+    public static let material: Material? = try? make()
 
     private static func make() throws -> Material {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-tls-\(UUID().uuidString)")
@@ -35,6 +35,12 @@ enum TestTLS {
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw FakeAPNs.FakeError(message: "openssl \(arguments.first ?? "") failed") }
+        guard process.terminationStatus == 0 else { throw TestSupportError(message: "openssl \(arguments.first ?? "") failed") }
     }
+}
+
+public struct TestSupportError: Error, CustomStringConvertible {
+    public let message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
 }

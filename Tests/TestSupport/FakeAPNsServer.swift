@@ -1,0 +1,89 @@
+import Foundation
+import StrictJSON
+
+/// Runs Tests/APNsTests/Fixtures/fake_apns.py (python3-h2 over TLS) on an ephemeral
+/// loopback port, and reads the JSON lines it logs for every request it answered.
+public final class FakeAPNsServer: @unchecked Sendable {
+    // @unchecked: the process and pipes are set in init and only stopped once.
+    public static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("APNsTests/Fixtures")
+    public static let keyFile = fixtures.appendingPathComponent("test-key.p8").path
+    public static let teamId = "TEAM123456"
+    public static let keyId = "KEY1234567"
+
+    public let port: Int
+    public let directory: URL
+    private let process: Process
+    private let stdin: Pipe
+
+    /// `scriptJSON` tells the fake how to answer (see fake_apns.py); `publicKeyPEM`
+    /// replaces the fixture key it verifies provider tokens with.
+    public init(scriptJSON: String = "{}", publicKeyPEM: String? = nil) throws {
+        guard let tls = TestTLS.material else { throw TestSupportError(message: "could not make TLS test certificates with openssl") }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-apns-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scriptFile = directory.appendingPathComponent("script.json")
+        try scriptJSON.write(to: scriptFile, atomically: true, encoding: .utf8)
+        var arguments = [Self.fixtures.appendingPathComponent("fake_apns.py").path,
+                         "--log", directory.appendingPathComponent("log.jsonl").path,
+                         "--script", scriptFile.path, "--team-id", Self.teamId, "--key-id", Self.keyId]
+        if let publicKeyPEM {
+            let file = directory.appendingPathComponent("public.pem")
+            try publicKeyPEM.write(to: file, atomically: true, encoding: .utf8)
+            arguments += ["--public-key", file.path]
+        } else {
+            arguments += ["--key-file", Self.keyFile]
+        }
+        arguments += ["--tls-cert", tls.certFile, "--tls-key", tls.keyFile]
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = arguments
+        stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw TestSupportError(message: "fake_apns.py did not print its port")
+        }
+        self.port = port
+    }
+
+    deinit { stop() }
+
+    public var url: String { "https://127.0.0.1:\(port)" }
+    public var caFile: String { TestTLS.material?.caFile ?? "" }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        try? stdin.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Every answered request, in the order answered.
+    public func log() -> [JSONObject] {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("log.jsonl").path) else { return [] }
+        return data.split(separator: 0x0A).compactMap { try? JSONParser().parse(Array($0)).objectValue }
+    }
+
+    /// How many requests it has answered so far (cheap: counts lines).
+    public func answeredCount() -> Int {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("log.jsonl").path) else { return 0 }
+        return data.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+    }
+}
+
+extension JSONObject {
+    public func string(_ key: String) -> String? { self[key]?.stringValue }
+    public func int(_ key: String) -> Int? { self[key]?.int64Value.map(Int.init) }
+    public func double(_ key: String) -> Double? { self[key]?.doubleValue }
+}
