@@ -2,8 +2,8 @@ import CCurl
 import CShims
 
 /// libcurl's process-wide initialisation, done once before the first handle.
-enum CurlGlobal {
-    static let initialised: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+public enum CurlGlobal {
+    public static let initialised: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 }
 
 /// Owns a `CURLM` multi handle. `curl_multi_wakeup` may be called from any thread; every
@@ -21,11 +21,12 @@ final class CurlMultiHandle: @unchecked Sendable {
     func wakeup() { curl_multi_wakeup(pointer) }
 }
 
-/// Owns a `CURL` easy handle; reused from request to request.
-final class CurlEasyHandle {
-    let pointer: UnsafeMutableRawPointer
+/// Owns a `CURL` easy handle; reused from request to request. Also used, one request
+/// at a time, by the feedback webhook.
+public final class CurlEasyHandle {
+    public let pointer: UnsafeMutableRawPointer
 
-    init?() {
+    public init?() {
         guard CurlGlobal.initialised, let easy = curl_easy_init() else { return nil }
         pointer = easy
     }
@@ -34,10 +35,10 @@ final class CurlEasyHandle {
 }
 
 /// Owns a `curl_slist` of header lines.
-final class CurlHeaderList {
-    private(set) var pointer: UnsafeMutablePointer<curl_slist>?
+public final class CurlHeaderList {
+    public private(set) var pointer: UnsafeMutablePointer<curl_slist>?
 
-    init(_ lines: [String]) {
+    public init(_ lines: [String]) {
         for line in lines { pointer = curl_slist_append(pointer, line) }
     }
 
