@@ -2,6 +2,31 @@
 #include <string.h>
 #include "CShimsMHD.h"
 
+static int pg_hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+size_t pg_mhd_unescape_keeping_nul(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    size_t read = 0, written = 0;
+    while (text[read] != 0) {
+        int high = text[read] == '%' ? pg_hex_value(text[read + 1]) : -1;
+        int low = high >= 0 ? pg_hex_value(text[read + 2]) : -1;
+        if (low >= 0 && (high | low) != 0) {
+            text[written++] = (char)(high * 16 + low);
+            read += 3;
+        } else {
+            text[written++] = text[read++];
+        }
+    }
+    text[written] = 0;
+    return written;
+}
+
 struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                                        const struct sockaddr *address,
                                        MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -19,6 +44,7 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                            MHD_OPTION_UNESCAPE_CALLBACK, pg_mhd_unescape_keeping_nul, NULL,
                             MHD_OPTION_END);
 }
 

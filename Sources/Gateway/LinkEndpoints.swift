@@ -82,6 +82,9 @@ enum LinkEndpoints {
             }
             if items.isEmpty || items.count > maxBatch {
                 errors.append(.init(pointer: "/links", code: "invalidBatchSize", detail: "expected 1 to \(maxBatch) links, got \(items.count)"))
+                // Items past the limit are not looked at: half a million non-strings
+                // would otherwise each get an error in the answer.
+                return .failure(.validation(errors))
             }
             var links: [String] = []
             for (i, item) in items.enumerated() {

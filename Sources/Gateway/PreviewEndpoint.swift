@@ -25,14 +25,22 @@ enum PreviewEndpoint {
 }
 
 enum CampaignProblems {
-    /// 422 with every problem as a JSON pointer; a rejected deep link keeps its own code.
+    /// A 1 MiB body of `"devices":[1,1,…]` has half a million problems; listing them all
+    /// made a 75 MB answer and gigabytes of memory. The count is always exact.
+    static let maxListed = 100
+
+    /// 422 with each problem (up to `maxListed`) as a JSON pointer; a rejected deep link
+    /// keeps its own code.
     static func problem(for rejection: CampaignRejection, metrics: Metrics) -> Problem {
         for problem in rejection.problems {
             if let code = problem.linkCode { metrics.recordLinkRejected(code: code.rawValue) }
         }
-        let errors = rejection.problems.map { problem in
+        let errors = rejection.problems.prefix(maxListed).map { problem in
             Problem.FieldError(pointer: problem.path.pointer, code: problem.stableCode, detail: "\(problem.path): \(problem.message)")
         }
-        return .validation(errors, detail: errors.count == 1 ? errors[0].detail : "\(errors.count) problems in the campaign")
+        let count = rejection.problems.count
+        let summary = count == 1 ? errors[0].detail
+            : "\(count) problems in the campaign" + (count > maxListed ? " (the first \(maxListed) are listed)" : "")
+        return .validation(errors, detail: summary)
     }
 }

@@ -326,7 +326,9 @@ private struct Scanner {
             let scalar = Unicode.Scalar(scalarValue)!
             out.append(contentsOf: Array(String(Character(scalar)).utf8))
         default:
-            throw error(.invalidJSON, "invalid escape '\\\(Character(Unicode.Scalar(c)))'", at: start)
+            // A control or non-ASCII byte is named by its value, never echoed raw.
+            let shown = c > 0x20 && c < 0x7F ? "'\\\(Character(Unicode.Scalar(c)))'" : "'\\' followed by byte 0x\(String(c, radix: 16, uppercase: true))"
+            throw error(.invalidJSON, "invalid escape \(shown)", at: start)
         }
     }
 

@@ -142,3 +142,15 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         #expect(rfc3339(1_796_000_000.5) == "2026-11-30T00:53:20.500Z")
     }
 }
+
+@Suite struct LinkBatchTests {
+    @Test func anOversizedBatchIsOneErrorNotOnePerItem() throws {
+        let body = "{\"links\":[" + Array(repeating: "1", count: 5000).joined(separator: ",") + "]}"
+        let json = try JSONParser().parse(body)
+        guard case .failure(let problem) = LinkEndpoints.parseLinks(json) else {
+            Issue.record("accepted an oversized batch")
+            return
+        }
+        #expect(problem.errors == [.init(pointer: "/links", code: "invalidBatchSize", detail: "expected 1 to 1000 links, got 5000")])
+    }
+}

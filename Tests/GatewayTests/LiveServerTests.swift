@@ -186,6 +186,21 @@ final class LiveGateway {
         #expect(pointers.contains("/devices/1"))
     }
 
+    @Test func aCampaignWithManyBadDevicesListsTheFirstHundredProblemsAndCountsAll() throws {
+        let gateway = try LiveGateway()
+        let body = #"{"alert":{"body":"x"},"devices":["# + Array(repeating: "1", count: 300).joined(separator: ",") + "]}"
+        for path in ["/v1/notifications/preview", "/v1/campaigns"] {
+            let response = gateway.request("POST", path, json: body)
+            #expect(response?.status == 422)
+            let problem = try gateway.object(response)
+            #expect(problem["code"]?.stringValue == "validationFailed")
+            #expect(problem["detail"]?.stringValue == "300 problems in the campaign (the first 100 are listed)")
+            let errors = try #require(problem["errors"]?.arrayValue)
+            #expect(errors.count == 100)
+            #expect(errors.last?.objectValue?["pointer"]?.stringValue == "/devices/99")
+        }
+    }
+
     @Test func previewShowsTheExactRequests() throws {
         let gateway = try LiveGateway()
         let response = gateway.request("POST", "/v1/notifications/preview",

@@ -47,6 +47,14 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         #expect(response.bodyText == "POST /v1/x\nq a=1\nq b= two\nx-test yes\nbody 5\n")
     }
 
+    @Test func keepsAnEncodedNULInsteadOfCuttingThePathOrQueryShort() throws {
+        let server = try startServer()
+        let client = try #require(RawHTTPClient(port: server.port))
+        client.send("GET /v1/x%00junk?limit=5%00&a=%41%2b%zz HTTP/1.1\r\nHost: t\r\n\r\n")
+        let response = try #require(client.readResponse())
+        #expect(response.bodyText == "GET /v1/x%00junk\nq limit=5%00\nq a=A+%zz\nbody 0\n")
+    }
+
     @Test func assemblesABodySentSlowlyInPieces() throws {
         let server = try startServer()
         let client = try #require(RawHTTPClient(port: server.port))

@@ -63,6 +63,20 @@ import Testing
         }
     }
 
+    @Test func namesABadEscapeByteWithoutEchoingIt() {
+        for (bytes, expected) in [([0x22, 0x5C, 0x1B, 0x22], "invalid escape '\\' followed by byte 0x1B"),
+                                  ([0x22, 0x5C, 0xC3, 0xA9, 0x22], "invalid escape '\\' followed by byte 0xC3"),
+                                  ([0x22, 0x5C, 0x71, 0x22], "invalid escape '\\q'")] as [([UInt8], String)] {
+            do {
+                _ = try parser.parse(bytes)
+                Issue.record("accepted \(bytes)")
+            } catch {
+                #expect(error.code == .invalidJSON)
+                #expect(error.message == expected)
+            }
+        }
+    }
+
     @Test func reportsLineColumnAndPath() {
         do {
             _ = try parser.parse("{\n  \"devices\": [\"ab\",\n  \"cd\" \"ef\"]\n}")

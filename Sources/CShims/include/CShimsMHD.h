@@ -6,6 +6,12 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
+// Decodes %HH in the path and query in place, except %00: libmicrohttpd hands the path
+// and query values to us as C strings, so a decoded NUL would silently cut them short
+// ("/healthz%00junk" answering as "/healthz"). "%00" stays as those three characters,
+// which no route, token or parameter accepts. Used by pg_mhd_start_daemon.
+size_t pg_mhd_unescape_keeping_nul(void *cls, struct MHD_Connection *connection, char *text);
+
 // MHD_start_daemon is variadic; this wrapper passes the options pushgate uses.
 struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                                        const struct sockaddr *address,
