@@ -12,6 +12,8 @@ bin=.build/release/pushgate
 [ -x "$bin" ] || swift build -c release --product pushgate >/dev/null
 command -v wrk >/dev/null || { echo "wrk missing (Debian package wrk; make deps installs it)"; exit 2; }
 
+# A fresh database each run (the benchmark creates no campaigns, but serve opens one).
+rm -f var/bench-http.db var/bench-http.db-shm var/bench-http.db-wal
 "$bin" serve --config Benchmarks/http/gateway.json 2>/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
