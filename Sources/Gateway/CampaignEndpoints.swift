@@ -56,7 +56,14 @@ enum CampaignEndpoints {
             idempotency = (key, SHA256.hex(request.body))
         }
         let isLines = request.header("content-type").map(DeviceLines.isNDJSON) ?? false
-        if !isLines, case .failure(let problem) = JSONBody.decode(request) { return problem.response }
+        // The JSON form is parsed once here and planned from the parsed document.
+        var json = JSON.null
+        if !isLines {
+            switch JSONBody.decode(request) {
+            case .failure(let problem): return problem.response
+            case .success(let parsed): json = parsed
+            }
+        }
         do throws(StorageError) {
             // A key seen before answers without planning again: no new sends.
             if let idempotency, let record = try campaigns.previous(key: idempotency.key) {
@@ -72,7 +79,7 @@ enum CampaignEndpoints {
                 }
             }
             let plan: CampaignPlan
-            switch planner.plan(jsonBytes: request.body) {
+            switch planner.plan(json: json) {
             case .failure(let rejection): return CampaignProblems.problem(for: rejection, metrics: metrics).response
             case .success(let planned): plan = planned
             }

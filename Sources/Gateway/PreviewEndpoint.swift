@@ -7,8 +7,12 @@ import StrictJSON
 enum PreviewEndpoint {
     static func register(in builder: inout APIRouterBuilder, planner: CampaignPlanner, metrics: Metrics) {
         builder.add("POST", "/v1/notifications/preview", operation: "notifications.preview") { request, _ in
-            if case .failure(let problem) = JSONBody.decode(request) { return problem.response }
-            switch planner.plan(jsonBytes: request.body) {
+            let json: JSON
+            switch JSONBody.decode(request) {
+            case .failure(let problem): return problem.response
+            case .success(let parsed): json = parsed
+            }
+            switch planner.plan(json: json) {
             case .failure(let rejection):
                 return CampaignProblems.problem(for: rejection, metrics: metrics).response
             case .success(let plan):

@@ -20,7 +20,16 @@ public struct CampaignPlanner: Sendable {
 
     /// Campaign JSON (a file's or a request body's bytes) → plan or problems.
     public func plan(jsonBytes: [UInt8]) -> Result<CampaignPlan, CampaignRejection> {
-        let (campaign, problems) = CampaignReader.readAll(jsonBytes: jsonBytes)
+        plan(read: CampaignReader.readAll(jsonBytes: jsonBytes))
+    }
+
+    /// The same for a document already parsed (an HTTP body the service has checked).
+    public func plan(json: JSON) -> Result<CampaignPlan, CampaignRejection> {
+        plan(read: CampaignReader.readAll(json))
+    }
+
+    private func plan(read: (Campaign?, [PayloadError])) -> Result<CampaignPlan, CampaignRejection> {
+        let (campaign, problems) = read
         guard let campaign else { return .failure(CampaignRejection(problems: problems)) }
         return plan(campaign, problemsSoFar: problems)
     }
