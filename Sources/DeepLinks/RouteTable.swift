@@ -1,3 +1,4 @@
+import StrictJSON
 /// The app's route table: the one file the app's router, its AASA and the gateway are
 /// all built from. Built once (load, validate, compile), then immutable and shareable.
 public struct RouteTable: Sendable {
@@ -8,6 +9,8 @@ public struct RouteTable: Sendable {
     public let passthroughQuery: [String]
     /// In file order.
     public let routes: [Route]
+    /// The table as written (for serving it back, e.g. `GET /v1/routes`).
+    public let document: JSON
 
     /// The matcher and byte forms the canonicaliser works from, in one object so that a
     /// check retains one reference, not a dozen arrays.
@@ -21,6 +24,7 @@ public struct RouteTable: Sendable {
         self.hosts = loaded.hosts
         self.passthroughQuery = loaded.passthroughQuery
         self.routes = loaded.routes
+        self.document = loaded.document
         self.compiled = CompiledRouteTable(app: loaded.app, hosts: loaded.hosts,
                                            passthroughQuery: loaded.passthroughQuery, routes: loaded.routes)
     }

@@ -10,6 +10,7 @@ struct RouteTableLoader {
         var hosts: [String]
         var passthroughQuery: [String]
         var routes: [Route]
+        var document: JSON
     }
 
     /// Schemes an app may not claim: the web's own and the dangerous ones.
@@ -50,7 +51,7 @@ struct RouteTableLoader {
             throw reader.error(routesPath.appending(index: conflict.second),
                                "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific")
         }
-        return Loaded(app: app, hosts: hosts, passthroughQuery: passthrough, routes: routes)
+        return Loaded(app: app, hosts: hosts, passthroughQuery: passthrough, routes: routes, document: document)
     }
 
     private func readApp(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> AppIdentity {

@@ -8,7 +8,6 @@ import StrictJSON
 public struct GatewayComponents: Sendable {
     public var routeTable: RouteTable
     /// The route table as configured, for `GET /v1/routes`.
-    public var routesJSON: JSON
     public var planner: CampaignPlanner
     public var sender: any NotificationSender
     public var dryRunSender: any NotificationSender
@@ -16,10 +15,9 @@ public struct GatewayComponents: Sendable {
     public var configuredIsDryRun: Bool
     public var readiness: [ReadinessCheck]
 
-    public init(routeTable: RouteTable, routesJSON: JSON, planner: CampaignPlanner, sender: any NotificationSender,
+    public init(routeTable: RouteTable, planner: CampaignPlanner, sender: any NotificationSender,
                 dryRunSender: any NotificationSender, configuredIsDryRun: Bool, readiness: [ReadinessCheck]) {
         self.routeTable = routeTable
-        self.routesJSON = routesJSON
         self.planner = planner
         self.sender = sender
         self.dryRunSender = dryRunSender
@@ -35,7 +33,7 @@ public enum GatewayAPI {
                                    now: @escaping @Sendable () -> Double = wallClockSeconds) throws(APIRouter.ConflictError) -> GatewayService {
         var builder = APIRouterBuilder()
         HealthEndpoints.register(in: &builder, metrics: metrics, checks: components.readiness)
-        LinkEndpoints.register(in: &builder, table: components.routeTable, routesJSON: components.routesJSON, metrics: metrics)
+        LinkEndpoints.register(in: &builder, table: components.routeTable, metrics: metrics)
         PreviewEndpoint.register(in: &builder, planner: components.planner, metrics: metrics)
         CampaignEndpoints.register(in: &builder, planner: components.planner, configuredIsDryRun: components.configuredIsDryRun,
                                    campaigns: campaigns, metrics: metrics)

@@ -7,7 +7,7 @@ enum LinkEndpoints {
     /// A batch is bounded so one request cannot monopolise a worker.
     static let maxBatch = 1000
 
-    static func register(in builder: inout APIRouterBuilder, table: RouteTable, routesJSON: JSON, metrics: Metrics) {
+    static func register(in builder: inout APIRouterBuilder, table: RouteTable, metrics: Metrics) {
         builder.add("POST", "/v1/links/check", operation: "links.check") { request, _ in
             let json: JSON
             switch JSONBody.decode(request) {
@@ -37,7 +37,7 @@ enum LinkEndpoints {
             }
         }
 
-        let routesBody = Array(JSONWriter.pretty(routesJSON).utf8)
+        let routesBody = Array(JSONWriter.pretty(table.document).utf8)
         builder.add("GET", "/v1/routes", operation: "routes") { _, _ in jsonResponse(routesBody) }
 
         // Served as Apple fetches it: JSON, at this exact path, never a redirect.

@@ -91,22 +91,11 @@ enum ServeCommand {
     static func assemble(configPath: String) -> Result<Assembled, CLIFailure> {
         let config: GatewayConfig
         let table: RouteTable
-        let routesJSON: JSON
         switch GatewayConfig.load(path: configPath).flatMap({ c in loadRouteTable(path: c.routesPath).map { (c, $0) } }) {
         case .failure(let failure): return .failure(failure)
         case .success(let (c, t)):
             config = c
             table = t
-        }
-        switch readSmallFile(path: config.routesPath, limit: 4 << 20) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let bytes):
-            // Already parsed once by the route table loader, so this cannot fail in practice;
-            // if the file changed in between, say so rather than serve something else.
-            guard let json = try? JSONParser().parse(bytes) else {
-                return .failure(.configuration("\(TextSafety.escapedForDisplay(config.routesPath)): changed while loading"))
-            }
-            routesJSON = json
         }
         let settings: ServerSettings
         do throws(SettingsErrors) {
@@ -147,7 +136,7 @@ enum ServeCommand {
             ReadinessCheck(name: "storage") { storage.checkWritable(now: wallClockSeconds()) },
         ]
         let components = GatewayComponents(
-            routeTable: table, routesJSON: routesJSON, planner: planner, sender: delivery.sender,
+            routeTable: table, planner: planner, sender: delivery.sender,
             dryRunSender: dryRunSender,
             configuredIsDryRun: apnsConfiguration.dryRun, readiness: readiness)
         let log: RequestLog

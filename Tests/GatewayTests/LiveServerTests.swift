@@ -41,9 +41,8 @@ enum Fixtures {
         Array(try Data(contentsOf: root.appendingPathComponent(relative)))
     }
 
-    static func routeTable() throws -> (RouteTable, JSON) {
-        let bytes = try bytes("config/routes.json")
-        return (try RouteTable(jsonBytes: bytes, source: "config/routes.json"), try JSONParser().parse(bytes))
+    static func routeTable() throws -> RouteTable {
+        try RouteTable(jsonBytes: try bytes("config/routes.json"), source: "config/routes.json")
     }
 
     static func templates() throws -> TemplateLibrary {
@@ -90,11 +89,11 @@ final class LiveGateway {
     init(keys: [APIKey] = [], maxBodyBytes: Int = 1 << 20, sender: ScriptedSender = ScriptedSender(),
          readiness: [ReadinessCheck] = [], databasePath: String? = nil, inFlight: Int = 8,
          idempotencyRetentionSeconds: Double = 3600, senderOverride: (any NotificationSender)? = nil) throws {
-        let (table, routesJSON) = try Fixtures.routeTable()
+        let table = try Fixtures.routeTable()
         let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
         let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
         let components = GatewayComponents(
-            routeTable: table, routesJSON: routesJSON, planner: planner, sender: senderOverride ?? sender,
+            routeTable: table, planner: planner, sender: senderOverride ?? sender,
             dryRunSender: DryRunSender(tokens: tokens, baseURL: "https://api.sandbox.push.apple.com"),
             configuredIsDryRun: false, readiness: readiness)
         var settings = ServerSettings()
