@@ -188,27 +188,6 @@ public struct SampleLinkGenerator {
     private mutating func pick<T>(_ choices: [T]) -> T { choices[rng.below(choices.count)] }
 }
 
-/// SplitMix64: tiny, fast, and the same sequence on every platform.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-    mutating func shuffle<T>(_ items: inout [T]) {
-        guard items.count > 1 else { return }
-        for i in stride(from: items.count - 1, to: 0, by: -1) { items.swapAt(i, below(i + 1)) }
-    }
-}
-
 private extension String {
     /// Everything after `scheme:`.
     var afterScheme: Substring {
