@@ -190,10 +190,7 @@ public struct CampaignPlanner: Sendable {
             let missing = required.filter { name in device.variable(name) == nil && !campaign.variables.contains { $0.name == name } }
             for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
             guard missing.isEmpty else { continue }
-            if let deviceLink, case .failure(let e) = deviceLink.resolve(for: device, at: path) {
-                deviceProblems.append(e)
-                continue
-            }
+            // Rendering the body also resolves the device's link, so a rejected link shows here.
             do throws(PayloadError) {
                 _ = try plan.body(for: device, at: path)
             } catch {
