@@ -79,9 +79,9 @@ public struct SampleLinkGenerator {
         case 10: link += (link.contains("?") ? "&" : "?") + pick(["token=abc", "Access_Token=x", "%74oken=x", "password=x", "sid=1"])
         case 11: link += (link.contains("?") ? "&" : "?") + pick(["nope=1", "x=", "UTM_SOURCE=a"])
         case 12: link += (link.contains("?") ? "&" : "?") + "dup=1&dup=2"
-        case 13: link = link.pathPart + "/" + Array(repeating: "s", count: 33).joined(separator: "/")
-        case 14: link += (link.contains("?") ? "&" : "?") + (0..<65).map { "k\($0)=1" }.joined(separator: "&")
-        case 15: link = link.pathPart + "/" + String(repeating: "a" as Character, count: 2050)
+        case 13: link = link.pathPart + "/" + Array(repeating: "s", count: LinkLimits.maxPathSegments + 1).joined(separator: "/")
+        case 14: link += (link.contains("?") ? "&" : "?") + (0..<LinkLimits.maxQueryItems + 1).map { "k\($0)=1" }.joined(separator: "&")
+        case 15: link = link.pathPart + "/" + String(repeating: "a" as Character, count: LinkLimits.maxBytes + 2)
         case 16: link = "https://\(host)" + pick(["/\\", "/a|b", "/{x}", "/<x>"]) + link.pathAndQuery
         default: link = "https://\(host)/no-such-route-\(rng.below(1000))" + link.queryPart
         }
