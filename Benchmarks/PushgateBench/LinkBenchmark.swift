@@ -80,18 +80,20 @@ private extension LinkCheckResult {
     }
 }
 
+/// Like `monotonicNanoseconds`, but this thread's CPU time (the payload suite uses it too).
+func threadCPUNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
 /// Like `measure`, in this thread's CPU nanoseconds.
 private func measureThreadCPU(runs: Int, _ body: () -> Void) -> [UInt64] {
-    func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
     var samples: [UInt64] = []
     for _ in 0..<runs {
-        let start = now()
+        let start = threadCPUNanoseconds()
         body()
-        samples.append(now() - start)
+        samples.append(threadCPUNanoseconds() - start)
     }
     return samples.sorted()
 }

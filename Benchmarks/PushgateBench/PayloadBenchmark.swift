@@ -115,12 +115,6 @@ enum PayloadBenchmark {
                     cpu: Double(deviceCount) / (Double(median(cpu.sorted())) / 1e9))
     }
 
-    static func threadCPUNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
     static func report(_ name: String, _ r: Rate, note: String = "") {
         let padded = name.count >= 48 ? name : name + String(repeating: " ", count: 48 - name.count)
         let line = "  " + padded + String(format: " %9.0f /s wall %6.0f ns | %9.0f /s cpu %6.0f ns",

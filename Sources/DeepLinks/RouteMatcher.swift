@@ -148,26 +148,23 @@ private struct TrieBuilder {
                 switch segment {
                 case .literal(let text):
                     let bytes = Array(text.utf8)
-                    if let existing = nodes[node].literals.first(where: { $0.text == bytes }) {
-                        node = existing.child
-                    } else {
-                        nodes.append(Node())
-                        nodes[node].literals.append((bytes, nodes.count - 1))
-                        node = nodes.count - 1
-                    }
+                    node = nodes[node].literals.first(where: { $0.text == bytes })?.child
+                        ?? addChild(of: node) { $0.literals.append((bytes, $1)) }
                 case .parameter(_, let type):
-                    if let existing = nodes[node].parameters.first(where: { $0.type == type }) {
-                        node = existing.child
-                    } else {
-                        nodes.append(Node())
-                        nodes[node].parameters.append((type, nodes.count - 1))
-                        node = nodes.count - 1
-                    }
+                    node = nodes[node].parameters.first(where: { $0.type == type })?.child
+                        ?? addChild(of: node) { $0.parameters.append((type, $1)) }
                 case .wildcard:
                     nodes[node].wildcardRoute = index
                 }
             }
             if !route.endsWithWildcard { nodes[node].terminalRoute = index }
         }
+    }
+
+    /// Appends an empty node, lets `link` record it as an edge of `parent`, and returns its index.
+    private mutating func addChild(of parent: Int, _ link: (inout Node, Int) -> Void) -> Int {
+        nodes.append(Node())
+        link(&nodes[parent], nodes.count - 1)
+        return nodes.count - 1
     }
 }

@@ -79,9 +79,9 @@ public struct SampleLinkGenerator {
         case 10: link += (link.contains("?") ? "&" : "?") + pick(["token=abc", "Access_Token=x", "%74oken=x", "password=x", "sid=1"])
         case 11: link += (link.contains("?") ? "&" : "?") + pick(["nope=1", "x=", "UTM_SOURCE=a"])
         case 12: link += (link.contains("?") ? "&" : "?") + "dup=1&dup=2"
-        case 13: link = link.pathPart + "/" + Array(repeating: "s", count: 33).joined(separator: "/")
-        case 14: link += (link.contains("?") ? "&" : "?") + (0..<65).map { "k\($0)=1" }.joined(separator: "&")
-        case 15: link = link.pathPart + "/" + String(repeating: "a" as Character, count: 2050)
+        case 13: link = link.pathPart + "/" + Array(repeating: "s", count: LinkLimits.maxPathSegments + 1).joined(separator: "/")
+        case 14: link += (link.contains("?") ? "&" : "?") + (0..<LinkLimits.maxQueryItems + 1).map { "k\($0)=1" }.joined(separator: "&")
+        case 15: link = link.pathPart + "/" + String(repeating: "a" as Character, count: LinkLimits.maxBytes + 2)
         case 16: link = "https://\(host)" + pick(["/\\", "/a|b", "/{x}", "/<x>"]) + link.pathAndQuery
         default: link = "https://\(host)/no-such-route-\(rng.below(1000))" + link.queryPart
         }
@@ -186,27 +186,6 @@ public struct SampleLinkGenerator {
     }
 
     private mutating func pick<T>(_ choices: [T]) -> T { choices[rng.below(choices.count)] }
-}
-
-/// SplitMix64: tiny, fast, and the same sequence on every platform.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-    mutating func shuffle<T>(_ items: inout [T]) {
-        guard items.count > 1 else { return }
-        for i in stride(from: items.count - 1, to: 0, by: -1) { items.swapAt(i, below(i + 1)) }
-    }
 }
 
 private extension String {

@@ -47,7 +47,7 @@ struct CompiledText: Sendable {
                 JSONWriter.appendEscaped(s, to: &bytes)
                 return .escaped(bytes)
             case .variable(let name):
-                return .variable(name: name, campaignValue: campaignVariables.first { $0.name == name }?.value)
+                return .variable(name: name, campaignValue: campaignVariables.value(named: name))
             }
         }
     }
@@ -71,7 +71,7 @@ struct CompiledText: Sendable {
     /// The unescaped text for `device` (truncation works on characters, not bytes).
     func plainText(for device: Device) -> Result<String, MissingVariable> {
         original.render { name in
-            device.variable(name) ?? campaignVariables.first { $0.name == name }?.value
+            device.variable(name) ?? campaignVariables.value(named: name)
         }
     }
 }

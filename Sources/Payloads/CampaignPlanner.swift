@@ -196,13 +196,10 @@ public struct CampaignPlanner: Sendable {
         var deviceProblems: [PayloadError] = []
         for (i, device) in zip(campaign.deviceIndices, campaign.devices) {
             let path = JSONPath.root.appending("devices").appending(index: i)
-            let missing = required.filter { name in device.variable(name) == nil && !campaign.variables.contains { $0.name == name } }
+            let missing = required.filter { name in device.variable(name) == nil && campaign.variables.value(named: name) == nil }
             for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
             guard missing.isEmpty else { continue }
-            if let deviceLink, case .failure(let e) = deviceLink.resolve(for: device, at: path) {
-                deviceProblems.append(e)
-                continue
-            }
+            // Rendering the body also resolves the device's link, so a rejected link shows here.
             do throws(PayloadError) {
                 _ = try plan.body(for: device, at: path)
             } catch {

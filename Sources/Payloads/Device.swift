@@ -20,7 +20,6 @@ public struct Device: Sendable, Equatable {
 
     @inline(__always)
     func variable(_ name: String) -> String? {
-        for v in variables where v.name == name { return v.value }
-        return nil
+        variables.value(named: name)
     }
 }

@@ -17,7 +17,7 @@ struct DeviceLink: Sendable {
         self.campaignVariables = campaignVariables
         self.checker = checker
         shared = Self.resolve(pattern, checker: checker, at: .root.appending("variables")) { name in
-            campaignVariables.first { $0.name == name }?.value
+            campaignVariables.value(named: name)
         }
     }
 
@@ -29,7 +29,7 @@ struct DeviceLink: Sendable {
             return shared
         }
         return Self.resolve(pattern, checker: checker, at: path) { name in
-            device.variable(name) ?? campaignVariables.first { $0.name == name }?.value
+            device.variable(name) ?? campaignVariables.value(named: name)
         }
     }
 
