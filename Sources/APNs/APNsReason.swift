@@ -60,15 +60,4 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { rawValue }
-
-    /// Reasons worth sending again later: Apple's own transient conditions.
-    public var isTransient: Bool {
-        switch self {
-        case .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown: return true
-        default: return false
-        }
-    }
-
-    /// The token is dead: stop sending to it.
-    public var meansUnregistered: Bool { self == .unregistered || self == .expiredToken }
 }
