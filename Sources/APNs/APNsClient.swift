@@ -23,7 +23,7 @@ public final class APNsClient: NotificationSender {
     public func send(_ request: APNsRequest) async -> DeliveryResult {
         var token: ProviderToken
         do { token = try tokens.currentToken() } catch {
-            return .transportFailed(TransportFailure(.transportError, "cannot sign a provider token: \(error.message)"))
+            return .cannotSign(error)
         }
         let headerLines = request.headers(topicOverride: topicOverride).map { $0.name + ": " + $0.value }
         var attempt = 1

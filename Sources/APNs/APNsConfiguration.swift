@@ -42,7 +42,4 @@ public struct APNsConfiguration: Sendable, Equatable {
 
     /// Where requests go: the override if set, else Apple's host for the environment.
     public var baseURL: String { url ?? environment.baseURL }
-
-    /// True when the base URL is cleartext HTTP/2 (prior knowledge), i.e. a local server.
-    public var isCleartext: Bool { baseURL.hasPrefix("http://") }
 }

@@ -1,16 +1,6 @@
 import StrictJSON
 
 extension APNsConfiguration {
-    /// Environment variables that override the file, by setting.
-    public static let environmentVariables: [(name: String, setting: String)] = [
-        ("PUSHGATE_APNS_ENVIRONMENT", "environment"), ("PUSHGATE_APNS_URL", "url"),
-        ("PUSHGATE_APNS_CA_FILE", "caFile"), ("PUSHGATE_APNS_TEAM_ID", "teamId"),
-        ("PUSHGATE_APNS_KEY_ID", "keyId"), ("PUSHGATE_APNS_KEY_FILE", "keyFile"),
-        ("PUSHGATE_APNS_TOPIC", "topic"), ("PUSHGATE_APNS_CONNECTIONS", "connections"),
-        ("PUSHGATE_APNS_REQUEST_TIMEOUT_SECONDS", "requestTimeoutSeconds"),
-        ("PUSHGATE_APNS_DRY_RUN", "dryRun"),
-    ]
-
     /// Parses the `apns` object. Unknown keys are errors (a typo must not silently fall back
     /// to a default). Relative file paths are resolved against `baseDirectory` (the config
     /// file's folder). `environment` is the process environment, injected for tests.
@@ -139,7 +129,7 @@ private struct SettingsReader {
             switch value {
             case "true", "1": return true
             case "false", "0": return false
-            default: throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected true, false, 1 or 0, not \(DisplayQuote.quoted(value))")
+            default: throw APNsConfigurationError(.invalidValue, at: Self.environmentPrefix + env, "expected true, false, 1 or 0, not \(DisplayQuote.quoted(value))")
             }
         }
         guard let json = object[key] else { return nil }
@@ -152,14 +142,10 @@ private struct SettingsReader {
     func integer(_ key: String, env: String?, in range: ClosedRange<Int>) throws(APNsConfigurationError) -> Int? {
         if let env, let value = environment[env] {
             guard let n = Int(value), range.contains(n) else {
-                throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected an integer in \(range.lowerBound)...\(range.upperBound), not \(DisplayQuote.quoted(value))")
+                throw APNsConfigurationError(.invalidValue, at: Self.environmentPrefix + env, "expected an integer in \(range.lowerBound)...\(range.upperBound), not \(DisplayQuote.quoted(value))")
             }
             return n
         }
-        return try Self.integer(object, key, path: path, in: range)
-    }
-
-    static func integer(_ object: JSONObject, _ key: String, path: JSONPath, in range: ClosedRange<Int>) throws(APNsConfigurationError) -> Int? {
         guard let json = object[key] else { return nil }
         let location = path.appending(key).description
         guard case .number = json else { throw APNsConfigurationError(.wrongType, at: location, "expected an integer, found \(json.kindDescription)") }
@@ -172,7 +158,7 @@ private struct SettingsReader {
     func number(_ key: String, env: String, in range: ClosedRange<Double>) throws(APNsConfigurationError) -> Double? {
         if let value = environment[env] {
             guard let n = Double(value), range.contains(n) else {
-                throw APNsConfigurationError(.invalidValue, at: "environment variable \(env)", "expected a number in \(range.lowerBound)...\(range.upperBound), not \(DisplayQuote.quoted(value))")
+                throw APNsConfigurationError(.invalidValue, at: Self.environmentPrefix + env, "expected a number in \(range.lowerBound)...\(range.upperBound), not \(DisplayQuote.quoted(value))")
             }
             return n
         }
@@ -189,14 +175,12 @@ private struct SettingsReader {
         guard case .object(let retry) = json else {
             throw APNsConfigurationError(.wrongType, at: retryPath.description, "expected an object, found \(json.kindDescription)")
         }
-        for k in retry.keys where !["maxAttempts", "baseBackoffMilliseconds", "maxBackoffMilliseconds"].contains(k) {
-            throw APNsConfigurationError(.unknownSetting, at: retryPath.appending(k).description,
-                                         "unknown setting; expected one of baseBackoffMilliseconds, maxAttempts, maxBackoffMilliseconds")
-        }
+        let reader = SettingsReader(object: retry, path: retryPath, environment: [:])
+        try reader.rejectUnknownKeys(["maxAttempts", "baseBackoffMilliseconds", "maxBackoffMilliseconds"])
         var policy = RetryPolicy()
-        policy.maxAttempts = try Self.integer(retry, "maxAttempts", path: retryPath, in: 1...20) ?? policy.maxAttempts
-        policy.baseBackoffMilliseconds = try Self.integer(retry, "baseBackoffMilliseconds", path: retryPath, in: 1...600_000) ?? policy.baseBackoffMilliseconds
-        policy.maxBackoffMilliseconds = try Self.integer(retry, "maxBackoffMilliseconds", path: retryPath, in: 1...3_600_000) ?? policy.maxBackoffMilliseconds
+        policy.maxAttempts = try reader.integer("maxAttempts", env: nil, in: 1...20) ?? policy.maxAttempts
+        policy.baseBackoffMilliseconds = try reader.integer("baseBackoffMilliseconds", env: nil, in: 1...600_000) ?? policy.baseBackoffMilliseconds
+        policy.maxBackoffMilliseconds = try reader.integer("maxBackoffMilliseconds", env: nil, in: 1...3_600_000) ?? policy.maxBackoffMilliseconds
         guard policy.maxBackoffMilliseconds >= policy.baseBackoffMilliseconds else {
             throw APNsConfigurationError(.invalidValue, at: retryPath.appending("maxBackoffMilliseconds").description,
                                          "must be at least baseBackoffMilliseconds (\(policy.baseBackoffMilliseconds))")

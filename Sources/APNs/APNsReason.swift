@@ -49,6 +49,12 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
         return map
     }()
 
+    private static let byReason: [APNsReason: String] = {
+        var map: [APNsReason: String] = [:]
+        for entry in documented where map[entry.reason] == nil { map[entry.reason] = entry.string }
+        return map
+    }()
+
     public init(_ string: String) {
         self = Self.byString[string] ?? .unknown(string)
     }
@@ -56,19 +62,8 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     /// Apple's string for the reason.
     public var rawValue: String {
         if case .unknown(let text) = self { return text }
-        return Self.documented.first { $0.reason == self }?.string ?? ""
+        return Self.byReason[self] ?? ""
     }
 
     public var description: String { rawValue }
-
-    /// Reasons worth sending again later: Apple's own transient conditions.
-    public var isTransient: Bool {
-        switch self {
-        case .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown: return true
-        default: return false
-        }
-    }
-
-    /// The token is dead: stop sending to it.
-    public var meansUnregistered: Bool { self == .unregistered || self == .expiredToken }
 }

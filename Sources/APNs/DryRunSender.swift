@@ -15,7 +15,7 @@ public final class DryRunSender: NotificationSender {
     public func send(_ request: APNsRequest) async -> DeliveryResult {
         let token: ProviderToken
         do { token = try tokens.currentToken() } catch {
-            return .transportFailed(TransportFailure(.transportError, "cannot sign a provider token: \(error.message)"))
+            return .cannotSign(error)
         }
         // The token is signed for real, but shown redacted: tokens never reach output.
         let authorization = HTTPHeader("authorization", "bearer <ES256 provider token kid=\(token.keyId) iat=\(token.issuedAt), redacted>")

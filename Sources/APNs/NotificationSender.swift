@@ -13,3 +13,10 @@ extension APNsRequest {
         return headers.map { $0.name == "apns-topic" ? HTTPHeader("apns-topic", topicOverride) : $0 }
     }
 }
+
+extension DeliveryResult {
+    /// What every sender reports when the key cannot sign a provider token.
+    static func cannotSign(_ error: SigningKeyError) -> DeliveryResult {
+        .transportFailed(TransportFailure(.transportError, "cannot sign a provider token: \(error.message)"))
+    }
+}

@@ -24,7 +24,7 @@ public final class SigningKey: @unchecked Sendable {
     /// Loads Apple's `.p8` file: an unencrypted PKCS#8 PEM holding a prime256v1 key.
     public static func load(file path: String) throws(SigningKeyError) -> SigningKey {
         guard let pem = readSmallFile(path) else {
-            throw SigningKeyError(.keyFileUnreadable, "cannot read key file \(quotedPath(path)): \(String(cString: strerror(errno)))")
+            throw SigningKeyError(.keyFileUnreadable, "cannot read key file \(DisplayQuote.quoted(path)): \(String(cString: strerror(errno)))")
         }
         return try load(pem: pem, origin: path)
     }
@@ -32,7 +32,7 @@ public final class SigningKey: @unchecked Sendable {
     /// Parses PEM text; `origin` names the source in error messages.
     public static func load(pem: [UInt8], origin: String) throws(SigningKeyError) -> SigningKey {
         let text = String(decoding: pem, as: UTF8.self)
-        let name = quotedPath(origin)
+        let name = DisplayQuote.quoted(origin)
         if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
             throw SigningKeyError(.keyEncrypted, "key file \(name) is encrypted; APNs .p8 keys are unencrypted PKCS#8 (decrypt it with 'openssl pkcs8 -in KEY -out KEY.p8')")
         }
@@ -114,10 +114,6 @@ public final class SigningKey: @unchecked Sendable {
             _ = i2d_PUBKEY(key, &cursor)
         }
         return out
-    }
-
-    static func quotedPath(_ path: String) -> String {
-        DisplayQuote.quoted(path)
     }
 
     /// Reads at most 64 KiB: a .p8 is a few hundred bytes, anything bigger is not a key.

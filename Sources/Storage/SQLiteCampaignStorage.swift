@@ -72,7 +72,11 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                 let seq = db.lastInsertRowID
                 let checkDead = try db.statement("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
                 let anyDead = try checkDead.step() && checkDead.int(0) == 1
-                let lookup = "SELECT dead_at_ms, dead_reason, registered_at_ms FROM tokens WHERE token = ? AND dead_at_ms IS NOT NULL"
+                // Dead, and not registered again since: the same rule as `deadTokens`.
+                let lookup = """
+                    SELECT dead_at_ms, dead_reason FROM tokens WHERE token = ? AND dead_at_ms IS NOT NULL
+                      AND (registered_at_ms IS NULL OR registered_at_ms <= dead_at_ms)
+                    """
                 let insertSQL = """
                     INSERT INTO deliveries(campaign, idx, token, body, state, status, reason, timestamp_ms, finished_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -90,14 +94,10 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                     } else if anyDead {
                         let find = try db.statement(lookup).bind(.text(delivery.token))
                         if try find.step() {
-                            let deadAt = find.int(0)
-                            let registered = find.optionalInt(2)
-                            if registered.map({ $0 <= deadAt }) ?? true {
-                                state = .skipped
-                                reason = find.text(1)
-                                timestamp = deadAt
-                                skipped += 1
-                            }
+                            state = .skipped
+                            reason = find.text(1)
+                            timestamp = find.int(0)
+                            skipped += 1
                         }
                     }
                     if state == .pending { remaining += 1 }

@@ -95,5 +95,4 @@ enum SQLiteValue {
     static func integer(_ n: Int) -> SQLiteValue { .int(Int64(n)) }
     static func optional(_ n: Int64?) -> SQLiteValue { n.map { .int($0) } ?? .null }
     static func optional(_ s: String?) -> SQLiteValue { s.map { .text($0) } ?? .null }
-    static func optional(_ d: Double?) -> SQLiteValue { d.map { .double($0) } ?? .null }
 }
