@@ -11,18 +11,9 @@ enum PreviewCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["campaign", "config"], flags: ["json", "help"])
+            args = try Arguments.forOptionsOnly(command: "preview", arguments, usage: usage, valued: ["campaign", "config"], flags: ["json"])
         } catch {
-            Output.error("pushgate preview: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate preview: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         guard let campaignPath = args[option: "campaign"] else {
             Output.error("pushgate preview: --campaign FILE is required\n\(usage)")

@@ -14,18 +14,9 @@ enum SendCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["campaign", "devices", "config"], flags: ["dry-run", "json", "help"])
+            args = try Arguments.forOptionsOnly(command: "send", arguments, usage: usage, valued: ["campaign", "devices", "config"], flags: ["dry-run", "json"])
         } catch {
-            Output.error("pushgate send: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate send: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         guard let campaignPath = args[option: "campaign"] else {
             Output.error("pushgate send: --campaign FILE is required\n\(usage)")

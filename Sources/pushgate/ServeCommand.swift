@@ -19,18 +19,9 @@ enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["config"], flags: ["help"])
+            args = try Arguments.forOptionsOnly(command: "serve", arguments, usage: usage, valued: ["config"])
         } catch {
-            Output.error("pushgate serve: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate serve: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         let assembled: Assembled
         switch assemble(configPath: args[option: "config"] ?? defaultConfigPath) {
