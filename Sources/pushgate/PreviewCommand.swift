@@ -61,11 +61,6 @@ enum PreviewCommand {
 
     /// Configuration → route table → planner; any failure is a configuration error (exit 2).
     static func makePlanner(configPath: String) -> Result<CampaignPlanner, CLIFailure> {
-        GatewayConfig.load(path: configPath).flatMap { config in
-            loadRouteTable(path: config.routesPath).map { table in
-                CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
-                                templates: TemplateFolder(path: config.templatesPath))
-            }
-        }
+        GatewayConfig.loadWithRoutes(path: configPath).map { config, table in config.planner(routes: table) }
     }
 }

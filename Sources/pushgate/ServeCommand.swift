@@ -83,7 +83,7 @@ enum ServeCommand {
         let config: GatewayConfig
         let table: RouteTable
         let routesJSON: JSON
-        switch GatewayConfig.load(path: configPath).flatMap({ c in loadRouteTable(path: c.routesPath).map { (c, $0) } }) {
+        switch GatewayConfig.loadWithRoutes(path: configPath) {
         case .failure(let failure): return .failure(failure)
         case .success(let (c, t)):
             config = c
@@ -115,8 +115,7 @@ enum ServeCommand {
             apnsConfiguration = c
             delivery = d
         }
-        let planner = CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
-                                      templates: TemplateFolder(path: config.templatesPath))
+        let planner = config.planner(routes: table)
         let metrics = Metrics()
         let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
         let durable: DurableAssembly
