@@ -52,7 +52,6 @@ public final class Metrics: Sendable {
     }
 
     public func setQueueDepth(_ depth: Int) { queueDepth.store(depth, ordering: .relaxed) }
-    public func adjustQueueDepth(by delta: Int) { queueDepth.add(delta, ordering: .relaxed) }
 
     public func render() -> String {
         let snapshot = state.withLock { $0 }
