@@ -52,43 +52,44 @@ public final class Metrics: Sendable {
     }
 
     public func setQueueDepth(_ depth: Int) { queueDepth.store(depth, ordering: .relaxed) }
-    public func adjustQueueDepth(by delta: Int) { queueDepth.add(delta, ordering: .relaxed) }
 
     public func render() -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
-        out += "# HELP pushgate_http_requests_total HTTP requests answered, by operation and status.\n"
-        out += "# TYPE pushgate_http_requests_total counter\n"
-        for (key, value) in snapshot.requests.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
-            out += "pushgate_http_requests_total{operation=\(label(parts[0])),status=\(label(parts[1]))} \(value)\n"
-        }
-        out += "# HELP pushgate_http_requests_in_flight HTTP requests being handled now.\n"
-        out += "# TYPE pushgate_http_requests_in_flight gauge\n"
+        family("pushgate_http_requests_total", "counter", "HTTP requests answered, by operation and status.", to: &out)
+        twoLabelSamples("pushgate_http_requests_total", "operation", "status", snapshot.requests, to: &out)
+        family("pushgate_http_requests_in_flight", "gauge", "HTTP requests being handled now.", to: &out)
         out += "pushgate_http_requests_in_flight \(inFlight.load(ordering: .relaxed))\n"
-        out += "# HELP pushgate_links_rejected_total Deep links rejected, by code.\n"
-        out += "# TYPE pushgate_links_rejected_total counter\n"
+        family("pushgate_links_rejected_total", "counter", "Deep links rejected, by code.", to: &out)
         for (code, value) in snapshot.linksRejected.sorted(by: { $0.key < $1.key }) {
             out += "pushgate_links_rejected_total{code=\(label(code))} \(value)\n"
         }
-        out += "# HELP pushgate_notifications_total Notifications finished, by result and APNs reason.\n"
-        out += "# TYPE pushgate_notifications_total counter\n"
-        for (key, value) in snapshot.notifications.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
-            out += "pushgate_notifications_total{result=\(label(parts[0])),reason=\(label(parts[1]))} \(value)\n"
-        }
-        out += "# HELP pushgate_apns_request_duration_seconds Time from sending a request to APNs to its answer.\n"
-        out += "# TYPE pushgate_apns_request_duration_seconds histogram\n"
+        family("pushgate_notifications_total", "counter", "Notifications finished, by result and APNs reason.", to: &out)
+        twoLabelSamples("pushgate_notifications_total", "result", "reason", snapshot.notifications, to: &out)
+        family("pushgate_apns_request_duration_seconds", "histogram", "Time from sending a request to APNs to its answer.", to: &out)
         for (i, bound) in Metrics.latencyBuckets.enumerated() {
             out += "pushgate_apns_request_duration_seconds_bucket{le=\"\(formatBound(bound))\"} \(snapshot.apnsLatency.counts[i])\n"
         }
         out += "pushgate_apns_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.apnsLatency.count)\n"
         out += "pushgate_apns_request_duration_seconds_sum \(snapshot.apnsLatency.sum)\n"
         out += "pushgate_apns_request_duration_seconds_count \(snapshot.apnsLatency.count)\n"
-        out += "# HELP pushgate_campaign_queue_depth Notifications accepted and not yet finished.\n"
-        out += "# TYPE pushgate_campaign_queue_depth gauge\n"
+        family("pushgate_campaign_queue_depth", "gauge", "Notifications accepted and not yet finished.", to: &out)
         out += "pushgate_campaign_queue_depth \(queueDepth.load(ordering: .relaxed))\n"
         return out
+    }
+
+    /// The `# HELP` and `# TYPE` lines that open a metric family.
+    private func family(_ name: String, _ type: String, _ help: String, to out: inout String) {
+        out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+
+    /// Samples counted under `first + "\u{0}" + second` keys, sorted by key.
+    private func twoLabelSamples(_ name: String, _ firstLabel: String, _ secondLabel: String,
+                                 _ counts: [String: Int], to out: inout String) {
+        for (key, value) in counts.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            out += "\(name){\(firstLabel)=\(label(parts[0])),\(secondLabel)=\(label(parts[1]))} \(value)\n"
+        }
     }
 
     private func formatBound(_ bound: Double) -> String {

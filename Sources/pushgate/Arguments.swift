@@ -51,3 +51,33 @@ struct Arguments {
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 }
+
+/// A command that has already answered (its `--help`, or a usage error) and exits with `status`.
+struct CommandExit: Error {
+    let status: Int32
+}
+
+extension Arguments {
+    /// Reads the arguments of `pushgate <command>` for a command that takes only options:
+    /// `--help` prints the usage and exits 0; a usage error or any positional argument
+    /// prints the error and the usage and exits 2.
+    static func forOptionsOnly(command: String, _ arguments: [String], usage: String,
+                               valued: Set<String>, flags: Set<String> = []) throws(CommandExit) -> Arguments {
+        let args: Arguments
+        do {
+            args = try Arguments(arguments, valued: valued, flags: flags.union(["help"]))
+        } catch {
+            Output.error("pushgate \(command): \(error.message)\n\(usage)")
+            throw CommandExit(status: ExitStatus.usage)
+        }
+        if args.has("help") {
+            Output.line(usage)
+            throw CommandExit(status: ExitStatus.ok)
+        }
+        guard args.positionals.isEmpty else {
+            Output.error("pushgate \(command): unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
+            throw CommandExit(status: ExitStatus.usage)
+        }
+        return args
+    }
+}

@@ -12,18 +12,9 @@ enum CampaignsCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["config", "limit"], flags: ["json", "help"])
+            args = try Arguments.forOptionsOnly(command: "campaigns", arguments, usage: usage, valued: ["config", "limit"], flags: ["json"])
         } catch {
-            Output.error("pushgate campaigns: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate campaigns: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         var limit = 50
         if let text = args[option: "limit"] {

@@ -1,4 +1,5 @@
 import DeepLinks
+import Payloads
 import StrictJSON
 
 /// Where commands look for the gateway configuration when `--config` is not given.
@@ -95,5 +96,19 @@ struct GatewayConfig {
     static func resolve(_ path: String, in folder: String) -> String {
         if path.hasPrefix("/") || folder == "." { return path }
         return folder.hasSuffix("/") ? folder + path : folder + "/" + path
+    }
+}
+
+extension GatewayConfig {
+    /// The configuration and the route table it names: what preview, send and serve all start from.
+    static func loadWithRoutes(path: String) -> Result<(GatewayConfig, RouteTable), CLIFailure> {
+        load(path: path).flatMap { config in loadRouteTable(path: config.routesPath).map { (config, $0) } }
+    }
+
+    /// The campaign planner for this configuration: its topic (or the app's bundle id),
+    /// the route table, and its templates folder.
+    func planner(routes table: RouteTable, requireDevices: Bool = true) -> CampaignPlanner {
+        CampaignPlanner(bundleId: topic ?? table.app.bundleId, links: table,
+                        templates: TemplateFolder(path: templatesPath), requireDevices: requireDevices)
     }
 }

@@ -8,18 +8,9 @@ enum JWTCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["config"], flags: ["help"])
+            args = try Arguments.forOptionsOnly(command: "jwt", arguments, usage: usage, valued: ["config"])
         } catch {
-            Output.error("pushgate jwt: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate jwt: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         let path = args[option: "config"] ?? defaultConfigPath
         let result = GatewayConfig.load(path: path)

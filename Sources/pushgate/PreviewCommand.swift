@@ -11,18 +11,9 @@ enum PreviewCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["campaign", "config"], flags: ["json", "help"])
+            args = try Arguments.forOptionsOnly(command: "preview", arguments, usage: usage, valued: ["campaign", "config"], flags: ["json"])
         } catch {
-            Output.error("pushgate preview: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate preview: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         guard let campaignPath = args[option: "campaign"] else {
             Output.error("pushgate preview: --campaign FILE is required\n\(usage)")
@@ -70,11 +61,6 @@ enum PreviewCommand {
 
     /// Configuration → route table → planner; any failure is a configuration error (exit 2).
     static func makePlanner(configPath: String) -> Result<CampaignPlanner, CLIFailure> {
-        GatewayConfig.load(path: configPath).flatMap { config in
-            loadRouteTable(path: config.routesPath).map { table in
-                CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
-                                templates: TemplateFolder(path: config.templatesPath))
-            }
-        }
+        GatewayConfig.loadWithRoutes(path: configPath).map { config, table in config.planner(routes: table) }
     }
 }

@@ -14,18 +14,9 @@ enum SendCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["campaign", "devices", "config"], flags: ["dry-run", "json", "help"])
+            args = try Arguments.forOptionsOnly(command: "send", arguments, usage: usage, valued: ["campaign", "devices", "config"], flags: ["dry-run", "json"])
         } catch {
-            Output.error("pushgate send: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate send: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         guard let campaignPath = args[option: "campaign"] else {
             Output.error("pushgate send: --campaign FILE is required\n\(usage)")
@@ -58,13 +49,12 @@ enum SendCommand {
         let gateway: GatewayConfig
         let table: RouteTable
         let bytes: [UInt8]
-        switch GatewayConfig.load(path: configPath).flatMap({ c in loadRouteTable(path: c.routesPath).map { (c, $0) } })
+        switch GatewayConfig.loadWithRoutes(path: configPath)
             .flatMap({ ct in readSmallFile(path: campaignPath, limit: 256 << 20).map { (ct.0, ct.1, $0) } }) {
         case .failure(let failure): return .failure(failure)
         case .success(let value): (gateway, table, bytes) = value
         }
-        let planner = CampaignPlanner(bundleId: gateway.topic ?? table.app.bundleId, links: table,
-                                      templates: TemplateFolder(path: gateway.templatesPath), requireDevices: devicesPath == nil)
+        let planner = gateway.planner(routes: table, requireDevices: devicesPath == nil)
         let plan: CampaignPlan
         switch planner.plan(jsonBytes: bytes) {
         case .failure(let rejection):

@@ -19,18 +19,9 @@ enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["config"], flags: ["help"])
+            args = try Arguments.forOptionsOnly(command: "serve", arguments, usage: usage, valued: ["config"])
         } catch {
-            Output.error("pushgate serve: \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
-        guard args.positionals.isEmpty else {
-            Output.error("pushgate serve: unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
-            return ExitStatus.usage
+            return error.status
         }
         let assembled: Assembled
         switch assemble(configPath: args[option: "config"] ?? defaultConfigPath) {
@@ -91,7 +82,7 @@ enum ServeCommand {
     static func assemble(configPath: String) -> Result<Assembled, CLIFailure> {
         let config: GatewayConfig
         let table: RouteTable
-        switch GatewayConfig.load(path: configPath).flatMap({ c in loadRouteTable(path: c.routesPath).map { (c, $0) } }) {
+        switch GatewayConfig.loadWithRoutes(path: configPath) {
         case .failure(let failure): return .failure(failure)
         case .success(let (c, t)):
             config = c
@@ -113,8 +104,7 @@ enum ServeCommand {
             apnsConfiguration = c
             delivery = d
         }
-        let planner = CampaignPlanner(bundleId: config.topic ?? table.app.bundleId, links: table,
-                                      templates: TemplateFolder(path: config.templatesPath))
+        let planner = config.planner(routes: table)
         let metrics = Metrics()
         let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
         let durable: DurableAssembly
