@@ -24,7 +24,9 @@ public final class SigningKey: @unchecked Sendable {
     /// Loads Apple's `.p8` file: an unencrypted PKCS#8 PEM holding a prime256v1 key.
     public static func load(file path: String) throws(SigningKeyError) -> SigningKey {
         guard let pem = readSmallFile(path) else {
-            throw SigningKeyError(.keyFileUnreadable, "cannot read key file \(DisplayQuote.quoted(path)): \(String(cString: strerror(errno)))")
+            // errno first: building the quoted path may call into libc and change it.
+            let reason = String(cString: strerror(errno))
+            throw SigningKeyError(.keyFileUnreadable, "cannot read key file \(DisplayQuote.quoted(path)): \(reason)")
         }
         return try load(pem: pem, origin: path)
     }
