@@ -3,7 +3,9 @@ import StrictJSON
 
 /// Delivers through an HTTP/2 transport: adds the shared provider token, reads APNs's
 /// answer into a `DeliveryResult`, retries what Apple calls transient, and refreshes the
-/// token once on `ExpiredProviderToken`.
+/// token once on `ExpiredProviderToken`. `TooManyProviderTokenUpdates` is never retried:
+/// it pauses the key (see `ProviderTokenManager.pausedUntil`), and while the pause lasts
+/// every send answers that reason at once, without a request to APNs.
 public final class APNsClient: NotificationSender {
     private let transport: any HTTPTransport
     private let tokens: ProviderTokenManager
@@ -21,6 +23,7 @@ public final class APNsClient: NotificationSender {
     }
 
     public func send(_ request: APNsRequest) async -> DeliveryResult {
+        if tokens.pausedUntil() != nil { return Self.paused }
         var token: ProviderToken
         do { token = try tokens.currentToken() } catch {
             return .cannotSign(error)
@@ -41,6 +44,10 @@ public final class APNsClient: NotificationSender {
             if response.status == 410 {
                 return .unregistered(reason: error.reason, timestampMilliseconds: error.timestamp)
             }
+            if response.status == 429, error.reason == .tooManyProviderTokenUpdates {
+                tokens.pauseAfterTooManyUpdates(token)
+                return Self.paused
+            }
             if response.status == 403, error.reason == .expiredProviderToken, !refreshedToken {
                 refreshedToken = true
                 if let fresh = try? tokens.refresh(after: token) {
@@ -57,6 +64,9 @@ public final class APNsClient: NotificationSender {
             attempt += 1
         }
     }
+
+    /// What a send answers while the key is paused.
+    static let paused = DeliveryResult.failed(status: 429, reason: .tooManyProviderTokenUpdates)
 
     /// `Retry-After` in seconds (the HTTP-date form is not used by APNs); capped at an hour
     /// so a confused server cannot park a campaign forever.

@@ -13,6 +13,8 @@ public struct APNsConfigurationError: Error, Sendable, Equatable, CustomStringCo
         case keyNotPKCS8
         case keyNotP256
         case keyInvalid
+        /// The shared provider token could not be read from or stored in the gateway's storage.
+        case tokenStoreFailed
     }
 
     public let code: Code

@@ -12,8 +12,11 @@ public struct APNsDelivery: Sendable {
     public static let dryRunTeamId = "DRYRUNTEAM"
     public static let dryRunKeyId = "DRYRUNKEY0"
 
-    public init(configuration: APNsConfiguration, clock: any WallClock = SystemWallClock()) throws(APNsConfigurationError) {
-        let (tokens, notices) = try Self.providerTokens(for: configuration, clock: clock)
+    /// `tokenStore` shares the provider token with every other process using the same
+    /// storage (an ephemeral dry-run key is never shared: nothing it signs is valid).
+    public init(configuration: APNsConfiguration, clock: any WallClock = SystemWallClock(),
+                tokenStore: (any ProviderTokenStore)? = nil) throws(APNsConfigurationError) {
+        let (tokens, notices) = try Self.providerTokens(for: configuration, clock: clock, tokenStore: tokenStore)
         self.tokens = tokens
         if configuration.dryRun {
             sender = DryRunSender(tokens: tokens, baseURL: configuration.baseURL, topicOverride: configuration.topic)
@@ -31,7 +34,8 @@ public struct APNsDelivery: Sendable {
 
     /// The key (from `keyFile`, or ephemeral for a dry run without one) and its token
     /// manager, signed once so that a key that cannot sign fails at start-up.
-    public static func providerTokens(for configuration: APNsConfiguration, clock: any WallClock = SystemWallClock())
+    public static func providerTokens(for configuration: APNsConfiguration, clock: any WallClock = SystemWallClock(),
+                                      tokenStore: (any ProviderTokenStore)? = nil)
         throws(APNsConfigurationError) -> (ProviderTokenManager, notices: [String]) {
         var notices: [String] = []
         let key: SigningKey
@@ -44,7 +48,8 @@ public struct APNsDelivery: Sendable {
             throw APNsConfigurationError(.missingSetting, at: "apns.keyFile", "keyFile is required unless dryRun is true")
         }
         let tokens = ProviderTokenManager(key: key, teamId: configuration.teamId ?? dryRunTeamId,
-                                          keyId: configuration.keyId ?? dryRunKeyId, clock: clock)
+                                          keyId: configuration.keyId ?? dryRunKeyId, clock: clock,
+                                          store: key.isEphemeral ? nil : tokenStore)
         do { _ = try tokens.currentToken() } catch { throw configurationError(error) }
         return (tokens, notices)
     }
@@ -57,6 +62,7 @@ public struct APNsDelivery: Sendable {
         case .keyNotPKCS8: code = .keyNotPKCS8
         case .keyNotP256: code = .keyNotP256
         case .keyInvalid, .signingFailed: code = .keyInvalid
+        case .tokenStoreFailed: return APNsConfigurationError(.tokenStoreFailed, at: "storage.path", error.message)
         }
         return APNsConfigurationError(code, at: "apns.keyFile", error.message)
     }

@@ -9,6 +9,13 @@ public struct ProviderToken: Sendable, Equatable, CustomStringConvertible, Custo
     public let issuedAt: Int64
     public let keyId: String
 
+    /// A token as read back from storage (the store holds what `sign` produced).
+    public init(compact: String, issuedAt: Int64, keyId: String) {
+        self.compact = compact
+        self.issuedAt = issuedAt
+        self.keyId = keyId
+    }
+
     public var bearerValue: String { "bearer " + compact }
 
     public var description: String { "ProviderToken(kid: \(keyId), iat: \(issuedAt), <redacted>)" }

@@ -118,6 +118,9 @@ public final class SigningKey: @unchecked Sendable {
         return out
     }
 
+    /// SHA-256 of `publicKeyDER()`, hex: names the key in shared storage without revealing it.
+    public var publicKeyFingerprint: String { SHA256.hex(publicKeyDER()) }
+
     /// Reads at most 64 KiB: a .p8 is a few hundred bytes, anything bigger is not a key.
     private static func readSmallFile(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

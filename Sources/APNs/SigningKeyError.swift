@@ -7,6 +7,8 @@ public struct SigningKeyError: Error, Sendable, Equatable, CustomStringConvertib
         case keyNotP256
         case keyInvalid
         case signingFailed
+        /// The shared provider token could not be read from or written to storage.
+        case tokenStoreFailed
     }
 
     public let code: Code

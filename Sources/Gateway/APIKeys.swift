@@ -1,4 +1,5 @@
 import COpenSSL
+import APNs
 
 /// One caller's key as the configuration stores it: a name and the SHA-256 of the key,
 /// never the key itself.

@@ -34,6 +34,9 @@ public final class Dispatcher: Sendable {
     let metrics: Metrics
     let options: Options
     let now: @Sendable () -> Double
+    /// When APNs has paused sends with the signing key (TooManyProviderTokenUpdates): no
+    /// claims until then.
+    let sendingPausedUntil: @Sendable () -> Double?
     let log: @Sendable (String) -> Void
     /// Called after dead tokens were recorded (the webhook wakes up).
     let onDeadTokens: @Sendable () -> Void
@@ -51,7 +54,8 @@ public final class Dispatcher: Sendable {
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
-                metrics: Metrics, options: Options = Options(), now: @escaping @Sendable () -> Double = wallClockSeconds,
+                metrics: Metrics, sendingPausedUntil: @escaping @Sendable () -> Double? = { nil },
+                options: Options = Options(), now: @escaping @Sendable () -> Double = wallClockSeconds,
                 log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
                 housekeeping: @escaping @Sendable () -> Void = {}) {
         self.storage = storage
@@ -60,6 +64,7 @@ public final class Dispatcher: Sendable {
         self.metrics = metrics
         self.options = options
         self.now = now
+        self.sendingPausedUntil = sendingPausedUntil
         self.log = log
         self.onDeadTokens = onDeadTokens
         self.housekeeping = housekeeping
@@ -118,7 +123,8 @@ public final class Dispatcher: Sendable {
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
             var limit = 0
-            if deadline == nil {
+            let paused = sendingPausedUntil().map { $0 > now() } ?? false
+            if deadline == nil && !paused {
                 let free = options.inFlight - stillOut
                 // Claim in sizeable batches, not one slot at a time, unless idle.
                 if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
@@ -155,6 +161,7 @@ public final class Dispatcher: Sendable {
     /// Sleeps until a result arrives, a campaign is accepted, or the next retry is due.
     private func wait() {
         var timeout = 1.0
+        if let until = sendingPausedUntil(), until > now() { timeout = min(1.0, until - now()) }
         if inFlight == 0, let due = try? storage.nextDueTime() {
             timeout = min(1.0, max(0.005, due - now()))
         }
@@ -209,8 +216,10 @@ public final class Dispatcher: Sendable {
         return prefix + String(repeating: "0", count: 12 - hex.count) + hex
     }
 
-    /// What to store for one send. Transient failures — APNs 429/500/503 after the client's
-    /// own quick retries, or no answer at all — come back later, up to `maxAttempts`.
+    /// What to store for one send. Transient failures — APNs 429 TooManyRequests, 500 and
+    /// 503 after the client's own quick retries, or no answer at all — come back later, up
+    /// to `maxAttempts`. TooManyProviderTokenUpdates is the key's problem: it waits for the
+    /// pause to end and costs the device nothing.
     func outcome(of result: DeliveryResult, for claim: ClaimedDelivery) -> DeliveryUpdate {
         var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed)
         switch result {
@@ -229,7 +238,14 @@ public final class Dispatcher: Sendable {
         case .failed(let status, let reason):
             update.status = status
             update.reason = reason.rawValue
-            if [429, 500, 503].contains(status) { retryLater(&update, attempt: claim.attempt, always: false) }
+            if reason == .tooManyProviderTokenUpdates {
+                // The key is paused, not the device: back when the pause ends, no attempt spent.
+                update.state = .retrying
+                update.refundAttempt = true
+                update.nextAttemptAt = max(now(), sendingPausedUntil() ?? now() + 60)
+            } else if RetryPolicy().isRetryable(status: status, reason: reason) {
+                retryLater(&update, attempt: claim.attempt, always: false)
+            }
         case .transportFailed(let failure):
             update.reason = failure.code.rawValue
             // Cancelled means we were stopping: not the device's fault, so no attempt is spent.

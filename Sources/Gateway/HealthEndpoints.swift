@@ -2,13 +2,16 @@ import HTTPServer
 import StrictJSON
 
 /// One thing `/readyz` checks (configuration, signing key, storage…). `check` returns
-/// nil when ready, or why not.
+/// nil when ready, or why not. A check that is not `blocking` is shown but leaves the
+/// status ready (e.g. sends paused by APNs: campaigns are still accepted).
 public struct ReadinessCheck: Sendable {
     public var name: String
+    public var blocking: Bool
     public var check: @Sendable () -> String?
 
-    public init(name: String, check: @escaping @Sendable () -> String?) {
+    public init(name: String, blocking: Bool = true, check: @escaping @Sendable () -> String?) {
         self.name = name
+        self.blocking = blocking
         self.check = check
     }
 }
@@ -27,7 +30,7 @@ enum HealthEndpoints {
                 w.string(check.name)
                 w.byte(UInt8(ascii: ":"))
                 if let problem = check.check() {
-                    ready = false
+                    if check.blocking { ready = false }
                     w.string(problem)
                 } else {
                     w.raw("\"ok\"")

@@ -22,6 +22,7 @@ public final class Metrics: Sendable {
     private let state = Mutex(State())
     private let inFlight = Atomic<Int>(0)
     private let queueDepth = Atomic<Int>(0)
+    private let sendingPause = Mutex<(@Sendable () -> Double)?>(nil)
 
     public init() {}
 
@@ -53,6 +54,11 @@ public final class Metrics: Sendable {
 
     public func setQueueDepth(_ depth: Int) { queueDepth.store(depth, ordering: .relaxed) }
 
+    /// `source` answers, at each scrape, how many seconds sends remain paused (0: not paused).
+    public func observeSendingPause(_ source: @escaping @Sendable () -> Double) {
+        sendingPause.withLock { $0 = source }
+    }
+
     public func render() -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
@@ -75,6 +81,10 @@ public final class Metrics: Sendable {
         out += "pushgate_apns_request_duration_seconds_count \(snapshot.apnsLatency.count)\n"
         family("pushgate_campaign_queue_depth", "gauge", "Notifications accepted and not yet finished.", to: &out)
         out += "pushgate_campaign_queue_depth \(queueDepth.load(ordering: .relaxed))\n"
+        family("pushgate_apns_sending_paused_seconds", "gauge",
+               "Seconds until sends resume after APNs answered TooManyProviderTokenUpdates (0: sending).", to: &out)
+        let paused = max(0, sendingPause.withLock { $0 }?() ?? 0)
+        out += "pushgate_apns_sending_paused_seconds \(paused == paused.rounded() ? String(Int(paused)) : String(paused))\n"
         return out
     }
 

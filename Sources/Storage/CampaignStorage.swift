@@ -1,7 +1,7 @@
 /// Everything the gateway keeps durably. SQLite implements it for one gateway process;
 /// a server-grade backend (several gateways sharing one queue) would implement the same
 /// calls, with `claim` taking a lease instead of relying on start-up recovery.
-public protocol CampaignStorage: Sendable {
+public protocol CampaignStorage: ProviderTokenStorage {
     /// Writes a campaign and all its devices in one transaction; returns only once committed.
     /// Dead tokens (not registered again since) are stored as `skipped`.
     func insert(_ campaign: NewCampaign, deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> InsertOutcome
@@ -35,4 +35,15 @@ public protocol CampaignStorage: Sendable {
 
     /// nil when a write transaction commits; otherwise why not.
     func checkWritable(now: Double) -> String?
+}
+
+/// The provider token every process signing with one key shares (Apple allows one per
+/// key per 20 minutes). `updateProviderToken` runs `change` under a lock that every
+/// process sharing the storage respects, so a caller re-checks there before minting.
+public protocol ProviderTokenStorage: Sendable {
+    func providerToken(_ key: SigningKeyName) throws(StorageError) -> StoredProviderToken
+    /// `change` gets the stored value under the lock and returns what to store (nil:
+    /// nothing). Returns the value stored afterwards.
+    func updateProviderToken(_ key: SigningKeyName,
+                             _ change: (StoredProviderToken) -> StoredProviderToken?) throws(StorageError) -> StoredProviderToken
 }

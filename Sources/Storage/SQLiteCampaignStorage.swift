@@ -25,6 +25,9 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         let write = try SQLiteDatabase(path: path, synchronous: options.synchronousFull ? .full : .normal,
                                        busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         try Migrator.migrate(write)
+        // The version query's statement would otherwise keep a read snapshot open, and a
+        // later write transaction would fail once another process has written.
+        write.resetStatements()
         let read = try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         writer = Mutex(write)
         reader = Mutex(read)

@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One SQLite connection. Owns the `sqlite3*` and closes it in `deinit`; caches its
 /// prepared statements. Not thread-safe: its owner serialises access (see `SQLiteCampaignStorage`).
@@ -14,6 +17,7 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
     }
 
     init(path: String, readOnly: Bool = false, synchronous: Synchronous = .full, busyTimeoutMilliseconds: Int32 = 5000) throws(StorageError) {
+        if !readOnly { Self.createPrivately(path) }
         var pointer: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &pointer, flags, nil)
@@ -32,6 +36,13 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
             try execute("PRAGMA synchronous=\(synchronous.rawValue)")
         }
         try execute("PRAGMA foreign_keys=ON")
+    }
+
+    /// The file holds a credential (the shared provider token): a new one is created mode
+    /// 0600, and SQLite gives its `-wal` and `-shm` files the same mode.
+    private static func createPrivately(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
     }
 
     deinit {

@@ -55,12 +55,12 @@ extension SQLiteCampaignStorage {
             // Only a row still in flight takes a result: a late duplicate cannot undo a final state.
             try db.statement("""
                 UPDATE deliveries SET state = ?, status = ?, reason = ?, apns_id = ?, timestamp_ms = ?,
-                    next_at = ?, finished_at = ?
+                    next_at = ?, finished_at = ?, attempts = attempts - ?
                 WHERE campaign = ? AND idx = ? AND state = 1
                 """)
                 .bind(.integer(update.state.rawValue), .optional(update.status.map(Int64.init)), .optional(update.reason),
                       .optional(update.apnsID), .optional(update.timestampMilliseconds),
-                      .double(update.nextAttemptAt ?? now), final ? .double(now) : .null,
+                      .double(update.nextAttemptAt ?? now), final ? .double(now) : .null, .integer(update.refundAttempt ? 1 : 0),
                       .int(update.campaign), .integer(update.index)).run()
             guard db.changes == 1 else { continue }
             tally.move(update.campaign, from: .inFlight, to: update.state)

@@ -67,6 +67,18 @@ enum Schema {
         );
         CREATE TABLE heartbeat (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
         """,
+        // 2: the provider token each signing key shares across processes, and APNs' pause.
+        """
+        CREATE TABLE provider_tokens (
+            team_id TEXT NOT NULL,
+            key_id TEXT NOT NULL,
+            key_sha256 TEXT NOT NULL,       -- SHA-256 of the public key: a new key is a new token
+            token TEXT,                     -- the compact JWT (a credential: the file is mode 0600)
+            issued_at INTEGER,              -- its iat
+            paused_until INTEGER,           -- TooManyProviderTokenUpdates: no sends before this
+            PRIMARY KEY (team_id, key_id, key_sha256)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

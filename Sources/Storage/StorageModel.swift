@@ -142,6 +142,14 @@ public struct ClaimedDelivery: Sendable {
     public var body: [UInt8]?
     /// Attempts including this one.
     public var attempt: Int
+
+    public init(campaign: Int64, index: Int, token: String, body: [UInt8]?, attempt: Int) {
+        self.campaign = campaign
+        self.index = index
+        self.token = token
+        self.body = body
+        self.attempt = attempt
+    }
 }
 
 /// The result of one attempt, to be recorded.
@@ -155,6 +163,8 @@ public struct DeliveryUpdate: Sendable {
     public var timestampMilliseconds: Int64?
     /// For `.retrying`: when to try again.
     public var nextAttemptAt: Double?
+    /// The attempt was not the device's (sends were paused): it is not counted.
+    public var refundAttempt = false
 
     public init(campaign: Int64, index: Int, state: DeliveryState, status: Int? = nil, reason: String? = nil,
                 apnsID: String? = nil, timestampMilliseconds: Int64? = nil, nextAttemptAt: Double? = nil) {
@@ -196,4 +206,31 @@ public struct FeedbackItem: Sendable, Equatable {
     public var token: String
     public var timestampMilliseconds: Int64
     public var reason: String
+}
+
+/// A signing key as the token table keys it.
+public struct SigningKeyName: Sendable, Hashable {
+    public var teamId: String
+    public var keyId: String
+    /// SHA-256 of the public key, hex.
+    public var fingerprint: String
+
+    public init(teamId: String, keyId: String, fingerprint: String) {
+        self.teamId = teamId
+        self.keyId = keyId
+        self.fingerprint = fingerprint
+    }
+}
+
+/// A key's shared token and pause, as stored. All nil: nothing stored yet.
+public struct StoredProviderToken: Sendable, Equatable {
+    public var compact: String?
+    public var issuedAt: Int64?
+    public var pausedUntil: Int64?
+
+    public init(compact: String? = nil, issuedAt: Int64? = nil, pausedUntil: Int64? = nil) {
+        self.compact = compact
+        self.issuedAt = issuedAt
+        self.pausedUntil = pausedUntil
+    }
 }

@@ -1,4 +1,5 @@
 import APNs
+import Gateway
 import StrictJSON
 #if canImport(Glibc)
 import Glibc
@@ -19,9 +20,11 @@ enum APNsSetup {
     }
 
     /// Loads the key and builds the sender; notices (ephemeral key) go to stderr here.
-    static func delivery(_ configuration: APNsConfiguration, source: String) -> Result<APNsDelivery, CLIFailure> {
+    /// `tokenStore` shares the provider token with every process using the same storage.
+    static func delivery(_ configuration: APNsConfiguration, source: String,
+                         tokenStore: (any ProviderTokenStore)?) -> Result<APNsDelivery, CLIFailure> {
         do {
-            let delivery = try APNsDelivery(configuration: configuration)
+            let delivery = try APNsDelivery(configuration: configuration, tokenStore: tokenStore)
             for notice in delivery.notices { Output.error(notice) }
             return .success(delivery)
         } catch {
@@ -30,13 +33,26 @@ enum APNsSetup {
     }
 
     /// Only the token manager (no transport), for `pushgate jwt`.
-    static func tokens(_ configuration: APNsConfiguration, source: String) -> Result<ProviderTokenManager, CLIFailure> {
+    static func tokens(_ configuration: APNsConfiguration, source: String,
+                       tokenStore: (any ProviderTokenStore)?) -> Result<ProviderTokenManager, CLIFailure> {
         do {
-            let (tokens, notices) = try APNsDelivery.providerTokens(for: configuration)
+            let (tokens, notices) = try APNsDelivery.providerTokens(for: configuration, tokenStore: tokenStore)
             for notice in notices { Output.error(notice) }
             return .success(tokens)
         } catch {
             return .failure(.configuration("\(TextSafety.escapedForDisplay(source)): at \(error.description)"))
         }
+    }
+}
+
+extension APNsSetup {
+    /// The configured storage as the provider-token store, for commands that send or sign
+    /// without running the outbox (`send`, `jwt`). None for an ephemeral dry-run key:
+    /// its tokens are worthless and need no sharing, and no database is created for it.
+    static func sharedTokens(_ config: GatewayConfig, _ configuration: APNsConfiguration) -> Result<(any ProviderTokenStore)?, CLIFailure> {
+        guard configuration.keyFile != nil else { return .success(nil) }
+        return DurableAssembly.settings(config, configPath: config.source)
+            .flatMap { DurableAssembly.openStorage($0.storage) }
+            .map { SharedProviderTokens(storage: $0) }
     }
 }

@@ -40,23 +40,23 @@ struct DurableAssembly {
         }
     }
 
-    static func assemble(_ settings: DurableSettings, sender: any NotificationSender, dryRunSender: any NotificationSender,
-                         defaultInFlight: Int, metrics: Metrics) -> Result<DurableAssembly, CLIFailure> {
-        openStorage(settings.storage).map { storage in
-            let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: { Output.error($0) }) }
-            let d = settings.dispatcher
-            let dispatcher = Dispatcher(
-                storage: storage, sender: sender, dryRunSender: dryRunSender, metrics: metrics,
-                options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
-                               retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds),
-                log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },
-                housekeeping: {
-                    _ = try? storage.purgeIdempotencyKeys(olderThan: wallClockSeconds() - settings.storage.idempotencyRetentionSeconds)
-                })
-            return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook,
-                                   campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
-                                                               idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))
-        }
+    static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, sender: any NotificationSender,
+                         dryRunSender: any NotificationSender, tokens: ProviderTokenManager,
+                         defaultInFlight: Int, metrics: Metrics) -> DurableAssembly {
+        let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: { Output.error($0) }) }
+        let d = settings.dispatcher
+        let dispatcher = Dispatcher(
+            storage: storage, sender: sender, dryRunSender: dryRunSender, metrics: metrics,
+            sendingPausedUntil: { tokens.pausedUntil().map(Double.init) },
+            options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
+                           retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds),
+            log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },
+            housekeeping: {
+                _ = try? storage.purgeIdempotencyKeys(olderThan: wallClockSeconds() - settings.storage.idempotencyRetentionSeconds)
+            })
+        return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook,
+                               campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
+                                                           idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))
     }
 
     /// `mkdir -p` of the folder a file goes in (the shipped `var/` does not exist in a fresh clone).

@@ -1,7 +1,9 @@
 import APNs
 
-/// `pushgate jwt [--config PATH]`: prints a fresh provider token, for trying APNs by hand
-/// with curl (`curl --http2 -H "authorization: bearer $(pushgate jwt)" …`).
+/// `pushgate jwt [--config PATH]`: prints the key's current provider token, for trying
+/// APNs by hand with curl (`curl --http2 -H "authorization: bearer $(pushgate jwt)" …`).
+/// It is the token shared through the configured storage (minted there if none is fresh),
+/// so trying APNs by hand does not cost the gateway its 20-minute window.
 enum JWTCommand {
     static let usage = "usage: pushgate jwt [--config PATH]"
 
@@ -14,8 +16,10 @@ enum JWTCommand {
         }
         let path = args[option: "config"] ?? defaultConfigPath
         let result = GatewayConfig.load(path: path)
-            .flatMap { APNsSetup.configuration($0, forceDryRun: false) }
-            .flatMap { APNsSetup.tokens($0, source: path) }
+            .flatMap { config in APNsSetup.configuration(config, forceDryRun: false).map { (config, $0) } }
+            .flatMap { config, apns in
+                APNsSetup.sharedTokens(config, apns).flatMap { APNsSetup.tokens(apns, source: path, tokenStore: $0) }
+            }
         switch result {
         case .failure(let failure):
             Output.error("pushgate jwt: \(failure.message)")

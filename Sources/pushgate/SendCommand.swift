@@ -1,5 +1,6 @@
 import APNs
 import DeepLinks
+import Gateway
 import Payloads
 import StrictJSON
 
@@ -39,6 +40,9 @@ enum SendCommand {
         let report = runAndWait { await job.run() }
         delivery.transport?.shutdown()
         report.printSummary()
+        if let until = delivery.tokens.pausedUntil() {
+            Output.error("pushgate send: APNs answered TooManyProviderTokenUpdates: sends with key \(quotedForDisplay(delivery.tokens.identity.keyId)) are paused until \(CampaignJSON.timestamp(Double(until))) for every process sharing this storage; the devices failed with that reason were not sent, run again after it")
+        }
         return report.allDelivered ? ExitStatus.ok : ExitStatus.findings
     }
 
@@ -67,7 +71,9 @@ enum SendCommand {
             do { reader = try DeviceLineReader(path: devicesPath) } catch { return .failure(error) }
         }
         return APNsSetup.configuration(gateway, forceDryRun: forceDryRun || plan.campaign.dryRun)
-            .flatMap { APNsSetup.delivery($0, source: configPath) }
+            .flatMap { apns in
+                APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, source: configPath, tokenStore: $0) }
+            }
             .map { (plan, $0, reader) }
     }
 }

@@ -95,10 +95,20 @@ enum ServeCommand {
             let shown = TextSafety.escapedForDisplay(configPath)
             return .failure(.configuration(error.errors.map { "\(shown): \($0)" }.joined(separator: "\n")))
         }
+        let durableSettings: DurableSettings
+        let storage: SQLiteCampaignStorage
+        switch DurableAssembly.settings(config, configPath: configPath)
+            .flatMap({ d in DurableAssembly.openStorage(d.storage).map { (d, $0) } }) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let (d, s)):
+            durableSettings = d
+            storage = s
+        }
+        // The provider token lives in the same storage: one token per key for every process.
         let apnsConfiguration: APNsConfiguration
         let delivery: APNsDelivery
         switch APNsSetup.configuration(config, forceDryRun: false)
-            .flatMap({ c in APNsSetup.delivery(c, source: configPath).map { (c, $0) } }) {
+            .flatMap({ c in APNsSetup.delivery(c, source: configPath, tokenStore: SharedProviderTokens(storage: storage)).map { (c, $0) } }) {
         case .failure(let failure): return .failure(failure)
         case .success(let (c, d)):
             apnsConfiguration = c
@@ -107,21 +117,22 @@ enum ServeCommand {
         let planner = config.planner(routes: table)
         let metrics = Metrics()
         let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
-        let durable: DurableAssembly
-        switch DurableAssembly.settings(config, configPath: configPath).flatMap({
-            DurableAssembly.assemble($0, sender: delivery.sender, dryRunSender: dryRunSender,
-                                     defaultInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams),
-                                     metrics: metrics)
-        }) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let value): durable = value
-        }
-        let storage = durable.storage
+        let durable = DurableAssembly.assemble(
+            durableSettings, storage: storage, sender: delivery.sender, dryRunSender: dryRunSender, tokens: delivery.tokens,
+            defaultInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams), metrics: metrics)
         let tokens = delivery.tokens
+        metrics.observeSendingPause { tokens.pausedUntil().map { Double($0) - wallClockSeconds() } ?? 0 }
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
             ReadinessCheck(name: "signing_key") {
                 do { _ = try tokens.currentToken(); return nil } catch { return "cannot sign a provider token" }
+            },
+            // Not a reason to take the API out of service: campaigns are still accepted
+            // and wait in the outbox; the check says why nothing is being sent.
+            ReadinessCheck(name: "apns_sending", blocking: false) {
+                tokens.pausedUntil().map {
+                    "paused until \(CampaignJSON.timestamp(Double($0))): APNs answered TooManyProviderTokenUpdates for key \(tokens.identity.keyId)"
+                }
             },
             ReadinessCheck(name: "storage") { storage.checkWritable(now: wallClockSeconds()) },
         ]

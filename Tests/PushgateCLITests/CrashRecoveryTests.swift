@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func killedMidCampaignEveryDeviceIsAnsweredOnceOutsideTheInFlightWindow() throws {
-        let fake = try FakeAPNsProcess(script: #"{"delayMs": 3}"#)
+        let fake = try FakeAPNsProcess(script: #"{"delayMs": 3}"#, tokenUpdateWindow: 1200)
         let database = fake.directory.appendingPathComponent("pushgate.db").path
         let configPath = try config(fake: fake, database: database)
         let first = (0..<3000).map { Self.token(1, $0) }

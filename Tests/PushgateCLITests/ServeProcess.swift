@@ -66,8 +66,8 @@ final class ServeProcess {
 typealias FakeAPNsProcess = FakeAPNsServer
 
 extension FakeAPNsServer {
-    convenience init(script: String) throws {
-        try self.init(scriptJSON: script)
+    convenience init(script: String, tokenUpdateWindow: Int? = nil) throws {
+        try self.init(scriptJSON: script, tokenUpdateWindow: tokenUpdateWindow)
     }
 
     /// (token, status) of every answered request, in order.

@@ -17,8 +17,10 @@ public final class FakeAPNsServer: @unchecked Sendable {
     private let stdin: Pipe
 
     /// `scriptJSON` tells the fake how to answer (see fake_apns.py); `publicKeyPEM`
-    /// replaces the fixture key it verifies provider tokens with.
-    public init(scriptJSON: String = "{}", publicKeyPEM: String? = nil) throws {
+    /// replaces the fixture key it verifies provider tokens with; `tokenUpdateWindow`
+    /// turns on Apple's rule against replacing a key's token more often than that
+    /// (Apple's is 1200 s).
+    public init(scriptJSON: String = "{}", publicKeyPEM: String? = nil, tokenUpdateWindow: Int? = nil) throws {
         guard let tls = TestTLS.material else { throw TestSupportError(message: "could not make TLS test certificates with openssl") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-apns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -35,6 +37,7 @@ public final class FakeAPNsServer: @unchecked Sendable {
             arguments += ["--key-file", Self.keyFile]
         }
         arguments += ["--tls-cert", tls.certFile, "--tls-key", tls.keyFile]
+        if let tokenUpdateWindow { arguments += ["--token-update-window", String(tokenUpdateWindow)] }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = arguments
@@ -79,6 +82,15 @@ public final class FakeAPNsServer: @unchecked Sendable {
     public func answeredCount() -> Int {
         guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("log.jsonl").path) else { return 0 }
         return data.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+    }
+}
+
+extension FakeAPNsServer {
+    /// The distinct provider tokens (as digests) the fake was sent, in order of first use.
+    public func tokensSeen() -> [String] {
+        var seen: [String] = []
+        for entry in log() { if let sha = entry.string("tokenSha"), !seen.contains(sha) { seen.append(sha) } }
+        return seen
     }
 }
 

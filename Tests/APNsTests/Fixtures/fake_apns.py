@@ -9,10 +9,17 @@ line so that tests can assert on what the server saw.
 
 Usage: fake_apns.py --log FILE [--script FILE] [--key-file P8 | --public-key PEM]
                     [--team-id ID] [--key-id ID] [--tls-cert PEM --tls-key PEM]
+                    [--token-update-window SECONDS]
+
+--token-update-window turns on Apple's rule that a key's provider token may be replaced
+no more often than every 20 minutes (1200 s): once a key's token has been accepted, a
+different valid token for the same key is answered 429 TooManyProviderTokenUpdates until
+the window since the current token was first seen has passed; then it becomes current.
 Prints the port it listens on (127.0.0.1, ephemeral) as the first line of stdout.
 """
 import argparse
 import asyncio
+import hashlib
 import json
 import re
 import ssl
@@ -67,6 +74,8 @@ class Fake:
             with open(args.public_key, "rb") as f:
                 self.public_key = serialization.load_pem_public_key(f.read())
         self.verified = {}
+        self.token_window = args.token_update_window
+        self.current_tokens = {}  # (iss, kid) -> (token, first seen)
         self.log = open(args.log, "a", buffering=1)
         self.received = 0
         self.answered = 0
@@ -86,6 +95,24 @@ class Fake:
         result = self._verify(token)
         self.verified[token] = result
         return result
+
+    def check_update_rule(self, authorization, kid):
+        """Apple's 20-minute rule, applied to a token that verified."""
+        if self.token_window is None:
+            return None
+        token = authorization[len("bearer "):]
+        claims = jwt.decode(token, options={"verify_signature": False})
+        key = (claims.get("iss"), kid)
+        now = time.time()
+        current = self.current_tokens.get(key)
+        if current is None or current[0] == token:
+            if current is None:
+                self.current_tokens[key] = (token, now)
+            return None
+        if now - current[1] < self.token_window:
+            return "TooManyProviderTokenUpdates"
+        self.current_tokens[key] = (token, now)
+        return None
 
     def _verify(self, token):
         try:
@@ -274,8 +301,12 @@ class Connection(asyncio.Protocol):
         del self.streams[stream_id]
         h = dict(headers)
         token_reason, iat, kid = fake.check_token(h.get("authorization"))
+        if token_reason is None:
+            token_reason = fake.check_update_rule(h.get("authorization"), kid)
         violation = fake.validate(headers, body)
-        if token_reason is not None:
+        if token_reason == "TooManyProviderTokenUpdates":
+            status, reason = 429, token_reason
+        elif token_reason is not None:
             status, reason = 403, token_reason
         elif violation is not None:
             status, reason = violation
@@ -315,6 +346,8 @@ class Connection(asyncio.Protocol):
             "topic": h.get("apns-topic"), "pushType": h.get("apns-push-type"), "priority": h.get("apns-priority"),
             "bodyBytes": len(body), "openStreams": open_streams, "violation": violation[1] if violation else None,
             "tokenProblem": token_reason,
+            # Which provider token signed it (a digest: the log never holds a credential).
+            "tokenSha": hashlib.sha256((h.get("authorization") or "").encode()).hexdigest()[:16],
             "headers": sorted(name for name, _ in headers if not name.startswith(":")),
         }) + "\n")
         self.flush()
@@ -344,6 +377,7 @@ def main():
     parser.add_argument("--key-id")
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
+    parser.add_argument("--token-update-window", type=float)
     args = parser.parse_args()
     fake = Fake(args)
     context = None

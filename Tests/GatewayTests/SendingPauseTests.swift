@@ -1,0 +1,90 @@
+import APNs
+import Foundation
+import Payloads
+import Storage
+import Synchronization
+import Testing
+@testable import Gateway
+
+/// Answers TooManyProviderTokenUpdates to everything sent before the first pause ends,
+/// as APNs does when another process minted a token for the key; records each send.
+final class TokenUpdateRefusingSender: NotificationSender {
+    let pausedUntil = Mutex<Double?>(nil)
+    let refusedOnce = Atomic<Bool>(false)
+    let sends = Mutex<[String: Int]>([:])
+    let pauseSeconds: Double
+
+    init(pauseSeconds: Double) { self.pauseSeconds = pauseSeconds }
+
+    func send(_ request: APNsRequest) async -> DeliveryResult {
+        sends.withLock { $0[request.deviceToken, default: 0] += 1 }
+        let now = Date().timeIntervalSince1970
+        let refuse = pausedUntil.withLock { until -> Bool in
+            if !refusedOnce.load(ordering: .relaxed) {
+                refusedOnce.store(true, ordering: .relaxed)
+                until = now + pauseSeconds
+            }
+            return (until ?? 0) > now
+        }
+        return refuse ? .failed(status: 429, reason: .tooManyProviderTokenUpdates) : .delivered(apnsId: request.header("apns-id") ?? "")
+    }
+}
+
+@Suite struct SendingPauseTests {
+    @Test func tooManyTokenUpdatesWaitsForThePauseAndCostsNoAttempt() async throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let sender = TokenUpdateRefusingSender(pauseSeconds: 0.6)
+        let tokens = (0..<20).map { Fixtures.token("e", $0) }
+        _ = try storage.insert(NewCampaign(id: "paused", createdAt: 1, dryRun: false,
+                                           headers: [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")],
+                                           body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
+                               deliveries: tokens.map { NewDelivery(token: $0) }, now: 1)
+        let dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: sender, metrics: Metrics(),
+                                    sendingPausedUntil: { sender.pausedUntil.withLock { $0 } },
+                                    options: .init(inFlight: 4, claimBatch: 4, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
+        let started = Date()
+        try dispatcher.start()
+        defer { _ = dispatcher.stop(deadlineSeconds: 1) }
+        #expect(await dispatcher.waitUntilIdle(deadlineSeconds: 20))
+        #expect(Date().timeIntervalSince(started) >= 0.5, "nothing was sent again before the pause ended")
+        let summary = try #require(try storage.campaign(id: "paused"))
+        #expect(summary.counts[.delivered] == 20, "maxAttempts is 1, yet the refused devices were delivered")
+        let rows = try storage.results(campaign: summary.seq, offset: 0, limit: 100)
+        #expect(rows.allSatisfy { $0.attempts == 1 }, "the refused attempt was not counted")
+        let sends = sender.sends.withLock { $0 }
+        let refused = sends.values.filter { $0 == 2 }.count
+        #expect(refused >= 1 && refused <= 4, "only what was in flight at the refusal was sent twice (\(refused))")
+        #expect(sends.values.allSatisfy { $0 <= 2 }, "never retried blindly")
+    }
+
+    @Test func otherTooManyRequestsAnswersAreRetriedButTheTokenOneIsNot() {
+        let storage = try! SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
+                                    sendingPausedUntil: { 5000 }, options: .init(maxAttempts: 5), now: { 1000 })
+        let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 1)
+        let busy = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyRequests), for: claim)
+        #expect(busy.state == .retrying && !busy.refundAttempt)
+        let token = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyProviderTokenUpdates), for: claim)
+        #expect(token.state == .retrying && token.refundAttempt && token.nextAttemptAt == 5000)
+        let final = dispatcher.outcome(of: .failed(status: 429, reason: .unknown("SomethingNew")), for: claim)
+        #expect(final.state == .failed)
+    }
+
+    @Test func aNonBlockingCheckIsShownButLeavesTheServiceReady() throws {
+        let gateway = try LiveGateway(readiness: [
+            ReadinessCheck(name: "apns_sending", blocking: false) { "paused until 2026-12-01T10:00:00.000Z" },
+        ])
+        let response = try #require(gateway.request("GET", "/readyz"))
+        #expect(response.status == 200)
+        let body = try gateway.object(response)
+        #expect(body["status"] == .string("ready"))
+        #expect(body["checks"]?.objectValue?["apns_sending"]?.stringValue?.hasPrefix("paused until") == true)
+    }
+
+    @Test func metricsShowHowLongSendsArePaused() {
+        let metrics = Metrics()
+        #expect(metrics.render().contains("\npushgate_apns_sending_paused_seconds 0\n"))
+        metrics.observeSendingPause { 600 }
+        #expect(metrics.render().contains("\npushgate_apns_sending_paused_seconds 600\n"))
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import StrictJSON
+import Testing
+import TestSupport
+
+/// Apple refuses a key's provider token replaced more often than every 20 minutes. The
+/// fake enforces that rule here; every process shares the token through the storage, so
+/// back-to-back sends, a kill -9, a restart and a graceful restart all sign with one token.
+@Suite(.serialized) struct SharedTokenCLITests {
+    func config(_ fake: FakeAPNsServer, database: String, inFlight: Int = 40) throws -> String {
+        let root = CLI.packageRoot.path
+        let text = """
+        {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
+         "apns": {"url": "https://127.0.0.1:\(fake.port)", "caFile": "\(fake.caFile)", "teamId": "\(FakeAPNsServer.teamId)",
+                  "keyId": "\(FakeAPNsServer.keyId)", "keyFile": "\(FakeAPNsServer.keyFile)", "connections": 1},
+         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": 4194304},
+         "storage": {"path": "\(database)", "synchronous": "normal"},
+         "dispatcher": {"inFlight": \(inFlight), "claimBatch": 20}}
+        """
+        let path = fake.directory.appendingPathComponent("gateway.json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func tokens(_ prefix: Int, _ count: Int) -> [String] {
+        (0..<count).map { n in
+            let hex = String(prefix * 1_000_000 + n, radix: 16)
+            return String(repeating: "d", count: 64 - hex.count) + hex
+        }
+    }
+
+    func expectOneTokenAndNoRefusal(_ fake: FakeAPNsServer) {
+        #expect(fake.tokensSeen().count == 1, "the fake saw \(fake.tokensSeen().count) provider tokens")
+        #expect(!fake.log().contains { $0.string("reason") == "TooManyProviderTokenUpdates" })
+    }
+
+    @Test func twoSendsWithinAMinuteDeliverEverythingWithOneToken() throws {
+        let fake = try FakeAPNsServer(tokenUpdateWindow: 1200)
+        defer { fake.stop() }
+        let database = fake.directory.appendingPathComponent("gateway.db").path
+        let configPath = try config(fake, database: database)
+        for run in 1...2 {
+            let campaign = fake.directory.appendingPathComponent("campaign\(run).json")
+            try Data(CrashRecoveryTests.campaign(Self.tokens(run, 50))).write(to: campaign)
+            let result = try CLI.run(["send", "--campaign", campaign.path, "--config", configPath],
+                                     environment: SendCommandTests.environment())
+            #expect(result.status == 0, "run \(run): \(result.stderr)")
+            #expect(result.stdout.contains("delivered      50"), "run \(run): \(result.stdout)")
+            #expect(!result.stderr.contains("eyJ") && !result.stdout.contains("eyJ"), "the token is never printed")
+        }
+        #expect(fake.answers().filter { $0.status == 200 }.count == 100)
+        expectOneTokenAndNoRefusal(fake)
+        // The token is a credential: the database holding it is readable by its owner only.
+        let mode = try FileManager.default.attributesOfItem(atPath: database)[.posixPermissions] as? NSNumber
+        #expect((mode?.intValue ?? 0o777) & 0o077 == 0)
+    }
+
+    @Test func serveKilledRestartedAndRestartedGracefullySignsWithOneToken() throws {
+        let fake = try FakeAPNsServer(scriptJSON: #"{"delayMs": 3}"#, tokenUpdateWindow: 1200)
+        defer { fake.stop() }
+        let database = fake.directory.appendingPathComponent("gateway.db").path
+        let configPath = try config(fake, database: database)
+        let first = Self.tokens(1, 1500)
+
+        let server = try ServeProcess(config: configPath)
+        let accepted = try #require(server.request("POST", "/v1/campaigns", json: CrashRecoveryTests.campaign(first)))
+        #expect(accepted.status == 202)
+        let id = try #require(try JSONParser().parse(accepted.body).objectValue?["id"]?.stringValue)
+        let deadline = Date().addingTimeInterval(30)
+        while fake.answeredCount() < 300 && Date() < deadline { usleep(2000) }
+        server.kill9()
+        #expect(fake.answeredCount() < first.count, "the campaign finished before the kill; the test proved nothing")
+
+        let restarted = try ServeProcess(config: configPath)
+        #expect(waitForCompletion(restarted, id))
+        #expect(restarted.terminate() == 0)
+
+        // A deploy: a graceful stop and a new process, which sends a new campaign.
+        let deployed = try ServeProcess(config: configPath)
+        let second = try #require(deployed.request("POST", "/v1/campaigns", json: CrashRecoveryTests.campaign(Self.tokens(2, 200))))
+        #expect(second.status == 202)
+        let secondID = try #require(try JSONParser().parse(second.body).objectValue?["id"]?.stringValue)
+        #expect(waitForCompletion(deployed, secondID))
+        #expect(deployed.terminate() == 0)
+
+        let delivered = Set(fake.answers().filter { $0.status == 200 }.map(\.token))
+        #expect(delivered.count == 1700, "every device delivered")
+        expectOneTokenAndNoRefusal(fake)
+    }
+
+    func waitForCompletion(_ server: ServeProcess, _ id: String) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if server.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed" { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+}
