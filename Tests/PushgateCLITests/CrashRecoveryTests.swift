@@ -9,18 +9,7 @@ import Testing
     static let inFlight = 40
 
     func config(fake: FakeAPNsProcess, database: String) throws -> String {
-        let root = CLI.packageRoot.path
-        let text = """
-        {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
-         "apns": {"url": "https://127.0.0.1:\(fake.port)", "caFile": "\(fake.caFile)", "teamId": "TEAM123456",
-                  "keyId": "KEY1234567", "keyFile": "\(FakeAPNsProcess.keyFile)", "connections": 1},
-         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": 4194304},
-         "storage": {"path": "\(database)"},
-         "dispatcher": {"inFlight": \(Self.inFlight), "claimBatch": 20}}
-        """
-        let path = fake.directory.appendingPathComponent("gateway.json").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try fake.gatewayConfig(database: database, inFlight: Self.inFlight)
     }
 
     static func token(_ campaign: Int, _ n: Int) -> String {

@@ -70,6 +70,23 @@ extension FakeAPNsServer {
         try self.init(scriptJSON: script, tokenUpdateWindow: tokenUpdateWindow)
     }
 
+    /// A gateway configuration sending to this fake with the fixture key, written next to
+    /// its log; returns its path.
+    func gatewayConfig(database: String, inFlight: Int) throws -> String {
+        let root = CLI.packageRoot.path
+        let text = """
+        {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
+         "apns": {"url": "https://127.0.0.1:\(port)", "caFile": "\(caFile)", "teamId": "\(Self.teamId)",
+                  "keyId": "\(Self.keyId)", "keyFile": "\(Self.keyFile)", "connections": 1},
+         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": 4194304},
+         "storage": {"path": "\(database)"},
+         "dispatcher": {"inFlight": \(inFlight), "claimBatch": 20}}
+        """
+        let path = directory.appendingPathComponent("gateway.json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// (token, status) of every answered request, in order.
     func answers() -> [(token: String, status: Int)] {
         log().compactMap { object in

@@ -7,21 +7,6 @@ import TestSupport
 /// fake enforces that rule here; every process shares the token through the storage, so
 /// back-to-back sends, a kill -9, a restart and a graceful restart all sign with one token.
 @Suite(.serialized) struct SharedTokenCLITests {
-    func config(_ fake: FakeAPNsServer, database: String, inFlight: Int = 40) throws -> String {
-        let root = CLI.packageRoot.path
-        let text = """
-        {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
-         "apns": {"url": "https://127.0.0.1:\(fake.port)", "caFile": "\(fake.caFile)", "teamId": "\(FakeAPNsServer.teamId)",
-                  "keyId": "\(FakeAPNsServer.keyId)", "keyFile": "\(FakeAPNsServer.keyFile)", "connections": 1},
-         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": 4194304},
-         "storage": {"path": "\(database)", "synchronous": "normal"},
-         "dispatcher": {"inFlight": \(inFlight), "claimBatch": 20}}
-        """
-        let path = fake.directory.appendingPathComponent("gateway.json").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     static func tokens(_ prefix: Int, _ count: Int) -> [String] {
         (0..<count).map { n in
             let hex = String(prefix * 1_000_000 + n, radix: 16)
@@ -38,7 +23,7 @@ import TestSupport
         let fake = try FakeAPNsServer(tokenUpdateWindow: 1200)
         defer { fake.stop() }
         let database = fake.directory.appendingPathComponent("gateway.db").path
-        let configPath = try config(fake, database: database)
+        let configPath = try fake.gatewayConfig(database: database, inFlight: 40)
         for run in 1...2 {
             let campaign = fake.directory.appendingPathComponent("campaign\(run).json")
             try Data(CrashRecoveryTests.campaign(Self.tokens(run, 50))).write(to: campaign)
@@ -59,7 +44,7 @@ import TestSupport
         let fake = try FakeAPNsServer(scriptJSON: #"{"delayMs": 3}"#, tokenUpdateWindow: 1200)
         defer { fake.stop() }
         let database = fake.directory.appendingPathComponent("gateway.db").path
-        let configPath = try config(fake, database: database)
+        let configPath = try fake.gatewayConfig(database: database, inFlight: 40)
         let first = Self.tokens(1, 1500)
 
         let server = try ServeProcess(config: configPath)
