@@ -37,11 +37,11 @@ test: deps
 	$(SWIFT) test --skip-build --parallel
 
 # Every benchmark, release build: the in-process suites (links, payloads, apns), the HTTP
-# API under load, and the streaming link checker.
+# API under load, and the streaming link checker against libcurl's URL parser.
 bench: release
 	.build/release/PushgateBench
 	bash Benchmarks/http/run.sh
-	bash scripts/bench-check-link-stdin.sh
+	bash Benchmarks/linkcheck/run.sh
 	bash Benchmarks/durable/run.sh
 
 clean:

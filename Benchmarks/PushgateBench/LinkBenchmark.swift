@@ -54,6 +54,27 @@ enum LinkBenchmark {
         print("  URLComponents(string:)      \(perLink(foundationWall, linkCount)) ns/link wall, \(perLink(foundationCPU, linkCount)) ns/link CPU  (parse only; reference)")
     }
 
+    /// The same mixed corpus as `run()` (same seed, 30% hostile), one link per line. Links
+    /// whose attack is a raw CR or LF are left out: in a file they would be two lines.
+    static func writeCorpus(to path: String, count: Int) -> Bool {
+        guard let table = loadShippedTable() else { return false }
+        var generator = SampleLinkGenerator(table: table, seed: seed)
+        var text = ""
+        var written = 0
+        while written < count {
+            let link = generator.next(hostileFraction: 0.3)
+            if link.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) { continue }
+            text += link
+            text += "\n"
+            written += 1
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            print("write-links: cannot write \(path)")
+            return false
+        }
+        return true
+    }
+
     /// config/routes.json of this package (found from this file, whatever the working directory).
     private static func loadShippedTable() -> RouteTable? {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

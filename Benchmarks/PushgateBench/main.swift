@@ -4,6 +4,12 @@ import Glibc
 
 // Release-mode benchmarks. Each suite prints one block with the median of several runs.
 // Run with `make bench` (or `swift run -c release PushgateBench [suite…]`).
+// `PushgateBench write-links FILE [COUNT]` writes the `links` suite's mixed corpus as one
+// link per line, for the streaming benchmark (Benchmarks/linkcheck/run.sh).
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "write-links" {
+    let count = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) : 200_000
+    exit(LinkBenchmark.writeCorpus(to: CommandLine.arguments[2], count: count ?? 200_000) ? 0 : 2)
+}
 let requested = Set(CommandLine.arguments.dropFirst())
 var ran = 0
 for suite in BenchmarkSuites.all where requested.isEmpty || requested.contains(suite.name) {

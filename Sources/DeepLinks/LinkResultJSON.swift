@@ -5,44 +5,43 @@ import StrictJSON
 /// `{"ok":false,"error":{"code":…,"message":…}}`. Strings go through StrictJSON's
 /// escaper, so unsafe characters only ever appear as `\uXXXX`.
 public enum LinkResultJSON {
-    public static func append(_ result: LinkCheckResult, to out: inout [UInt8]) {
-        switch result {
-        case .accepted(let link):
-            out.append(contentsOf: #"{"ok":true,"canonical":"#.utf8)
-            JSONWriter.appendQuoted(link.canonical, to: &out)
-            out.append(contentsOf: #","route":"#.utf8)
-            JSONWriter.appendQuoted(link.route, to: &out)
-            out.append(contentsOf: #","params":"#.utf8)
-            appendObject(link.params, to: &out)
-            out.append(contentsOf: #","query":"#.utf8)
-            appendObject(link.query, to: &out)
-            out.append(UInt8(ascii: "}"))
-        case .rejected(let rejection):
-            out.append(contentsOf: #"{"ok":false,"error":{"code":"#.utf8)
-            JSONWriter.appendQuoted(rejection.code.rawValue, to: &out)
-            out.append(contentsOf: #","message":"#.utf8)
-            JSONWriter.appendQuoted(rejection.message, to: &out)
-            out.append(contentsOf: "}}".utf8)
+    public static func write(_ result: LinkCheckResult, to w: inout JSONWriter) {
+        w.object { w in
+            switch result {
+            case .accepted(let link):
+                w.member("ok", true)
+                w.member("canonical", link.canonical)
+                w.member("route", link.route)
+                w.key("params")
+                writeObject(link.params, to: &w)
+                w.key("query")
+                writeObject(link.query, to: &w)
+            case .rejected(let rejection):
+                w.member("ok", false)
+                w.member("error", object: { w in
+                    w.member("code", rejection.code.rawValue)
+                    w.member("message", rejection.message)
+                })
+            }
         }
     }
 
+    /// The object and a newline.
     public static func line(_ result: LinkCheckResult) -> [UInt8] {
-        var out: [UInt8] = []
-        append(result, to: &out)
-        out.append(UInt8(ascii: "\n"))
-        return out
+        var w = JSONWriter()
+        write(result, to: &w)
+        w.raw("\n")
+        return w.bytes
     }
 
     /// Names are unique here (the canonicaliser rejects duplicate query keys), so an
     /// object keeps every value.
-    private static func appendObject(_ values: [NamedValue], to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "{"))
-        for (i, item) in values.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            JSONWriter.appendQuoted(item.name, to: &out)
-            out.append(UInt8(ascii: ":"))
-            JSONWriter.appendQuoted(item.value, to: &out)
+    private static func writeObject(_ values: [NamedValue], to w: inout JSONWriter) {
+        w.object { w in
+            for item in values {
+                w.key(item.name)
+                w.string(item.value)
+            }
         }
-        out.append(UInt8(ascii: "}"))
     }
 }

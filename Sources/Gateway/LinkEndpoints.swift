@@ -18,22 +18,23 @@ enum LinkEndpoints {
             case .failure(let problem):
                 return problem.response
             case .success(.single(let link)):
-                let result = check(link, table: table, metrics: metrics)
-                var out: [UInt8] = []
-                LinkResultJSON.append(result, to: &out)
-                out.append(UInt8(ascii: "\n"))
-                return jsonResponse(out)
+                return jsonResponse(LinkResultJSON.line(check(link, table: table, metrics: metrics)))
             case .success(.batch(let links)):
-                var out: [UInt8] = Array("{\"results\":[".utf8)
+                var w = JSONWriter(capacity: 256 * links.count + 64)
                 var accepted = 0
-                for (i, link) in links.enumerated() {
-                    if i > 0 { out.append(UInt8(ascii: ",")) }
-                    let result = check(link, table: table, metrics: metrics)
-                    if case .accepted = result { accepted += 1 }
-                    LinkResultJSON.append(result, to: &out)
+                w.object { w in
+                    w.member("results", array: { w in
+                        for link in links {
+                            let result = check(link, table: table, metrics: metrics)
+                            if case .accepted = result { accepted += 1 }
+                            LinkResultJSON.write(result, to: &w)
+                        }
+                    })
+                    w.member("accepted", accepted)
+                    w.member("rejected", links.count - accepted)
                 }
-                out.append(contentsOf: "],\"accepted\":\(accepted),\"rejected\":\(links.count - accepted)}\n".utf8)
-                return jsonResponse(out)
+                w.raw("\n")
+                return jsonResponse(w.bytes)
             }
         }
 

@@ -53,18 +53,21 @@ enum CheckLinkCommand {
 
     private static func streamLines(_ table: RouteTable) -> Int32 {
         var anyRejected = false
-        var out: [UInt8] = []
-        out.reserveCapacity(512)
+        var w = JSONWriter(capacity: 1 << 17)
         do throws(LineReader.ReadError) {
             try LineReader(fd: 0, maxLineBytes: maxHeldLineBytes).forEachLine { line in
                 let result = check(line, table: table)
                 if case .rejected = result { anyRejected = true }
-                out.removeAll(keepingCapacity: true)
-                LinkResultJSON.append(result, to: &out)
-                out.append(UInt8(ascii: "\n"))
-                Output.writeBytes(out)
+                LinkResultJSON.write(result, to: &w)
+                w.raw("\n")
+                if w.count >= 1 << 16 {
+                    Output.writeBytes(w.bytes)
+                    w.removeAll()
+                }
             }
+            Output.writeBytes(w.bytes)
         } catch {
+            Output.writeBytes(w.bytes)  // the answers so far, before the error
             Output.error("pushgate check-link: cannot read standard input: \(error.message)")
             return ExitStatus.usage
         }

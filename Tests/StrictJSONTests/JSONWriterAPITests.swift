@@ -1,0 +1,116 @@
+import Testing
+@testable import StrictJSON
+
+@Suite struct JSONWriterAPITests {
+    @Test func objectsArraysAndMembersGetTheirCommas() {
+        var w = JSONWriter()
+        w.object { w in
+            w.member("ok", true)
+            w.member("n", -42)
+            w.member("s", "a\"b")
+            w.member("none", orNull: nil as String?)
+            w.member("empty", object: { _ in })
+            w.member("list", array: { w in
+                w.int(1)
+                w.object { w in w.member("k", "v") }
+                w.array { _ in }
+                w.null()
+                w.string("x")
+            })
+            let name = "dynamic\u{7}"
+            w.key(name)
+            w.value(.object(JSONObject([JSONMember(key: "a", value: .array([.number("1.5"), .bool(false)]))])))
+            w.member("d", 0.25)
+        }
+        #expect(w.string == #"{"ok":true,"n":-42,"s":"a\"b","none":null,"empty":{},"list":[1,{"k":"v"},[],null,"x"],"dynamic\u0007":{"a":[1.5,false]},"d":0.25}"#)
+    }
+
+    @Test func topLevelSequenceAndReuse() {
+        var w = JSONWriter()
+        w.array([3, 1, 2]) { w, n in w.int(n) }
+        #expect(w.string == "[3,1,2]")
+        w.removeAll()
+        w.string(pieces: { out in
+            out.append(contentsOf: "/help/".utf8)
+            JSONWriter.appendEscaped("a\tb", to: &out)
+        })
+        #expect(w.string == #""/help/a\tb""#)
+    }
+
+    @Test func integersWithoutStrings() {
+        for n in [0, 7, 10, -1, -10, 1234567890, Int.max, Int.min] {
+            var out: [UInt8] = []
+            JSONWriter.appendDecimal(n, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == String(n))
+        }
+    }
+
+    @Test func doublesThatJSONCannotHoldAreNull() {
+        var w = JSONWriter()
+        w.array { w in w.double(.nan); w.double(.infinity); w.double(1e21) }
+        #expect(w.string == "[null,null,1e+21]")
+    }
+
+    @Test func rawTextKeepsOldStyleWritersWorking() {
+        var w = JSONWriter()
+        w.raw("{\"a\":")
+        w.string("x")
+        w.raw(",\"b\":")
+        w.int(1)
+        w.byte(UInt8(ascii: "}"))
+        #expect(w.string == #"{"a":"x","b":1}"#)
+    }
+
+    /// The fast path (8 bytes at a time, runs copied whole) against the plain
+    /// scalar-by-scalar definition, over text with every kind of character at every
+    /// position relative to the 8-byte blocks.
+    @Test func fastEscaperMatchesTheDefinition() {
+        let pieces: [String] = ["a", "plain ascii ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "~", " ",
+                                "é", "\u{85}", "\u{AD}", "\u{2028}", "\u{202E}", "\u{200B}", "\u{FEFF}", "żółw", "😀",
+                                "\u{E0041}", "\u{10FFFF}", "日本"]
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<3000 {
+            var text = ""
+            for _ in 0..<rng.below(12) { text += pieces[rng.below(pieces.count)] }
+            #expect(JSONWriter.quoted(text) == Self.reference(text), "\(Array(text.unicodeScalars))")
+        }
+        for byte in UInt8(0)...0x7F {
+            let text = String(repeating: "x", count: Int(byte) % 9) + String(UnicodeScalar(byte)) + "yyyyyyyy"
+            #expect(JSONWriter.quoted(text) == Self.reference(text), "byte \(byte)")
+        }
+    }
+
+    static func reference(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if TextSafety.isUnsafe(scalar) {
+                    JSONWriter.appendUnicodeEscape(scalar, to: &out)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// A tiny seeded generator (StrictJSON has no dependencies to borrow one from).
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
