@@ -3,11 +3,12 @@ import StrictJSON
 /// A problem with the `apns` configuration. `location` is where: a JSON path in the
 /// configuration file (`apns.retry.maxAttempts`) or an environment variable's name.
 public struct APNsConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case missingSetting
+    public enum Code: String, Sendable, CaseIterable {
+        // The same words every document reader uses (`DiagnosticDomain.document`).
+        case missingSetting = "missing"
         case wrongType
         case invalidValue
-        case unknownSetting
+        case unknownSetting = "unknownKey"
         case keyFileUnreadable
         case keyEncrypted
         case keyNotPKCS8
@@ -28,4 +29,6 @@ public struct APNsConfigurationError: Error, Sendable, Equatable, CustomStringCo
     }
 
     public var description: String { "\(location): \(message) [\(code.rawValue)]" }
+
+    public var diagnosticCode: DiagnosticCode { DiagnosticCode(rawValue: code.rawValue) }
 }

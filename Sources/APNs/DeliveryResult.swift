@@ -1,4 +1,5 @@
 import Payloads
+import StrictJSON
 
 /// What happened to one notification, after every retry.
 public enum DeliveryResult: Sendable, Equatable {
@@ -24,7 +25,8 @@ public enum DeliveryResult: Sendable, Equatable {
         }
     }
 
-    /// The reason a summary groups failures by (APNs reason or transport code).
+    /// The reason a summary groups failures by: Apple's reason name for Apple's answers,
+    /// pushgate's transport code (`DiagnosticDomain.delivery`) when no answer came.
     public var failureReason: String? {
         switch self {
         case .failed(_, let reason): return reason.rawValue
@@ -37,7 +39,7 @@ public enum DeliveryResult: Sendable, Equatable {
 
 /// Why no answer came from APNs. Codes are stable.
 public struct TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         /// The request's deadline passed with no response.
         case timeout
         /// No connection could be made (after reconnect attempts).
@@ -77,4 +79,18 @@ public struct PreparedRequest: Sendable, Equatable {
         self.headers = headers
         self.body = body
     }
+}
+
+extension DiagnosticCode {
+    /// A device's reason as Apple named it (`BadDeviceToken`, `Unregistered`, …).
+    public init(_ reason: APNsReason) { self.init(rawValue: reason.rawValue) }
+}
+
+extension DiagnosticDomain {
+    /// Apple's reasons, by Apple's names: a device's result for Apple's answers.
+    public static let apns = DiagnosticDomain("apns", APNsReason.documented.map { DiagnosticCode(rawValue: $0.string) })
+    /// pushgate's own decisions about a device when Apple gave no answer.
+    public static let delivery = DiagnosticDomain("delivery", TransportFailure.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
+    /// The provider-token key and the `apns` settings beyond the document codes.
+    public static let signingKey = DiagnosticDomain("signingKey", SigningKeyError.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
 }

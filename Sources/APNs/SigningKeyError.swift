@@ -1,6 +1,6 @@
 /// Why a provider-token key cannot be used. Messages name the file, never its content.
 public struct SigningKeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case keyFileUnreadable
         case keyEncrypted
         case keyNotPKCS8

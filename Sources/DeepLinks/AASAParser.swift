@@ -2,11 +2,11 @@ import StrictJSON
 
 /// Why a file cannot be read as an AASA at all (the CLI's exit status 2).
 public struct AASAError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         /// Not JSON (or not UTF-8, duplicate keys, too deep).
         case invalidJSON
         /// A required key is absent.
-        case missingKey
+        case missingKey = "missing"
         /// A value of the wrong JSON type.
         case wrongType
         /// A pattern uses `$(name)` that is neither in `substitutionVariables` nor predefined.

@@ -220,3 +220,10 @@ public struct AASAValidator: Sendable {
         }
     }
 }
+
+extension DiagnosticDomain {
+    /// `aasa validate`: why a file cannot be read as an AASA, and what it disagrees on
+    /// with the route table.
+    public static let aasa = DiagnosticDomain("aasa", (AASAError.Code.allCases.map(\.rawValue) + AASAFinding.Code.allCases.map(\.rawValue))
+        .map { DiagnosticCode(rawValue: $0) })
+}

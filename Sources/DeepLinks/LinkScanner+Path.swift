@@ -30,7 +30,7 @@ extension LinkScanner {
         if end - start != raw.count {  // something was percent-decoded: check what it became
             try PercentCoding.checkDecoded(value, what: "path segment \(index)")
             for c in value where c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") {
-                throw reject(.invalidParameter, "path segment \(index) \(quoted(raw)) decodes to text with '/' or '\\'; a segment cannot contain a path separator")
+                throw reject(.forbiddenCharacter, "path segment \(index) \(quoted(raw)) decodes to text with '/' or '\\'; a segment cannot contain a path separator")
             }
         }
         if value.count <= 2, value.allSatisfy({ $0 == UInt8(ascii: ".") }) {

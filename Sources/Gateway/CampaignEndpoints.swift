@@ -87,7 +87,8 @@ enum CampaignEndpoints {
                                                idempotency: idempotency, rejectDuplicateTokens: false), key: idempotency?.key)
         } catch {
             if error.code == .duplicateToken {
-                return Problem.validation([.init(pointer: "/devices", code: "duplicateDevice", detail: error.message)]).response
+                return Problem.validation([Diagnostic(PayloadErrorCode.duplicateDevice.diagnosticCode, at: .pointer(.root.appending("devices")),
+                                                      error.message)]).response
             }
             return Problem.storageUnavailable(error).response
         }
@@ -97,8 +98,8 @@ enum CampaignEndpoints {
     /// device token per line. Every bad line is reported (up to 20), by line number.
     static func planLines(_ body: [UInt8], planner: CampaignPlanner, metrics: Metrics) -> Result<(CampaignPlan, DeviceLines), Problem> {
         guard let (header, lines) = DeviceLines.split(body) else {
-            return .failure(.validation([.init(pointer: "line:2", code: "noDevices",
-                                               detail: "expected the campaign on the first line, then one device token per line")]))
+            return .failure(.validation([Diagnostic(PayloadErrorCode.noDevices.diagnosticCode, at: .line(2, file: nil),
+                                                    "expected the campaign on the first line, then one device token per line")]))
         }
         do throws(JSONParseError) {
             _ = try JSONBody.parser.parse(Array(header))
@@ -113,20 +114,19 @@ enum CampaignEndpoints {
         case .success(let planned): plan = planned
         }
         if plan.campaign.devicesGiven {
-            return .failure(.validation([.init(pointer: "/devices", code: "devicesInHeader",
-                                               detail: "with application/x-ndjson the devices go one per line after the campaign, not in it")]))
+            return .failure(.validation([Diagnostic(.devicesInHeader, at: .pointer(.root.appending("devices")),
+                                                    "with application/x-ndjson the devices go one per line after the campaign, not in it")]))
         }
-        var errors: [Problem.FieldError] = []
+        var errors: [Diagnostic] = []
         var count = 0
         for line in lines {
             count += 1
             if case .failure(let problem) = line.token, errors.count < 20 {
-                errors.append(.init(pointer: "line:\(line.number)", code: PayloadErrorCode.invalidToken.rawValue,
-                                    detail: "line \(line.number): \(problem.message)"))
+                errors.append(Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .line(line.number, file: nil), problem.message))
             }
         }
         if count == 0 {
-            errors.append(.init(pointer: "line:2", code: "noDevices", detail: "no device lines after the campaign"))
+            errors.append(Diagnostic(PayloadErrorCode.noDevices.diagnosticCode, at: .line(2, file: nil), "no device lines after the campaign"))
         }
         guard errors.isEmpty else { return .failure(.validation(errors)) }
         return .success((plan, lines))
@@ -174,19 +174,19 @@ enum IdempotencyKey {
 
 extension Problem {
     static func storageUnavailable(_ error: StorageError) -> Problem {
-        Problem(status: 503, code: "storageUnavailable", title: "Service Unavailable",
+        Problem(status: 503, code: .storageUnavailable, title: "Service Unavailable",
                 detail: "the campaign store cannot be used right now: \(error.description)", headers: [("Retry-After", "5")])
     }
 
     static let invalidIdempotencyKey = Problem(
-        status: 400, code: "invalidIdempotencyKey", title: "Bad Request",
+        status: 400, code: .invalidHeader, title: "Bad Request",
         detail: "Idempotency-Key must be 1 to 255 visible ASCII characters",
-        errors: [FieldError(pointer: "header:Idempotency-Key", code: "invalidIdempotencyKey", detail: "expected 1 to 255 visible ASCII characters")])
+        errors: [Diagnostic(.invalidIdempotencyKey, at: .header("Idempotency-Key"), "expected 1 to 255 visible ASCII characters")])
 
     static func idempotencyConflict(key: String, campaignID: String) -> Problem {
-        Problem(status: 409, code: "idempotencyKeyReused", title: "Conflict",
+        Problem(status: 409, code: .idempotencyKeyReused, title: "Conflict",
                 detail: "Idempotency-Key \(JSONWriter.quoted(key)) was already used for campaign \(campaignID) with a different request body",
-                errors: [FieldError(pointer: "header:Idempotency-Key", code: "idempotencyKeyReused",
-                                    detail: "already used for campaign \(campaignID) with a different body")])
+                errors: [Diagnostic(.idempotencyKeyReused, at: .header("Idempotency-Key"),
+                                    "already used for campaign \(campaignID) with a different body")])
     }
 }

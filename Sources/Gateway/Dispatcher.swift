@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Payloads
 import Storage
+import StrictJSON
 import Synchronization
 
 /// Sends what the outbox holds. One loop, on its own thread (SQLite calls block, so they
@@ -178,7 +179,7 @@ public final class Dispatcher: Sendable {
                 messages[claim.campaign] = message
             }
             guard let message = messages[claim.campaign] else {
-                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: "campaignMissing"))
+                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: DiagnosticCode.campaignMissing.rawValue))
                 continue
             }
             let request = Self.request(for: claim, message: message)

@@ -62,27 +62,26 @@ enum LinkEndpoints {
     /// `{"link": "…"}` or `{"links": ["…", …]}`; every problem at once.
     static func parseLinks(_ json: JSON) -> Result<Links, Problem> {
         guard let object = json.objectValue else {
-            return .failure(.validation([.init(pointer: "", code: "invalidType", detail: "expected an object with \"link\" or \"links\"")]))
+            return .failure(.validation([Diagnostic(.wrongType, at: .pointer(.root), "expected an object with \"link\" or \"links\", found \(json.kindDescription)")]))
         }
-        var errors: [Problem.FieldError] = []
+        var errors: [Diagnostic] = []
         for key in object.keys where key != "link" && key != "links" {
-            errors.append(.init(pointer: JSONPath.root.appending(key).pointer, code: "unknownField",
-                                detail: "unknown field; expected \"link\" or \"links\""))
+            errors.append(Diagnostic(.unknownKey, at: .pointer(.root.appending(key)), "unknown key; expected \"link\" or \"links\""))
         }
         switch (object["link"], object["links"]) {
         case (.some(let single), nil):
             guard let link = single.stringValue else {
-                errors.append(.init(pointer: "/link", code: "invalidType", detail: "expected a string, got \(single.kindDescription)"))
+                errors.append(Diagnostic(.wrongType, at: .pointer(.root.appending("link")), "expected a string, found \(single.kindDescription)"))
                 return .failure(.validation(errors))
             }
             return errors.isEmpty ? .success(.single(link)) : .failure(.validation(errors))
         case (nil, .some(let many)):
             guard let items = many.arrayValue else {
-                errors.append(.init(pointer: "/links", code: "invalidType", detail: "expected an array of strings, got \(many.kindDescription)"))
+                errors.append(Diagnostic(.wrongType, at: .pointer(.root.appending("links")), "expected an array of strings, found \(many.kindDescription)"))
                 return .failure(.validation(errors))
             }
             if items.isEmpty || items.count > maxBatch {
-                errors.append(.init(pointer: "/links", code: "invalidBatchSize", detail: "expected 1 to \(maxBatch) links, got \(items.count)"))
+                errors.append(Diagnostic(.invalidBatchSize, at: .pointer(.root.appending("links")), "expected 1 to \(maxBatch) links, got \(items.count)"))
                 // Items past the limit are not looked at: half a million non-strings
                 // would otherwise each get an error in the answer.
                 return .failure(.validation(errors))
@@ -90,15 +89,15 @@ enum LinkEndpoints {
             var links: [String] = []
             for (i, item) in items.enumerated() {
                 if let text = item.stringValue { links.append(text) } else {
-                    errors.append(.init(pointer: "/links/\(i)", code: "invalidType", detail: "expected a string, got \(item.kindDescription)"))
+                    errors.append(Diagnostic(.wrongType, at: .pointer(.root.appending("links").appending(index: i)), "expected a string, found \(item.kindDescription)"))
                 }
             }
             return errors.isEmpty ? .success(.batch(links)) : .failure(.validation(errors))
         case (.some, .some):
-            errors.append(.init(pointer: "/links", code: "conflictingFields", detail: "give either \"link\" or \"links\", not both"))
+            errors.append(Diagnostic(.conflictingFields, at: .pointer(.root.appending("links")), "give either \"link\" or \"links\", not both"))
             return .failure(.validation(errors))
         case (nil, nil):
-            errors.append(.init(pointer: "/link", code: "missingField", detail: "expected \"link\" (a string) or \"links\" (an array)"))
+            errors.append(Diagnostic(.missing, at: .pointer(.root.appending("link")), "expected \"link\" (a string) or \"links\" (an array)"))
             return .failure(.validation(errors))
         }
     }

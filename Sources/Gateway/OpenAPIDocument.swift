@@ -33,24 +33,34 @@ enum OpenAPIDocument {
         "type": "object",
         "required": ["type", "title", "status", "code", "detail"],
         "properties": {
-          "type": {"type": "string", "examples": ["urn:pushgate:problem:hostNotAllowed"]},
+          "type": {"type": "string", "examples": ["urn:pushgate:problem:validationFailed"]},
           "title": {"type": "string"},
           "status": {"type": "integer"},
-          "code": {"type": "string", "description": "Stable machine-readable code."},
+          "code": {"description": "The kind of problem (docs/errors.md); never depends on how many errors there are.",
+                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "rateLimited", "shuttingDown", "storageUnavailable"]},
           "detail": {"type": "string"},
           "errors": {
             "type": "array",
             "items": {
               "type": "object",
-              "required": ["pointer", "code", "detail"],
+              "required": ["code", "detail"],
+              "description": "One diagnostic: its location as exactly one of pointer, parameter, header or line.",
               "properties": {
-                "pointer": {"type": "string", "description": "RFC 6901 JSON pointer into the request body ('?name' for a query parameter)."},
-                "code": {"type": "string"},
+                "pointer": {"type": "string", "description": "RFC 6901 JSON pointer into the request body."},
+                "parameter": {"type": "string", "description": "A query or path parameter."},
+                "header": {"type": "string", "description": "A request header."},
+                "line": {"type": "integer", "minimum": 1, "description": "A line of an application/x-ndjson body."},
+                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "payloadTooLarge", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "idempotencyKeyReused"]},
                 "detail": {"type": "string"}
               }
             }
           }
         }
+      },
+      "DeviceReason": {
+        "type": "string",
+        "description": "Apple's reason name when APNs answered (a name Apple adds later is passed through as it is), else pushgate's code for its own decision (docs/errors.md).",
+        "examples": ["BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "connectionFailed", "tlsFailed", "connectionLost", "cancelled", "transportError", "campaignMissing", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "payloadTooLarge"]
       },
       "LinkResult": {
         "oneOf": [
@@ -73,7 +83,7 @@ enum OpenAPIDocument {
               "error": {
                 "type": "object",
                 "required": ["code", "message"],
-                "properties": {"code": {"type": "string"}, "message": {"type": "string"}}
+                "properties": {"code": {"enum": ["tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute"]}, "message": {"type": "string"}}
               }
             }
           }
@@ -230,7 +240,7 @@ enum OpenAPIDocument {
               "index": {"type": "integer"}, "token": {"type": "string"},
               "state": {"enum": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run"]},
               "attempts": {"type": "integer"},
-              "status": {"type": "integer"}, "reason": {"type": "string"}, "apns_id": {"type": "string"}, "timestamp_ms": {"type": "integer"},
+              "status": {"type": "integer"}, "reason": {"$ref": "#/components/schemas/DeviceReason"}, "apns_id": {"type": "string"}, "timestamp_ms": {"type": "integer"},
               "next_attempt_at": {"type": "string", "format": "date-time"}
             }}}
           }}]}}}},

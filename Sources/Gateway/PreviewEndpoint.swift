@@ -39,11 +39,9 @@ enum CampaignProblems {
         for problem in rejection.problems {
             if let code = problem.linkCode { metrics.recordLinkRejected(code: code.rawValue) }
         }
-        let errors = rejection.problems.prefix(maxListed).map { problem in
-            Problem.FieldError(pointer: problem.path.pointer, code: problem.stableCode, detail: "\(problem.path): \(problem.message)")
-        }
+        let errors = rejection.problems.prefix(maxListed).map(\.diagnostic)
         let count = rejection.problems.count
-        let summary = count == 1 ? errors[0].detail
+        let summary = count == 1 ? errors[0].description
             : "\(count) problems in the campaign" + (count > maxListed ? " (the first \(maxListed) are listed)" : "")
         return .validation(errors, detail: summary)
     }

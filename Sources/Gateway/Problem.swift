@@ -1,30 +1,20 @@
 import HTTPServer
 import StrictJSON
 
-/// An RFC 9457 problem: every error the API answers is one of these, with a stable
-/// `code`, a readable `detail`, and the JSON pointers of every offending field.
+/// An RFC 9457 problem: every error the API answers is one of these. Its `code` names
+/// the kind of problem (`validationFailed`, `invalidQuery`, `notFound`, …) and never
+/// depends on how many things are wrong; `errors` holds each `Diagnostic` with its own
+/// code and its location as its own member (`pointer`, `parameter`, `header`, `line`).
 public struct Problem: Error, Sendable, Equatable {
-    public struct FieldError: Sendable, Equatable {
-        public var pointer: String
-        public var code: String
-        public var detail: String
-
-        public init(pointer: String, code: String, detail: String) {
-            self.pointer = pointer
-            self.code = code
-            self.detail = detail
-        }
-    }
-
     public var status: Int
-    public var code: String
+    public var code: DiagnosticCode
     public var title: String
     public var detail: String
-    public var errors: [FieldError]
+    public var errors: [Diagnostic]
     /// Extra headers (`Allow`, `Retry-After`, `WWW-Authenticate`).
     public var headers: [(name: String, value: String)]
 
-    public init(status: Int, code: String, title: String, detail: String, errors: [FieldError] = [],
+    public init(status: Int, code: DiagnosticCode, title: String, detail: String, errors: [Diagnostic] = [],
                 headers: [(name: String, value: String)] = []) {
         self.status = status
         self.code = code
@@ -41,26 +31,20 @@ public struct Problem: Error, Sendable, Equatable {
     public var response: HTTPResponse {
         var w = JSONWriter(capacity: 256)
         w.raw("{\"type\":")
-        w.string("urn:pushgate:problem:" + code)
+        w.string("urn:pushgate:problem:" + code.rawValue)
         w.raw(",\"title\":")
         w.string(title)
         w.raw(",\"status\":")
         w.int(status)
         w.raw(",\"code\":")
-        w.string(code)
+        w.string(code.rawValue)
         w.raw(",\"detail\":")
         w.string(detail)
         if !errors.isEmpty {
             w.raw(",\"errors\":[")
             for (i, error) in errors.enumerated() {
                 if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.raw("{\"pointer\":")
-                w.string(error.pointer)
-                w.raw(",\"code\":")
-                w.string(error.code)
-                w.raw(",\"detail\":")
-                w.string(error.detail)
-                w.byte(UInt8(ascii: "}"))
+                error.append(to: &w)
             }
             w.byte(UInt8(ascii: "]"))
         }
@@ -71,54 +55,104 @@ public struct Problem: Error, Sendable, Equatable {
     }
 }
 
+/// The kinds of problem the API answers with: the top-level `code` of every problem.
+extension DiagnosticCode {
+    public static let malformedJSON = DiagnosticCode(rawValue: "malformedJSON")
+    public static let validationFailed = DiagnosticCode(rawValue: "validationFailed")
+    public static let invalidQuery = DiagnosticCode(rawValue: "invalidQuery")
+    public static let invalidHeader = DiagnosticCode(rawValue: "invalidHeader")
+    public static let unauthorized = DiagnosticCode(rawValue: "unauthorized")
+    public static let notFound = DiagnosticCode(rawValue: "notFound")
+    public static let methodNotAllowed = DiagnosticCode(rawValue: "methodNotAllowed")
+    public static let idempotencyKeyReused = DiagnosticCode(rawValue: "idempotencyKeyReused")
+    public static let bodyTooLarge = DiagnosticCode(rawValue: "bodyTooLarge")
+    public static let unsupportedMediaType = DiagnosticCode(rawValue: "unsupportedMediaType")
+    public static let rateLimited = DiagnosticCode(rawValue: "rateLimited")
+    public static let shuttingDown = DiagnosticCode(rawValue: "shuttingDown")
+    public static let storageUnavailable = DiagnosticCode(rawValue: "storageUnavailable")
+
+    // What can be wrong with a request beyond its body's JSON.
+    /// A query parameter the endpoint does not take.
+    public static let unknownParameter = DiagnosticCode(rawValue: "unknownParameter")
+    /// `Idempotency-Key` is not 1–255 visible ASCII characters.
+    public static let invalidIdempotencyKey = DiagnosticCode(rawValue: "invalidIdempotencyKey")
+    /// `links` is empty or longer than a batch may be.
+    public static let invalidBatchSize = DiagnosticCode(rawValue: "invalidBatchSize")
+    /// An `application/x-ndjson` campaign lists devices in its first line.
+    public static let devicesInHeader = DiagnosticCode(rawValue: "devicesInHeader")
+}
+
+extension DiagnosticDomain {
+    /// The top-level `code` of a problem, with its HTTP status.
+    public static let problemStatus: [(code: DiagnosticCode, status: Int)] = [
+        (.malformedJSON, 400), (.invalidQuery, 400), (.invalidHeader, 400), (.unauthorized, 401),
+        (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.bodyTooLarge, 413),
+        (.unsupportedMediaType, 415), (.validationFailed, 422), (.rateLimited, 429),
+        (.shuttingDown, 503), (.storageUnavailable, 503),
+    ]
+    public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))
+    public static let request = DiagnosticDomain("request", [.unknownParameter, .invalidIdempotencyKey, .invalidBatchSize, .devicesInHeader])
+}
+
 extension Problem {
+    /// 400 for JSON that is not strict JSON; 413 for a document over the parser's limit.
     static func malformedJSON(_ error: JSONParseError) -> Problem {
-        let status = error.code == .tooLarge ? 413 : 400
-        return Problem(status: status, code: error.code.rawValue, title: "Malformed JSON",
+        let diagnostic = error.diagnostic()
+        if error.code == .tooLarge {
+            return Problem(status: 413, code: .bodyTooLarge, title: "Content Too Large",
+                           detail: "request body: \(error.message)", errors: [diagnostic])
+        }
+        return Problem(status: 400, code: .malformedJSON, title: "Malformed JSON",
                        detail: "request body: line \(error.line), column \(error.column): \(error.message)",
-                       errors: [FieldError(pointer: error.path.pointer, code: error.code.rawValue, detail: error.message)])
+                       errors: [diagnostic])
     }
 
     static func notFound(_ path: String) -> Problem {
-        Problem(status: 404, code: "notFound", title: "Not Found",
+        Problem(status: 404, code: .notFound, title: "Not Found",
                 detail: "no resource at \(TextSafety.escapedForDisplay(path))")
     }
 
     static func methodNotAllowed(_ method: String, allowed: [String]) -> Problem {
-        Problem(status: 405, code: "methodNotAllowed", title: "Method Not Allowed",
+        Problem(status: 405, code: .methodNotAllowed, title: "Method Not Allowed",
                 detail: "\(TextSafety.escapedForDisplay(method)) is not allowed here; allowed: \(allowed.joined(separator: ", "))",
                 headers: [("Allow", allowed.joined(separator: ", "))])
     }
 
     static func unsupportedMediaType(_ contentType: String?) -> Problem {
-        Problem(status: 415, code: "unsupportedMediaType", title: "Unsupported Media Type",
+        Problem(status: 415, code: .unsupportedMediaType, title: "Unsupported Media Type",
                 detail: "the body must be application/json; got \(contentType.map { TextSafety.escapedForDisplay($0) } ?? "no Content-Type")")
     }
 
     static func bodyTooLarge(limit: Int) -> Problem {
-        Problem(status: 413, code: "bodyTooLarge", title: "Content Too Large",
+        Problem(status: 413, code: .bodyTooLarge, title: "Content Too Large",
                 detail: "the request body is over the limit of \(limit) bytes",
                 headers: [("Connection", "close")])
     }
 
     static func unauthorized(_ detail: String) -> Problem {
-        Problem(status: 401, code: "unauthorized", title: "Unauthorized", detail: detail,
+        Problem(status: 401, code: .unauthorized, title: "Unauthorized", detail: detail,
                 headers: [("WWW-Authenticate", "Bearer realm=\"pushgate\"")])
     }
 
     static func rateLimited(retryAfterSeconds: Int) -> Problem {
-        Problem(status: 429, code: "rateLimited", title: "Too Many Requests",
+        Problem(status: 429, code: .rateLimited, title: "Too Many Requests",
                 detail: "over this API key's rate limit; retry in \(retryAfterSeconds) s",
                 headers: [("Retry-After", String(retryAfterSeconds))])
     }
 
-    static let shuttingDown = Problem(status: 503, code: "shuttingDown", title: "Service Unavailable",
+    static let shuttingDown = Problem(status: 503, code: .shuttingDown, title: "Service Unavailable",
                                       detail: "the gateway is shutting down",
                                       headers: [("Connection", "close"), ("Retry-After", "5")])
 
-    static func validation(_ errors: [FieldError], detail: String? = nil) -> Problem {
-        let summary = detail ?? (errors.count == 1 ? errors[0].detail : "\(errors.count) problems in the request")
-        return Problem(status: 422, code: errors.count == 1 ? errors[0].code : "validationFailed",
-                       title: "Unprocessable Content", detail: summary, errors: errors)
+    /// 422: valid JSON that fails validation. `detail` summarises; `errors` lists each.
+    static func validation(_ errors: [Diagnostic], detail: String? = nil) -> Problem {
+        let summary = detail ?? (errors.count == 1 ? errors[0].description : "\(errors.count) problems in the request")
+        return Problem(status: 422, code: .validationFailed, title: "Unprocessable Content", detail: summary, errors: errors)
+    }
+
+    /// 400: the query string names parameters the endpoint does not take, or bad values.
+    static func invalidQuery(_ errors: [Diagnostic]) -> Problem {
+        Problem(status: 400, code: .invalidQuery, title: "Bad Request",
+                detail: errors.map(\.description).joined(separator: "; "), errors: errors)
     }
 }

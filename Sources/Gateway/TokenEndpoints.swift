@@ -12,8 +12,8 @@ enum TokenEndpoints {
             let token: String
             switch DeviceToken.normalize(text) {
             case .failure(let problem):
-                return Problem.validation([.init(pointer: "path:token", code: PayloadErrorCode.invalidToken.rawValue,
-                                                 detail: "\(TextSafety.escapedForDisplay(text)): \(problem.message)")]).response
+                return Problem.validation([Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .parameter("token"),
+                                                      "\(TextSafety.escapedForDisplay(text)): \(problem.message)")]).response
             case .success(let normalized): token = normalized
             }
             let time = Int64(now() * 1000)
@@ -48,9 +48,8 @@ enum TokenEndpoints {
                 var after: (Int64, String)?
                 if let cursor = request.queryValue("cursor") {
                     guard let parsed = DeadTokenCursor.parse(cursor) else {
-                        return Problem(status: 400, code: "invalidParameter", title: "Bad Request",
-                                       detail: "cursor must be the value of a previous page's next_cursor",
-                                       errors: [.init(pointer: "?cursor", code: "invalidParameter", detail: "not a cursor from this endpoint")]).response
+                        return Problem.invalidQuery([Diagnostic(.invalidValue, at: .parameter("cursor"),
+                                                                "expected the value of a previous page's next_cursor")]).response
                     }
                     after = parsed
                 }

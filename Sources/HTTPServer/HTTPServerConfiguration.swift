@@ -30,7 +30,7 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
 }
 
 public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case invalidAddress
         case startFailed
     }

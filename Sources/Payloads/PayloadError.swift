@@ -56,8 +56,26 @@ public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible 
     /// (`hostNotAllowed`), everything else its own.
     public var stableCode: String { linkCode?.rawValue ?? code.rawValue }
 
+    /// The problem as the program says every problem: code, pointer, message.
+    public var diagnostic: Diagnostic {
+        Diagnostic(DiagnosticCode(rawValue: stableCode), at: .pointer(path), message)
+    }
+
     /// `devices[17]: token is not hex … [invalidToken]`
-    public var description: String { "\(path): \(message) [\(stableCode)]" }
+    public var description: String { diagnostic.description }
+}
+
+extension PayloadErrorCode {
+    public var diagnosticCode: DiagnosticCode { DiagnosticCode(rawValue: rawValue) }
+}
+
+extension DiagnosticDomain {
+    /// Campaigns, templates and Apple's payload rules. The shape codes they share with every
+    /// document are in `DiagnosticDomain.document`; `deeplinkRejected` never shows, because
+    /// a rejected link reports the link's own code.
+    public static let campaign = DiagnosticDomain("campaign", PayloadErrorCode.allCases.filter { $0 != .deeplinkRejected }
+        .map(\.diagnosticCode)
+        .filter { !DiagnosticDomain.document.codes.contains($0) && !DiagnosticDomain.json.codes.contains($0) })
 }
 
 /// Every problem found in a campaign, in document order — never only the first.

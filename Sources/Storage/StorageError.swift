@@ -1,7 +1,7 @@
 /// A storage failure: a stable code for callers and metrics, SQLite's own result code and
 /// message (`sqlite3_errmsg`) for people.
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         /// The database file could not be opened or created.
         case openFailed
         /// A statement did not compile (a bug, or a database from a newer pushgate).

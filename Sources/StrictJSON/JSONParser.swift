@@ -1,6 +1,6 @@
 /// Why a document was refused. Codes are stable: tests, the CLI and the HTTP API use them.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case invalidJSON
         case invalidUTF8
         case duplicateKey

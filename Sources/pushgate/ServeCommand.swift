@@ -36,7 +36,7 @@ enum ServeCommand {
         do {
             server = try HTTPServer(configuration: assembled.settings.http, responder: assembled.service)
         } catch {
-            Output.error("pushgate serve: \(error.message)")
+            Output.error("pushgate serve: \(error.message) [\(error.code.rawValue)]")
             return ExitStatus.usage
         }
         // Sending starts only once the API is up: a server that cannot listen sends nothing.

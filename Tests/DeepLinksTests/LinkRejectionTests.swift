@@ -57,6 +57,8 @@ import DeepLinks
             "https://example.com#/product/42", "https://example.com/product/42?#",
         ]),
         (.forbiddenCharacter, [
+            // An encoded separator is a forbidden character once decoded, wherever it is.
+            "https://example.com/help/a%2Fb", "https://example.com/help/a%2fb", "https://example.com/help/a%5Cb", "shop://product%2F42",
             "java\tscript:alert(1)", " https://example.com/product/42", "https://example.com/product/42 ",
             "https://example.com/product/4\n2", "https://example.com/product/42\r", "https://exam\u{200B}ple.com/product/42",
             "https://example.com/help/a\u{202E}b", "https://example.com/help/\u{2066}x", "https://example.com/help/\u{061C}x",
@@ -132,7 +134,6 @@ import DeepLinks
             "https://example.com/product/42?ref=Spring", "https://example.com/product/42?ref=a_b", "https://example.com/product/42?variant=x",
             "https://example.com/product/42?ref", "https://example.com/product/42?ref=", "https://example.com/profile?tab=Orders",
             "https://example.com/profile?tab=order", "https://example.com/product/42?utm_source=",
-            "https://example.com/help/a%2Fb", "https://example.com/help/a%2fb", "https://example.com/help/a%5Cb", "shop://product%2F42",
             "https://example.com/product/42?ref=" + String(repeating: "a", count: 65),
         ]),
         (.noMatchingRoute, [

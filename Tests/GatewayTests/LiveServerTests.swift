@@ -153,7 +153,7 @@ final class LiveGateway {
         }
         let malformed = gateway.request("POST", "/v1/links/check", json: "{\"link\":")
         #expect(malformed?.status == 400)
-        #expect(try code(malformed) == "invalidJSON")
+        #expect(try code(malformed) == "malformedJSON")
         let missing = gateway.request("GET", "/v1/nothing")
         #expect(missing?.status == 404)
         let wrongMethod = gateway.request("GET", "/v1/links/check")

@@ -80,7 +80,7 @@ import Testing
 
     @Test(arguments: [
         ("aasa-invalid-json.json", "invalidJSON at applinks.details[0]: line 1, column 27"),
-        ("aasa-not-applinks.json", "missingKey at $: no \"applinks\""),
+        ("aasa-not-applinks.json", "missing at $: no \"applinks\""),
         ("aasa-wrong-type.json", "wrongType at applinks.details[0].components[0].exclude: expected true or false"),
         ("no-such-file.json", "cannot open"),
     ])

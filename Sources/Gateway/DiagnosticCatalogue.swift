@@ -1,0 +1,39 @@
+import APNs
+import DeepLinks
+import HTTPServer
+import Payloads
+import Storage
+import StrictJSON
+
+extension DiagnosticCode {
+    /// A claimed delivery whose campaign is no longer in the database.
+    public static let campaignMissing = DiagnosticCode(rawValue: "campaignMissing")
+}
+
+extension DiagnosticDomain {
+    /// The dispatcher's own decisions about a device (beside the transport's).
+    public static let dispatcher = DiagnosticDomain("dispatcher", [.campaignMissing])
+    /// The database behind durable campaigns (in `storageUnavailable` details and at start-up).
+    public static let storage = DiagnosticDomain("storage", StorageError.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
+    /// The HTTP server failing to start.
+    public static let server = DiagnosticDomain("server", HTTPServerError.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
+}
+
+/// Every code the program can produce, by domain: the list docs/errors.md must match (a
+/// test compares them both ways, and with the OpenAPI document).
+public enum DiagnosticCatalogue {
+    public static let domains: [DiagnosticDomain] = [
+        .json, .document, .link, .campaign, .request, .problem,
+        .apns, .delivery, .dispatcher, .signingKey, .aasa, .storage, .server,
+    ]
+
+    /// Codes an HTTP client can see in a problem's `errors[]`.
+    public static var inProblemErrors: Set<DiagnosticCode> {
+        Set([DiagnosticDomain.json, .document, .link, .campaign, .request].flatMap(\.codes) + [.idempotencyKeyReused])
+    }
+
+    /// Codes a device's `reason` can hold: Apple's names, and pushgate's for local decisions.
+    public static let deviceReasons: [DiagnosticDomain] = [.apns, .delivery, .dispatcher, .link, .campaign]
+
+    public static var all: Set<DiagnosticCode> { Set(domains.flatMap(\.codes)) }
+}
