@@ -28,7 +28,6 @@ size_t pg_mhd_unescape_keeping_nul(void *cls, struct MHD_Connection *connection,
 }
 
 struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
-                                       const struct sockaddr *address,
                                        MHD_AccessHandlerCallback handler, void *handler_cls,
                                        MHD_RequestCompletedCallback completed, void *completed_cls,
                                        unsigned int connection_limit,
@@ -37,7 +36,6 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                                        unsigned int thread_pool_size,
                                        size_t connection_memory_limit) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
-                            MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
@@ -46,11 +44,6 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_UNESCAPE_CALLBACK, pg_mhd_unescape_keeping_nul, NULL,
                             MHD_OPTION_END);
-}
-
-uint16_t pg_mhd_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info == NULL ? 0 : info->port;
 }
 
 void pg_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length) {

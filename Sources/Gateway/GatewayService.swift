@@ -64,6 +64,13 @@ public final class GatewayService: HTTPResponder {
         answerEarly(request, problem: .shuttingDown)
     }
 
+    /// A head that breaks the framing rules: logged with method and path "-" (the head
+    /// is not trusted enough to quote), answered as a problem, the connection closed.
+    public func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse {
+        let request = HTTPRequest(method: "-", path: "-", remoteAddress: remoteAddress)
+        return answerEarly(request, problem: .framing(violation))
+    }
+
     private func answerEarly(_ request: HTTPRequest, problem: Problem) -> HTTPResponse {
         let started = now()
         let requestID = randomRequestID()

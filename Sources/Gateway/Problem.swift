@@ -89,6 +89,7 @@ extension DiagnosticDomain {
         (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.bodyTooLarge, 413),
         (.unsupportedMediaType, 415), (.validationFailed, 422), (.rateLimited, 429),
         (.shuttingDown, 503), (.storageUnavailable, 503),
+        (.malformedRequest, 400), (.requestLineTooLong, 414), (.headersTooLarge, 431), (.httpVersionNotSupported, 505),
     ]
     public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))
     public static let request = DiagnosticDomain("request", [.unknownParameter, .invalidIdempotencyKey, .invalidBatchSize, .devicesInHeader])

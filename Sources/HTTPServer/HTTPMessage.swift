@@ -56,4 +56,16 @@ public protocol HTTPResponder: Sendable {
     func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse
     /// The answer to requests that arrive on open connections while shutting down.
     func shuttingDown(_ request: HTTPRequest) -> HTTPResponse
+    /// The answer to a request whose head breaks the framing rules; the server adds
+    /// `Connection: close` and closes the connection after it. Also the place to log it.
+    func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse
+}
+
+extension HTTPResponder {
+    /// A plain answer naming the violated rule, for responders that do not render
+    /// their own (the gateway answers with problem+json).
+    public func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse {
+        HTTPResponse(status: violation.status, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                     body: Array("\(violation.code.rawValue): \(violation.detail)\n".utf8))
+    }
 }

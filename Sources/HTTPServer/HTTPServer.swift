@@ -7,14 +7,18 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: its own thread pool polling with epoll, bodies
 /// read in chunks up to a limit, connection and per-IP limits, idle timeouts, and a
-/// graceful stop. The daemon handle is owned here and stopped in `deinit` at the latest.
+/// graceful stop. Connections are accepted here, not by libmicrohttpd, so that the
+/// first head of each is checked strictly before libmicrohttpd parses it
+/// (`ConnectionGate`); every later head is checked on what libmicrohttpd parsed. The
+/// daemon handle is owned here and stopped in `deinit` at the latest.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is set once in init and only handed to MHD, which is
-    // thread-safe; `stopped` guards the one call that ends it.
+    // thread-safe; `stopped` guards the one call that ends it; `gate` stops itself once.
     private let daemon: OpaquePointer
     private let context: ServerContext
     private let contextPointer: UnsafeMutableRawPointer
     private let stopped = Mutex(false)
+    private let gate: ConnectionGate
 
     /// The port really bound (useful when the configuration asked for 0).
     public let port: Int
@@ -22,40 +26,64 @@ public final class HTTPServer: @unchecked Sendable {
 
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
         self.configuration = configuration
-        let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes)
+        let check = RequestHeadCheck()
+        let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes, check: check)
         self.context = context
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
         self.contextPointer = contextPointer
 
-        guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
+        let listener: ListeningSocket
+        do {
+            listener = try ListeningSocket(host: configuration.host, port: configuration.port)
+        } catch {
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
-            throw HTTPServerError(code: .invalidAddress,
-                                  message: "listen address \(configuration.host) is not an IPv4 or IPv6 literal")
+            throw error
         }
-        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue)
-        if address.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-        let started: OpaquePointer? = address.withSockaddr { sockaddr in
-            pg_mhd_start_daemon(
-                flags, sockaddr,
-                accessHandler, contextPointer,
-                requestCompleted, contextPointer,
-                UInt32(clamping: configuration.connectionLimit),
-                UInt32(clamping: configuration.perIPConnectionLimit),
-                UInt32(clamping: configuration.connectionTimeoutSeconds),
-                UInt32(clamping: max(1, configuration.threads)),
-                64 * 1024)
-        }
+        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue)
+        if listener.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        let started: OpaquePointer? = pg_mhd_start_daemon(
+            flags,
+            accessHandler, contextPointer,
+            requestCompleted, contextPointer,
+            UInt32(clamping: configuration.connectionLimit),
+            UInt32(clamping: configuration.perIPConnectionLimit),
+            UInt32(clamping: configuration.connectionTimeoutSeconds),
+            UInt32(clamping: max(1, configuration.threads)),
+            64 * 1024)
         guard let started else {
+            close(listener.fd)
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
             throw HTTPServerError(code: .startFailed,
-                                  message: "cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(errno)))")
+                                  message: "cannot start the HTTP server: \(String(cString: strerror(errno)))")
         }
         daemon = started
-        port = Int(pg_mhd_bound_port(started))
+        port = listener.port
+        let daemonAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started)))
+        do {
+            gate = try ConnectionGate(
+                listenFD: listener.fd,
+                limits: .init(connections: configuration.connectionLimit, perAddress: configuration.perIPConnectionLimit,
+                              headSeconds: configuration.connectionTimeoutSeconds),
+                check: check,
+                handOver: { fd, address, length in
+                    let daemon = OpaquePointer(bitPattern: daemonAddress)
+                    return MHD_add_connection(daemon, fd, address, length) == .YES
+                },
+                refuse: { violation, remoteAddress in
+                    serialize(responder.refused(violation, remoteAddress: remoteAddress), closing: true)
+                })
+        } catch {
+            MHD_stop_daemon(started)
+            close(listener.fd)
+            Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
+            throw error
+        }
     }
 
     deinit {
-        stopDaemon(listenSocket: -1)
+        gate.stop()
+        stopDaemon()
         Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
     }
 
@@ -70,24 +98,22 @@ public final class HTTPServer: @unchecked Sendable {
     @discardableResult
     public func shutdown(deadlineSeconds: Double) -> Bool {
         context.shuttingDown.store(true, ordering: .relaxed)
-        let listenSocket = stopped.withLock { isStopped in isStopped ? -1 : MHD_quiesce_daemon(daemon) }
+        gate.stop()
         let deadline = monotonicSeconds() + deadlineSeconds
         var drained = context.inFlight.load(ordering: .relaxed) == 0
         while !drained && monotonicSeconds() < deadline {
             usleep(5_000)
             drained = context.inFlight.load(ordering: .relaxed) == 0
         }
-        stopDaemon(listenSocket: listenSocket)
+        stopDaemon()
         return drained
     }
 
-    private func stopDaemon(listenSocket: Int32) {
+    private func stopDaemon() {
         stopped.withLock { isStopped in
             guard !isStopped else { return }
             isStopped = true
             MHD_stop_daemon(daemon)
-            // MHD hands the quiesced socket to us, to close after the daemon stops.
-            if listenSocket >= 0 { close(listenSocket) }
         }
     }
 }
@@ -102,12 +128,14 @@ func monotonicSeconds() -> Double {
 final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let maxBodyBytes: Int
+    let check: RequestHeadCheck
     let inFlight = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
 
-    init(responder: any HTTPResponder, maxBodyBytes: Int) {
+    init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck) {
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
+        self.check = check
     }
 }
 
@@ -125,7 +153,7 @@ final class RequestState {
 
 // MARK: - C callbacks (no captures: state travels through the `cls` pointers)
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let requestContext, let uploadDataSize else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
 
@@ -135,6 +163,14 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         let state = RequestState(request: request)
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         context.inFlight.add(1, ordering: .relaxed)
+        if let violation = parsedHeadViolation(request, version: version.map { String(cString: $0) } ?? "",
+                                               check: context.check) {
+            state.answered = true
+            var response = context.responder.refused(violation, remoteAddress: request.remoteAddress)
+            response.headers.removeAll { $0.name.lowercased() == "connection" }
+            response.headers.append(("Connection", "close"))
+            return queue(response, on: connection)
+        }
         if context.shuttingDown.load(ordering: .relaxed) {
             state.answered = true
             return queue(context.responder.shuttingDown(request), on: connection)
@@ -233,40 +269,53 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     return MHD_queue_response(connection, UInt32(clamping: response.status), handle)
 }
 
-/// A bindable IPv4 or IPv6 address.
-private struct SocketAddress {
-    var storage = sockaddr_storage()
-    var isIPv6 = false
-
-    init?(host: String, port: Int) {
-        guard port >= 0 && port <= 65535 else { return nil }
-        let literal = host == "localhost" ? "127.0.0.1" : host
-        var v4 = sockaddr_in()
-        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
-            v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = in_port_t(UInt16(port).bigEndian)
-            withUnsafeMutableBytes(of: &storage) { dst in
-                withUnsafeBytes(of: v4) { dst.copyMemory(from: $0) }
-            }
-            return
-        }
-        var v6 = sockaddr_in6()
-        let bare = literal.hasPrefix("[") && literal.hasSuffix("]") ? String(literal.dropFirst().dropLast()) : literal
-        if inet_pton(AF_INET6, bare, &v6.sin6_addr) == 1 {
-            v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            withUnsafeMutableBytes(of: &storage) { dst in
-                withUnsafeBytes(of: v6) { dst.copyMemory(from: $0) }
-            }
-            isIPv6 = true
-            return
-        }
-        return nil
+/// The checks that can still be made once libmicrohttpd has parsed a head: the same
+/// framing rules as the raw check, the version, and names and values byte by byte.
+/// This is what guards the second and later requests of a kept-alive connection.
+private func parsedHeadViolation(_ request: HTTPRequest, version: String, check: RequestHeadCheck) -> FramingViolation? {
+    if version != "HTTP/1.1" && version != "HTTP/1.0" {
+        return version.hasPrefix("HTTP/")
+            ? FramingViolation(.httpVersionNotSupported, "only HTTP/1.1 and HTTP/1.0 are served")
+            : FramingViolation(.malformedRequestLine, "the request line does not end with an HTTP version")
     }
-
-    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>) -> T) -> T {
-        withUnsafeBytes(of: storage) { raw in
-            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self))
+    for (index, header) in request.headers.enumerated() {
+        if header.name.isEmpty || !header.name.utf8.allSatisfy(isTokenByte) {
+            return FramingViolation(.malformedHeader, "header \(index + 1): the name is not a token")
         }
+        if header.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            return FramingViolation(.controlCharacter, "header \(index + 1) has a control byte in its value")
+        }
+    }
+    if request.query.count > check.maxQueryParameters {
+        return FramingViolation(.tooManyQueryParameters,
+                                "\(request.query.count) query parameters; at most \(check.maxQueryParameters)")
+    }
+    return RequestHeadCheck.framingRules(headers: request.headers, version: version)
+}
+
+/// The bytes of a whole response, for answers written outside libmicrohttpd.
+func serialize(_ response: HTTPResponse, closing: Bool) -> [UInt8] {
+    var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+    for (name, value) in response.headers {
+        let lower = name.lowercased()
+        if lower == "content-length" || lower == "connection" { continue }
+        head += "\(name): \(value)\r\n"
+    }
+    head += "Content-Length: \(response.body.count)\r\n"
+    if closing { head += "Connection: close\r\n" }
+    head += "\r\n"
+    return Array(head.utf8) + response.body
+}
+
+func reasonPhrase(_ status: Int) -> String {
+    switch status {
+    case 400: "Bad Request"
+    case 408: "Request Timeout"
+    case 413: "Content Too Large"
+    case 414: "URI Too Long"
+    case 431: "Request Header Fields Too Large"
+    case 503: "Service Unavailable"
+    case 505: "HTTP Version Not Supported"
+    default: "Error"
     }
 }

@@ -26,6 +26,11 @@ struct EchoResponder: HTTPResponder {
     func shuttingDown(_ request: HTTPRequest) -> HTTPResponse {
         HTTPResponse(status: 503, headers: [("Connection", "close")], body: [])
     }
+
+    func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse {
+        HTTPResponse(status: violation.status, headers: [("Content-Type", "text/plain")],
+                     body: Array(violation.code.rawValue.utf8))
+    }
 }
 
 func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <microhttpd.h>
 
 // Decodes %HH in the path and query in place, except %00: libmicrohttpd hands the path
@@ -12,9 +14,10 @@
 // which no route, token or parameter accepts. Used by pg_mhd_start_daemon.
 size_t pg_mhd_unescape_keeping_nul(void *cls, struct MHD_Connection *connection, char *text);
 
-// MHD_start_daemon is variadic; this wrapper passes the options pushgate uses.
+// MHD_start_daemon is variadic; this wrapper passes the options pushgate uses. The
+// daemon has no listening socket of its own: HTTPServer accepts, checks the first head
+// and hands sockets over with MHD_add_connection.
 struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
-                                       const struct sockaddr *address,
                                        MHD_AccessHandlerCallback handler, void *handler_cls,
                                        MHD_RequestCompletedCallback completed, void *completed_cls,
                                        unsigned int connection_limit,
@@ -22,9 +25,6 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                                        unsigned int connection_timeout_seconds,
                                        unsigned int thread_pool_size,
                                        size_t connection_memory_limit);
-
-// The port the daemon really listens on (after binding port 0).
-uint16_t pg_mhd_bound_port(struct MHD_Daemon *daemon);
 
 // The client's address as text ("127.0.0.1", "::1"); empty when unknown.
 void pg_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
