@@ -71,6 +71,14 @@ public final class GatewayService: HTTPResponder {
         return answerEarly(request, problem: .framing(violation))
     }
 
+    /// libmicrohttpd answered by itself (kept-alive connections only): one log line and
+    /// the count, so no request goes unrecorded.
+    public func answeredByLibrary(status: Int, remoteAddress: String) {
+        let request = HTTPRequest(method: "-", path: "-", remoteAddress: remoteAddress)
+        finish(request, response: HTTPResponse(status: status), operation: "unmatched", keyName: nil,
+               requestID: randomRequestID(), started: now())
+    }
+
     private func answerEarly(_ request: HTTPRequest, problem: Problem) -> HTTPResponse {
         let started = now()
         let requestID = randomRequestID()

@@ -59,9 +59,14 @@ public protocol HTTPResponder: Sendable {
     /// The answer to a request whose head breaks the framing rules; the server adds
     /// `Connection: close` and closes the connection after it. Also the place to log it.
     func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse
+    /// A request libmicrohttpd answered by itself (`status`, 0 if none) before its head
+    /// was whole; only possible after the first request of a kept-alive connection.
+    func answeredByLibrary(status: Int, remoteAddress: String)
 }
 
 extension HTTPResponder {
+    public func answeredByLibrary(status: Int, remoteAddress: String) {}
+
     /// A plain answer naming the violated rule, for responders that do not render
     /// their own (the gateway answers with problem+json).
     public func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse {

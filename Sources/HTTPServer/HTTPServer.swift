@@ -46,6 +46,7 @@ public final class HTTPServer: @unchecked Sendable {
             flags,
             accessHandler, contextPointer,
             requestCompleted, contextPointer,
+            requestLineParsed, contextPointer,
             UInt32(clamping: configuration.connectionLimit),
             UInt32(clamping: configuration.perIPConnectionLimit),
             UInt32(clamping: configuration.connectionTimeoutSeconds),
@@ -139,37 +140,62 @@ final class ServerContext: Sendable {
     }
 }
 
-/// One request while its body arrives. Only the connection's thread touches it.
+/// One request from its request line to its completion. Only the connection's thread
+/// touches it.
 final class RequestState {
-    var request: HTTPRequest
+    var request = HTTPRequest(method: "", path: "")
+    /// The first access-handler call (the whole head) has happened.
+    var headSeen = false
+    /// The raw request line failed the layout check (a NUL, control byte or bare LF).
+    var rawTargetProblem: Int32
     var answered = false
     var overLimit = false
     var discardedBytes = 0
 
-    init(request: HTTPRequest) {
-        self.request = request
+    init(rawTargetProblem: Int32) {
+        self.rawTargetProblem = rawTargetProblem
     }
 }
 
 // MARK: - C callbacks (no captures: state travels through the `cls` pointers)
 
+/// The URI log callback: called for every request as soon as its request line is
+/// parsed, before libmicrohttpd decodes the target. It creates the request's state, so
+/// every request, also one libmicrohttpd answers by itself, reaches `requestCompleted`.
+private let requestLineParsed: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, _ in
+    let state = RequestState(rawTargetProblem: layoutChecks ? pg_mhd_raw_target_problem(uri) : 0)
+    return Unmanaged.passRetained(state).toOpaque()
+}
+
+/// Whether this libmicrohttpd's head layout is known (see mhd.c); without it every
+/// connection is closed after one request, so every head passes the raw check.
+private let layoutChecks = pg_mhd_layout_checks_supported() != 0
+
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let requestContext, let uploadDataSize else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    if requestContext.pointee == nil {
+        requestContext.pointee = Unmanaged.passRetained(RequestState(rawTargetProblem: 0)).toOpaque()
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(requestContext.pointee!).takeUnretainedValue()
 
-    guard let existing = requestContext.pointee else {
+    if !state.headSeen {
         // First call: only the head has arrived.
+        state.headSeen = true
         let request = readHead(connection: connection, url: url, method: method)
-        let state = RequestState(request: request)
-        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        state.request = request
         context.inFlight.add(1, ordering: .relaxed)
-        if let violation = parsedHeadViolation(request, version: version.map { String(cString: $0) } ?? "",
-                                               check: context.check) {
+        let versionText = version.map { String(cString: $0) } ?? ""
+        let layoutProblem = layoutChecks && state.rawTargetProblem == 0
+            ? pg_mhd_head_layout_problem(connection, method, url, version) : state.rawTargetProblem
+        let headSize = pg_mhd_head_size(connection)
+        let sizeViolation = headSize > context.check.maxHeadBytes
+            ? FramingViolation(.headersTooLarge, "the request head is over \(context.check.maxHeadBytes) bytes") : nil
+        if let violation = sizeViolation ?? layoutViolation(layoutProblem)
+            ?? parsedHeadViolation(request, version: versionText, check: context.check) {
             state.answered = true
-            var response = context.responder.refused(violation, remoteAddress: request.remoteAddress)
-            response.headers.removeAll { $0.name.lowercased() == "connection" }
-            response.headers.append(("Connection", "close"))
-            return queue(response, on: connection)
+            return queue(context.responder.refused(violation, remoteAddress: request.remoteAddress), on: connection,
+                         closing: true)
         }
         if context.shuttingDown.load(ordering: .relaxed) {
             state.answered = true
@@ -182,7 +208,6 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return .YES
     }
 
-    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
     let chunkSize = uploadDataSize.pointee
     if chunkSize > 0 {
         uploadDataSize.pointee = 0
@@ -205,17 +230,47 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
     if state.answered { return .YES }
     state.answered = true
+    if pg_mhd_trailer_count(connection) > 0 {
+        let violation = FramingViolation(.malformedChunk, "trailer fields after a chunked body are not accepted")
+        return queue(context.responder.refused(violation, remoteAddress: state.request.remoteAddress), on: connection,
+                     closing: true)
+    }
     if state.overLimit {
         return queue(context.responder.bodyTooLarge(state.request, limit: context.maxBodyBytes), on: connection)
     }
-    return queue(context.responder.respond(to: state.request), on: connection)
+    return queue(context.responder.respond(to: state.request), on: connection, closing: !layoutChecks)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
     guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
-    Unmanaged<RequestState>.fromOpaque(pointer).release()
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil
-    Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().inFlight.subtract(1, ordering: .relaxed)
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    if state.headSeen {
+        context.inFlight.subtract(1, ordering: .relaxed)
+    } else if let connection {
+        // libmicrohttpd answered (or dropped) this request by itself, before the head
+        // was whole: a malformed Content-Length, a version it refuses, a head over its
+        // memory. Logged with the status it sent (0: none).
+        var address = [CChar](repeating: 0, count: 64)
+        pg_mhd_client_address(connection, &address, address.count)
+        let addressBytes = address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        context.responder.answeredByLibrary(status: Int(pg_mhd_status(connection)),
+                                            remoteAddress: String(decoding: addressBytes, as: UTF8.self))
+    }
+}
+
+/// The layout check's verdict as a violation (see `pg_mhd_head_layout_problem`).
+private func layoutViolation(_ problem: Int32) -> FramingViolation? {
+    switch problem {
+    case 0: nil
+    case 2: FramingViolation(.invalidRequestTarget, "the request target has a byte outside visible ASCII")
+    case 1, 3, 10, 11: FramingViolation(.malformedRequestLine, "the request line must be 'METHOD SP target SP HTTP/1.1' with single spaces")
+    case 4: FramingViolation(.bareLineFeed, "the request line does not end with CRLF")
+    case 5: FramingViolation(.obsoleteLineFolding, "a header line is folded or malformed")
+    case 6: FramingViolation(.controlCharacter, "a header line holds a NUL or ends with a bare LF")
+    default: FramingViolation(.bareLineFeed, "the head does not end with CRLF CRLF")
+    }
 }
 
 private func readHead(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> HTTPRequest {
@@ -251,12 +306,20 @@ private let collectValue: MHD_KeyValueIterator = { cls, _, key, value in
     if collected.pointee.headersDone {
         collected.pointee.query.append((name, text))
     } else {
-        collected.pointee.headers.append((name.lowercased(), text))
+        // libmicrohttpd keeps trailing whitespace; it is not part of the value (RFC 9110 §5.5).
+        var value = Substring(text)
+        while let last = value.utf8.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+        collected.pointee.headers.append((name.lowercased(), String(value)))
     }
     return .YES
 }
 
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool = false) -> MHD_Result {
+    var response = response
+    if closing {
+        response.headers.removeAll { $0.name.lowercased() == "connection" }
+        response.headers.append(("Connection", "close"))
+    }
     let handle: OpaquePointer? = response.body.withUnsafeBytes { raw in
         MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
                                         .RESPMEM_MUST_COPY)
@@ -277,6 +340,9 @@ private func parsedHeadViolation(_ request: HTTPRequest, version: String, check:
         return version.hasPrefix("HTTP/")
             ? FramingViolation(.httpVersionNotSupported, "only HTTP/1.1 and HTTP/1.0 are served")
             : FramingViolation(.malformedRequestLine, "the request line does not end with an HTTP version")
+    }
+    if !request.path.hasPrefix("/") && request.path != "*" {
+        return FramingViolation(.invalidRequestTarget, "the request target must be a path starting with '/'")
     }
     for (index, header) in request.headers.enumerated() {
         if header.name.isEmpty || !header.name.utf8.allSatisfy(isTokenByte) {

@@ -105,7 +105,7 @@ public struct RequestHeadCheck: Sendable {
         if line.isEmpty {
             return .failure(FramingViolation(.malformedRequestLine, "the request starts with an empty line"))
         }
-        if let bad = line.firstIndex(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+        if let bad = line.firstIndex(where: { $0 < 0x20 || $0 == 0x7F }) {
             return .failure(FramingViolation(.controlCharacter, "the request line has control byte 0x\(hex(line[bad])) at column \(bad + 1)"))
         }
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)

@@ -171,6 +171,31 @@ final class LiveGateway {
         #expect(problem["errors"]?.arrayValue?.count == 2)
     }
 
+    @Test func aFramingViolationIsAProblemAndTheConnectionCloses() throws {
+        let gateway = try LiveGateway()
+        for (first, code) in [("", "ambiguousFraming"), ("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", "ambiguousFraming")] {
+            let client = try #require(RawHTTPClient(port: gateway.port))
+            client.send(first + "POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "0\r\n\r\nGET /v1/routes HTTP/1.1\r\nHost: t\r\n\r\n")
+            let (data, closed) = client.readUntilClose(seconds: 5)
+            #expect(closed)
+            var rest = data[...]
+            if !first.isEmpty, let probe = RawResponse(parsing: Array(rest)) {
+                #expect(probe.status == 200)
+                rest = rest.dropFirst(probe.length)
+            }
+            let response = try #require(RawResponse(parsing: Array(rest)))
+            #expect(response.status == 400)
+            #expect(response.header("content-type") == "application/problem+json")
+            #expect(response.header("connection")?.lowercased() == "close")
+            #expect(response.header("x-request-id") != nil)
+            let problem = try gateway.object(response)
+            #expect(problem["code"]?.stringValue == code)
+            #expect(rest.count == response.length, "something followed the refusal")
+        }
+        #expect(gateway.service.metrics.render().contains("status=\"400\""))
+    }
+
     @Test func unroutableCampaignLinkIs422WithTheLinkCode() throws {
         let gateway = try LiveGateway()
         let body = #"{"alert":{"body":"x"},"deeplink":"https://example.com/product/abc","devices":["\#(Fixtures.token("a", 1))", "nothex"]}"#

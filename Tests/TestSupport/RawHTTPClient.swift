@@ -52,6 +52,22 @@ public final class RawHTTPClient {
         }
     }
 
+    /// Everything the server sends until it closes the connection; `closed` is false if
+    /// it was still open after `seconds`.
+    public func readUntilClose(seconds: Int) -> (bytes: [UInt8], closed: Bool) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { data.append(contentsOf: buffer[0..<n]); continue }
+            if n == 0 { return (data, true) }
+            if errno == EINTR { continue }
+            return (data, errno == ECONNRESET)
+        }
+    }
+
     /// True if the server closed the connection (reads end of file) within the timeout.
     public func waitForClose(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
@@ -69,6 +85,8 @@ public struct RawResponse {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// Bytes of `data` this response took (head and body).
+    public var length: Int
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     public func header(_ name: String) -> String? {
@@ -93,6 +111,7 @@ public struct RawResponse {
         let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0
         guard data.count >= bodyStart + length else { return nil }
         body = Array(data[bodyStart..<bodyStart + length])
+        self.length = bodyStart + length
     }
 }
 

@@ -20,6 +20,8 @@ size_t pg_mhd_unescape_keeping_nul(void *cls, struct MHD_Connection *connection,
 struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                                        MHD_AccessHandlerCallback handler, void *handler_cls,
                                        MHD_RequestCompletedCallback completed, void *completed_cls,
+                                       void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection),
+                                       void *uri_log_cls,
                                        unsigned int connection_limit,
                                        unsigned int per_ip_connection_limit,
                                        unsigned int connection_timeout_seconds,
@@ -28,5 +30,22 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
 
 // The client's address as text ("127.0.0.1", "::1"); empty when unknown.
 void pg_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
+
+// Whether the checks below know this libmicrohttpd's layout (0.9.75 only); without
+// them HTTPServer closes each connection after one request.
+int pg_mhd_layout_checks_supported(void);
+// From the URI log callback: 0 if the raw request target is visible ASCII and is
+// followed by exactly " HTTP/d.d" CRLF (no NUL or bare LF hid part of the line).
+int pg_mhd_raw_target_problem(const char *uri);
+// From the first access-handler call: 0 if the parsed head lies in the read buffer as
+// a strict CRLF head without folds or NULs would (see mhd.c).
+int pg_mhd_head_layout_problem(struct MHD_Connection *connection, const char *method, const char *url,
+                               const char *version);
+// Bytes of the request head libmicrohttpd received.
+size_t pg_mhd_head_size(struct MHD_Connection *connection);
+// Trailer fields received after a chunked body.
+unsigned int pg_mhd_trailer_count(struct MHD_Connection *connection);
+// The status libmicrohttpd queued (its own error answers included); 0 if none.
+unsigned int pg_mhd_status(struct MHD_Connection *connection);
 
 #endif
