@@ -361,7 +361,7 @@ private func parsedHeadViolation(_ request: HTTPRequest, version: String, check:
 
 /// The bytes of a whole response, for answers written outside libmicrohttpd.
 func serialize(_ response: HTTPResponse, closing: Bool) -> [UInt8] {
-    var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\n"
+    var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\nDate: \(httpDate())\r\n"
     for (name, value) in response.headers {
         let lower = name.lowercased()
         if lower == "content-length" || lower == "connection" { continue }
@@ -371,6 +371,16 @@ func serialize(_ response: HTTPResponse, closing: Bool) -> [UInt8] {
     if closing { head += "Connection: close\r\n" }
     head += "\r\n"
     return Array(head.utf8) + response.body
+}
+
+/// `Tue, 01 Dec 2026 08:56:56 GMT` (RFC 9110 §5.6.7), as libmicrohttpd writes it.
+func httpDate() -> String {
+    var now = time(nil)
+    var parts = tm()
+    gmtime_r(&now, &parts)
+    var buffer = [CChar](repeating: 0, count: 64)
+    let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 func reasonPhrase(_ status: Int) -> String {
