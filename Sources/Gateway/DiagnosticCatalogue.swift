@@ -23,13 +23,13 @@ extension DiagnosticDomain {
 /// test compares them both ways, and with the OpenAPI document).
 public enum DiagnosticCatalogue {
     public static let domains: [DiagnosticDomain] = [
-        .json, .document, .link, .campaign, .request, .problem,
+        .json, .document, .link, .campaign, .request, .framing, .problem,
         .apns, .delivery, .dispatcher, .signingKey, .aasa, .storage, .server,
     ]
 
     /// Codes an HTTP client can see in a problem's `errors[]`.
     public static var inProblemErrors: Set<DiagnosticCode> {
-        Set([DiagnosticDomain.json, .document, .link, .campaign, .request].flatMap(\.codes) + [.idempotencyKeyReused])
+        Set([DiagnosticDomain.json, .document, .link, .campaign, .request, .framing].flatMap(\.codes) + [.idempotencyKeyReused])
     }
 
     /// Codes a device's `reason` can hold: Apple's names, and pushgate's for local decisions.

@@ -47,6 +47,7 @@ import Testing
             + APNsReason.documented.map(\.string)
             + StorageError.Code.allCases.map(\.rawValue)
             + HTTPServerError.Code.allCases.map(\.rawValue)
+            + FramingViolation.Code.allCases.map(\.rawValue)
             + AASAError.Code.allCases.map(\.rawValue)
             + AASAFinding.Code.allCases.map(\.rawValue)
         let missing = produced.filter { !all.contains(DiagnosticCode(rawValue: $0)) }

@@ -190,7 +190,10 @@ final class LiveGateway {
             #expect(response.header("connection")?.lowercased() == "close")
             #expect(response.header("x-request-id") != nil)
             let problem = try gateway.object(response)
-            #expect(problem["code"]?.stringValue == code)
+            #expect(problem["code"]?.stringValue == "malformedRequest")
+            let error = problem["errors"]?.arrayValue?.first?.objectValue
+            #expect(error?["code"]?.stringValue == code)
+            #expect(error?["header"]?.stringValue == "Transfer-Encoding")
             #expect(rest.count == response.length, "something followed the refusal")
         }
         #expect(gateway.service.metrics.render().contains("status=\"400\""))
