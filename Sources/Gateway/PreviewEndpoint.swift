@@ -31,7 +31,7 @@ enum PreviewEndpoint {
 enum CampaignProblems {
     /// A 1 MiB body of `"devices":[1,1,…]` has half a million problems; listing them all
     /// made a 75 MB answer and gigabytes of memory. The count is always exact.
-    static let maxListed = 100
+    static let maxListed = Problem.maxListed
 
     /// 422 with each problem (up to `maxListed`) as a JSON pointer; a rejected deep link
     /// keeps its own code.
@@ -42,7 +42,7 @@ enum CampaignProblems {
         let errors = rejection.problems.prefix(maxListed).map(\.diagnostic)
         let count = rejection.problems.count
         let summary = count == 1 ? errors[0].description
-            : "\(count) problems in the campaign" + (count > maxListed ? " (the first \(maxListed) are listed)" : "")
+            : "\(count) problems in the campaign" + (count > maxListed ? " " + Problem.listedNote(maxListed) : "")
         return .validation(errors, detail: summary)
     }
 }

@@ -28,8 +28,32 @@ public struct Problem: Error, Sendable, Equatable {
         a.status == b.status && a.code == b.code && a.detail == b.detail && a.errors == b.errors
     }
 
+    /// At most this many entries in `errors`; `detail` gives the full count.
+    public static let maxListed = 100
+    /// No problem answer is larger than this, whatever the input: messages and
+    /// locations are clipped, and entries that would not fit are left out (and counted).
+    public static let maxResponseBytes = 64 * 1024
+    static let maxTextBytes = 1024
+
     public var response: HTTPResponse {
-        var w = JSONWriter(capacity: 256)
+        // Entries first, so `detail` can say how many made it.
+        var entries: [[UInt8]] = []
+        var used = 1024 + TextSafety.clipped(detail, maxBytes: Problem.maxTextBytes).utf8.count
+        for error in errors.prefix(Problem.maxListed) {
+            var w = JSONWriter(capacity: 128)
+            Problem.bounded(error).append(to: &w)
+            if used + w.bytes.count + 1 > Problem.maxResponseBytes - 128 { break }
+            used += w.bytes.count + 1
+            entries.append(w.bytes)
+        }
+        var shownDetail = TextSafety.clipped(detail, maxBytes: Problem.maxTextBytes)
+        if entries.count < errors.count {
+            let said = Problem.listedNote(errors.count)
+            shownDetail = shownDetail.contains(said)
+                ? shownDetail.replacing(said, with: Problem.listedNote(entries.count))
+                : shownDetail + " (the first \(entries.count) of \(errors.count) are listed)"
+        }
+        var w = JSONWriter(capacity: 256 + used)
         w.raw("{\"type\":")
         w.string("urn:pushgate:problem:" + code.rawValue)
         w.raw(",\"title\":")
@@ -39,12 +63,12 @@ public struct Problem: Error, Sendable, Equatable {
         w.raw(",\"code\":")
         w.string(code.rawValue)
         w.raw(",\"detail\":")
-        w.string(detail)
-        if !errors.isEmpty {
+        w.string(shownDetail)
+        if !entries.isEmpty {
             w.raw(",\"errors\":[")
-            for (i, error) in errors.enumerated() {
+            for (i, entry) in entries.enumerated() {
                 if i > 0 { w.byte(UInt8(ascii: ",")) }
-                error.append(to: &w)
+                w.raw(entry)
             }
             w.byte(UInt8(ascii: "]"))
         }
@@ -52,6 +76,28 @@ public struct Problem: Error, Sendable, Equatable {
         return HTTPResponse(status: status,
                             headers: [("Content-Type", "application/problem+json")] + headers,
                             body: w.bytes)
+    }
+
+    static func listedNote(_ count: Int) -> String { "(the first \(count) are listed)" }
+
+    /// The diagnostic with its message and every key of its location clipped.
+    static func bounded(_ diagnostic: Diagnostic) -> Diagnostic {
+        var bounded = diagnostic
+        bounded.message = TextSafety.clipped(diagnostic.message, maxBytes: maxTextBytes)
+        func clip(_ path: JSONPath) -> JSONPath {
+            JSONPath(path.components.prefix(64).map { component in
+                if case .key(let key) = component { return .key(TextSafety.clipped(key, maxBytes: 256)) }
+                return component
+            })
+        }
+        switch diagnostic.location {
+        case .pointer(let path): bounded.location = .pointer(clip(path))
+        case .file(let file, let path): bounded.location = .file(TextSafety.clipped(file, maxBytes: 256), at: clip(path))
+        case .parameter(let name): bounded.location = .parameter(TextSafety.clipped(name, maxBytes: 256))
+        case .header(let name): bounded.location = .header(TextSafety.clipped(name, maxBytes: 256))
+        default: break
+        }
+        return bounded
     }
 }
 
@@ -110,18 +156,18 @@ extension Problem {
 
     static func notFound(_ path: String) -> Problem {
         Problem(status: 404, code: .notFound, title: "Not Found",
-                detail: "no resource at \(TextSafety.escapedForDisplay(path))")
+                detail: "no resource at \(TextSafety.excerpt(path))")
     }
 
     static func methodNotAllowed(_ method: String, allowed: [String]) -> Problem {
         Problem(status: 405, code: .methodNotAllowed, title: "Method Not Allowed",
-                detail: "\(TextSafety.escapedForDisplay(method)) is not allowed here; allowed: \(allowed.joined(separator: ", "))",
+                detail: "\(TextSafety.excerpt(method)) is not allowed here; allowed: \(allowed.joined(separator: ", "))",
                 headers: [("Allow", allowed.joined(separator: ", "))])
     }
 
     static func unsupportedMediaType(_ contentType: String?) -> Problem {
         Problem(status: 415, code: .unsupportedMediaType, title: "Unsupported Media Type",
-                detail: "the body must be application/json; got \(contentType.map { TextSafety.escapedForDisplay($0) } ?? "no Content-Type")")
+                detail: "the body must be application/json; got \(contentType.map { TextSafety.excerpt($0) } ?? "no Content-Type")")
     }
 
     static func bodyTooLarge(limit: Int) -> Problem {
@@ -147,8 +193,10 @@ extension Problem {
 
     /// 422: valid JSON that fails validation. `detail` summarises; `errors` lists each.
     static func validation(_ errors: [Diagnostic], detail: String? = nil) -> Problem {
-        let summary = detail ?? (errors.count == 1 ? errors[0].description : "\(errors.count) problems in the request")
-        return Problem(status: 422, code: .validationFailed, title: "Unprocessable Content", detail: summary, errors: errors)
+        let listed = errors.count > maxListed ? " " + listedNote(maxListed) : ""
+        let summary = detail ?? (errors.count == 1 ? errors[0].description : "\(errors.count) problems in the request" + listed)
+        return Problem(status: 422, code: .validationFailed, title: "Unprocessable Content", detail: summary,
+                       errors: Array(errors.prefix(maxListed)))
     }
 
     /// 400: the query string names parameters the endpoint does not take, or bad values.

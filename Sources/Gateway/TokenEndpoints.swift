@@ -13,7 +13,7 @@ enum TokenEndpoints {
             switch DeviceToken.normalize(text) {
             case .failure(let problem):
                 return Problem.validation([Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .parameter("token"),
-                                                      "\(TextSafety.escapedForDisplay(text)): \(problem.message)")]).response
+                                                      "\(TextSafety.excerpt(text)): \(problem.message)")]).response
             case .success(let normalized): token = normalized
             }
             let time = Int64(now() * 1000)

@@ -51,3 +51,27 @@ public enum TextSafety {
         return out
     }
 }
+
+extension TextSafety {
+    /// `escapedForDisplay` for quoting input in an error: cut after `limit` characters,
+    /// with the size of what was left out, so a 30 KB header cannot make a 30 KB message.
+    public static func excerpt(_ text: String, limit: Int = 200) -> String {
+        guard text.unicodeScalars.count > limit else { return escapedForDisplay(text) }
+        let kept = String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit)))
+        return escapedForDisplay(kept) + "… (\(text.utf8.count) bytes)"
+    }
+
+    /// Text already fit for display, cut to at most about `maxBytes` UTF-8 bytes at a
+    /// character boundary, marked with "…" when cut.
+    public static func clipped(_ text: String, maxBytes: Int) -> String {
+        guard text.utf8.count > maxBytes else { return text }
+        var out = ""
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > maxBytes { break }
+            out.unicodeScalars.append(scalar)
+        }
+        return out + "…"
+    }
+}
