@@ -36,6 +36,13 @@ public final class APNsClient: NotificationSender {
                                             body: request.body)
             let response: TransportResponse
             switch await transport.send(outgoing) {
+            case .failure(let failure) where failure.code == .streamReset && attempt < retry.maxAttempts:
+                // The server had the whole request and reset the stream: it may have been
+                // delivered, so this is an attempt like a 500 (at-least-once), with backoff.
+                let delay = retry.delayMilliseconds(afterAttempt: attempt, retryAfterSeconds: nil, unit: jitter())
+                try? await Task.sleep(nanoseconds: UInt64(delay) * 1_000_000)
+                attempt += 1
+                continue
             case .failure(let failure): return .transportFailed(failure)
             case .response(let r): response = r
             }

@@ -11,18 +11,28 @@ public struct TransportSettings: Sendable, Equatable {
     public var maxConcurrentStreams: Int
     /// Deadline per request, from hand-over to libcurl to the last byte of the answer.
     public var timeoutMilliseconds: Int
-    /// How many times a request that got no answer (GOAWAY, dropped or refused
-    /// connection) is queued again before it fails. These are not APNs attempts.
-    public var maxRequeues: Int
+    /// How many times a request that got no answer (refused stream, GOAWAY above its
+    /// stream, lost connection) is sent again, libcurl's own re-sends included. These are
+    /// not APNs attempts. A request never sent (no connection) is not counted here.
+    public var maxResends: Int
+    /// Failed connection attempts in a row (refused, timed out, TLS) after which APNs is
+    /// treated as unreachable: the queue ends as `unreachable`, and one probe at a time
+    /// goes out with backoff until a connection works again.
+    public var breakerThreshold: Int
+    /// HTTP/2 PING on a connection quiet this long (libcurl's upkeep).
+    public var upkeepIntervalMilliseconds: Int
 
     public init(baseURL: String, caFile: String? = nil, connections: Int = 1, maxConcurrentStreams: Int = 100,
-                timeoutMilliseconds: Int = 10_000, maxRequeues: Int = 5) {
+                timeoutMilliseconds: Int = 10_000, maxResends: Int = 5, breakerThreshold: Int = 3,
+                upkeepIntervalMilliseconds: Int = 20_000) {
         self.baseURL = baseURL
         self.caFile = caFile
         self.connections = connections
         self.maxConcurrentStreams = maxConcurrentStreams
         self.timeoutMilliseconds = timeoutMilliseconds
-        self.maxRequeues = maxRequeues
+        self.maxResends = maxResends
+        self.breakerThreshold = breakerThreshold
+        self.upkeepIntervalMilliseconds = upkeepIntervalMilliseconds
     }
 
     public init(_ configuration: APNsConfiguration) {
@@ -36,8 +46,12 @@ public struct TransportSettings: Sendable, Equatable {
 final class TransportJob: @unchecked Sendable {
     let request: TransportRequest
     private let continuation: CheckedContinuation<TransportOutcome, Never>
-    /// Times this request went back to the queue with no answer.
-    var requeues = 0
+    /// Times it went out (counted by libcurl's pre-request callback, re-sends included).
+    var sends = 0
+    /// Times it went back to the queue to wait for a new connection.
+    var reconnects = 0
+    /// Sent while the circuit breaker is open, to find out whether APNs is back.
+    var isProbe = false
     /// Monotonic milliseconds by which it must be answered: time spent waiting in our
     /// queue counts too. Set again when the request is re-queued after a lost connection.
     var deadline: UInt64
@@ -56,8 +70,7 @@ final class TransportJob: @unchecked Sendable {
 /// Requests are multiplexed over `connections` connections (`CURLPIPE_MULTIPLEX`,
 /// `CURLOPT_PIPEWAIT`), at most `connections × maxConcurrentStreams` in flight; the rest
 /// wait in a queue. libcurl/nghttp2 keep each connection within the server's advertised
-/// stream limit. A request with no answer when its connection ends (GOAWAY, reset, refused)
-/// is queued again after a reconnect backoff; one that got an answer never is.
+/// stream limit. What becomes of a request that gets no answer is described on `CurlLoop`.
 public final class CurlHTTP2Transport: HTTPTransport {
     private let multi: CurlMultiHandle
     private let inbox = TransportInbox()
@@ -108,9 +121,26 @@ public final class CurlHTTP2Transport: HTTPTransport {
         multi.wakeup()
     }
 
-    /// Counters for tests and metrics: connection failures seen, requests re-queued.
+    /// Counters for tests and metrics: connection failures seen, requests re-queued,
+    /// connections opened (sockets).
     public var connectionFailures: Int { statistics.values.withLock { $0.connectionFailures } }
     public var requeuedRequests: Int { statistics.values.withLock { $0.requeued } }
+    public var connectionsOpened: Int { statistics.values.withLock { $0.connectionsOpened } }
+
+    /// Whether APNs can be reached, for `/readyz`, metrics and `send`'s exit status.
+    public var reachability: Reachability {
+        statistics.values.withLock { values in
+            values.unreachableSince.map { .unreachable(since: $0, lastError: values.lastError) } ?? .reachable
+        }
+    }
+}
+
+/// What the circuit breaker says about APNs.
+public enum Reachability: Sendable, Equatable {
+    case reachable
+    /// Since `since` (seconds since 1970) every connection attempt failed; `lastError` is
+    /// libcurl's message for the last one.
+    case unreachable(since: Int64, lastError: String)
 }
 
 /// Requests handed over by callers, picked up by the transport thread.
@@ -134,6 +164,14 @@ final class TransportStatistics: Sendable {
     struct Values {
         var connectionFailures = 0
         var requeued = 0
+        var connectionsOpened = 0
+        var connectionsClosed = 0
+        var stallsRelieved = 0
+        var libcurlResends = 0
+        var unreachableSince: Int64?
+        var lastError = ""
     }
     let values = Mutex(Values())
+
+    var liveConnections: Int { values.withLock { $0.connectionsOpened - $0.connectionsClosed } }
 }

@@ -7,29 +7,97 @@ import Glibc
 /// The transport thread's state: the multi handle, the transfers in flight, the queue.
 /// Everything here is touched only by that one thread (hence `@unchecked Sendable`, which
 /// is needed only to hand it to the thread once).
+///
+/// What can happen to a request, and what it becomes:
+/// * an answer (a status line arrived) always wins, even if its deadline passed while the
+///   answer was read or the stream broke afterwards;
+/// * its deadline passes with no answer: the stream alone is cancelled (the connection and
+///   the other streams carry on) and it ends as `timeout`; one whose deadline passed before
+///   it could be sent is not sent;
+/// * REFUSED_STREAM, or a GOAWAY that did not cover it: the server did not process it, and
+///   libcurl sends it again on a fresh connection; every send is counted (the pre-request
+///   callback) and past `maxResends` it ends as `unanswered`;
+/// * any other stream reset after the whole request went out: `streamReset` with the
+///   HTTP/2 error code, for the client's retry policy to decide (the outcome is unknown);
+/// * the connection was lost: parked, sent again after a reconnect backoff, counted;
+/// * no connection could be made: parked without counting (nothing was sent), until the
+///   circuit breaker opens; then everything queued ends as `unreachable`, new requests too,
+///   but for one probe at a time with backoff; the first connection that works closes it.
 final class CurlLoop: @unchecked Sendable {
     private let multi: CurlMultiHandle
     private let settings: TransportSettings
     private let statistics: TransportStatistics
     private let maxInFlight: Int
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var idleHandles: [CurlEasyHandle] = []
+    private var idleHandles: [PooledEasy] = []
     private var waiting = JobQueue()
-    /// Jobs sent back after a failed connection, released at `reconnectAt`.
+    /// Jobs sent back after a lost or failed connection, released at `reconnectAt`.
     private var parked: [TransportJob] = []
     private var reconnectAt: UInt64 = 0
-    private var consecutiveConnectionFailures = 0
+    private var consecutiveConnectionLosses = 0
+    private var breaker: CircuitBreaker
+    private var lastConnectError = ""
+    /// No deadline among the active transfers passes before this.
+    private var nextDeadlineCheck: UInt64 = .max
+    private var nextUpkeep: UInt64 = 0
+    private var connectionLimit = 0
+    /// When a transfer last finished (or the stall valve last opened).
+    private var lastProgress: UInt64 = 0
+    static let stallMilliseconds: UInt64 = 200
+    /// libcurl's backstop per transfer: our own deadline sweep comes first, this only ends
+    /// an answer that started and then stalled.
+    static let backstopMilliseconds = 5_000
 
     init(multi: CurlMultiHandle, settings: TransportSettings, statistics: TransportStatistics) {
         self.multi = multi
         self.settings = settings
         self.statistics = statistics
+        breaker = CircuitBreaker(threshold: settings.breakerThreshold)
         maxInFlight = max(1, settings.connections * settings.maxConcurrentStreams)
         let m = multi.pointer
         _ = pg_curl_multi_setopt_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = pg_curl_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, settings.connections)
-        _ = pg_curl_multi_setopt_long(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, settings.connections)
-        _ = pg_curl_multi_setopt_long(m, CURLMOPT_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams)
+        setStreamLimit(settings.maxConcurrentStreams)
+        setConnectionLimit(settings.connections)
+    }
+
+    /// Streams per connection libcurl may open now. A server may refuse streams opened
+    /// before its SETTINGS arrived (RFC 9113 §5.1.2), on every new connection; so each
+    /// refusal halves this and each answer adds one back, up to `maxConcurrentStreams`.
+    private var streamLimit = 0
+
+    private func setStreamLimit(_ limit: Int) {
+        guard limit != streamLimit else { return }
+        streamLimit = limit
+        _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_CONCURRENT_STREAMS, limit)
+    }
+
+    private func streamRefused() {
+        statistics.values.withLock { $0.libcurlResends += 1 }
+        setStreamLimit(max(1, streamLimit / 2))
+    }
+
+    private func setConnectionLimit(_ limit: Int) {
+        connectionLimit = limit
+        _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_HOST_CONNECTIONS, limit)
+        _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_TOTAL_CONNECTIONS, limit)
+    }
+
+    /// libcurl retires a connection after a refused stream or a GOAWAY but keeps it, and
+    /// counts it against the limit, until its last stream ends, which for a hung stream is
+    /// its deadline. Requests waiting for a connection behind it would all miss theirs.
+    /// So when requests have waited `stallMilliseconds` for a connection and nothing has
+    /// finished meanwhile, one more connection is allowed (at most `connections` more);
+    /// the limit goes back to `connections` once the extra ones have closed. A server whose
+    /// stream limit is merely low keeps answering, so it does not get extra connections.
+    private func relieveStall(now: UInt64) {
+        if connectionLimit > settings.connections, statistics.liveConnections <= settings.connections {
+            setConnectionLimit(settings.connections)
+        }
+        guard now >= lastProgress + Self.stallMilliseconds, connectionLimit < 2 * settings.connections,
+              active.values.contains(where: { $0.job.sends == 0 && $0.startedAt + Self.stallMilliseconds <= now }) else { return }
+        lastProgress = now
+        setConnectionLimit(connectionLimit + 1)
+        statistics.values.withLock { $0.stallsRelieved += 1 }
     }
 
     func run(takeInbox: () -> ([TransportJob], Bool)) {
@@ -37,47 +105,63 @@ final class CurlLoop: @unchecked Sendable {
             let (incoming, stopping) = takeInbox()
             for job in incoming { waiting.push(job) }
             if stopping { break }
-            let now = monotonicMilliseconds()
+            var now = monotonicMilliseconds()
             if !parked.isEmpty, now >= reconnectAt {
                 for job in parked { waiting.push(job) }
                 parked.removeAll(keepingCapacity: true)
             }
-            while active.count < maxInFlight, let job = waiting.pop() { start(job) }
+            while active.count < maxInFlight, let job = waiting.pop() { start(job, now: now) }
             var running: Int32 = 0
             curl_multi_perform(multi.pointer, &running)
             collectFinished()
+            now = monotonicMilliseconds()
+            if now >= nextDeadlineCheck { cancelOverdue(now: now) }
+            if now >= nextUpkeep { upkeep(now: now) }
+            if !active.isEmpty, now >= lastProgress + Self.stallMilliseconds || connectionLimit > settings.connections {
+                relieveStall(now: now)
+            }
             if active.count < maxInFlight, !waiting.isEmpty { continue }
-            var wait: Int32 = 1000
-            if !parked.isEmpty { wait = Int32(clamping: max(0, Int(reconnectAt) - Int(now))) }
+            var wait = 1000
+            if !parked.isEmpty { wait = min(wait, max(0, Int(reconnectAt) - Int(now))) }
+            if nextDeadlineCheck != .max { wait = min(wait, max(1, Int(nextDeadlineCheck) - Int(now))) }
             if !active.isEmpty || wait > 0 {
-                curl_multi_poll(multi.pointer, nil, 0, wait, nil)
+                curl_multi_poll(multi.pointer, nil, 0, Int32(wait), nil)
             }
         }
         cancelEverything()
     }
 
-    private func start(_ job: TransportJob) {
-        let remaining = Int(job.deadline) - Int(monotonicMilliseconds())
-        guard remaining > 0 else {
-            job.finish(.failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms (waited in the queue)")))
+    private func start(_ job: TransportJob, now: UInt64) {
+        guard job.deadline > now else {
+            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
             return
         }
-        let easy: CurlEasyHandle
+        guard breaker.allowAttempt(now: now) else {
+            job.finish(.failure(unreachable))
+            return
+        }
+        job.isProbe = breaker.isOpen
+        let easy: PooledEasy
         if let reused = idleHandles.popLast() {
             easy = reused
-        } else if let fresh = CurlEasyHandle() {
-            CurlTransfer.configure(fresh, settings: settings)
+        } else if let fresh = PooledEasy(settings: settings, statistics: statistics) {
             easy = fresh
         } else {
             job.finish(.failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
             return
         }
-        let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL, timeoutMilliseconds: remaining)
-        guard curl_multi_add_handle(multi.pointer, easy.pointer) == CURLM_OK else {
+        let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL,
+                                    timeoutMilliseconds: Int(job.deadline - now) + Self.backstopMilliseconds,
+                                    maxSends: settings.maxResends + 1)
+        transfer.startedAt = now
+        transfer.onResend = { [unowned self] in self.streamRefused() }
+        if active.isEmpty { lastProgress = now }
+        guard curl_multi_add_handle(multi.pointer, easy.handle.pointer) == CURLM_OK else {
             job.finish(.failure(TransportFailure(.transportError, "libcurl refused the request")))
             return
         }
-        active[easy.pointer] = transfer
+        active[easy.handle.pointer] = transfer
+        nextDeadlineCheck = min(nextDeadlineCheck, job.deadline)
     }
 
     private func collectFinished() {
@@ -87,55 +171,159 @@ final class CurlLoop: @unchecked Sendable {
                   let transfer = active.removeValue(forKey: easy) else { continue }
             let result = message.pointee.data.result
             let status = transfer.responseCode
+            let uploadedAll = transfer.uploadedWholeBody
+            let detail = transfer.easy.errorText
             curl_multi_remove_handle(multi.pointer, easy)
             idleHandles.append(transfer.easy)
-            finish(transfer, result: result, status: status)
+            lastProgress = monotonicMilliseconds()
+            finish(transfer, result: result, status: status, uploadedAll: uploadedAll, detail: detail)
         }
     }
 
-    private func finish(_ transfer: CurlTransfer, result: CURLcode, status: Int) {
+    /// Cancels the streams whose deadline passed with no answer started, just those: the
+    /// connection stays (libcurl resets the stream). Runs after `curl_multi_perform`, so
+    /// an answer already waiting in the socket was read first and wins.
+    private func cancelOverdue(now: UInt64) {
+        var next = UInt64.max
+        var overdue: [(UnsafeMutableRawPointer, CurlTransfer)] = []
+        for (easy, transfer) in active {
+            if transfer.job.deadline <= now, !transfer.answerStarted {
+                overdue.append((easy, transfer))
+            } else if !transfer.answerStarted {
+                next = min(next, transfer.job.deadline)
+            }
+        }
+        nextDeadlineCheck = next
+        for (easy, transfer) in overdue {
+            active.removeValue(forKey: easy)
+            curl_multi_remove_handle(multi.pointer, easy)
+            idleHandles.append(transfer.easy)
+            let sent = transfer.job.sends > 0
+            if transfer.job.isProbe { noteConnectFailure("no connection within the deadline", probe: true) }
+            transfer.job.finish(.failure(TransportFailure(.timeout, sent
+                ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
+                : "not sent: no stream became free within \(settings.timeoutMilliseconds) ms")))
+        }
+    }
+
+    /// HTTP/2 PING on connections quiet for `upkeepIntervalMilliseconds`. libcurl 8.x does
+    /// it for every connection of the multi handle the given transfer is in; 7.88's
+    /// curl_easy_upkeep only serves curl_easy_perform and does nothing here (TCP keepalive
+    /// and libcurl's liveness check before reusing a connection remain).
+    private func upkeep(now: UInt64) {
+        nextUpkeep = now + UInt64(max(1_000, settings.upkeepIntervalMilliseconds / 2))
+        if let easy = active.keys.first { _ = curl_easy_upkeep(easy) }
+    }
+
+    private func finish(_ transfer: CurlTransfer, result: CURLcode, status: Int, uploadedAll: Bool, detail: String) {
         let job = transfer.job
         if status > 0 {
             // An answer arrived (even if the stream broke afterwards): never send it again.
-            consecutiveConnectionFailures = 0
+            breakerSucceeded()
+            consecutiveConnectionLosses = 0
+            if streamLimit < settings.maxConcurrentStreams { setStreamLimit(streamLimit + 1) }
             job.finish(.response(TransportResponse(status: status, apnsId: transfer.apnsId,
                                                    retryAfter: transfer.retryAfter, body: transfer.responseBody)))
             return
         }
-        let message = curlMessage(result)
+        let message = curlMessage(result, detail)
+        if job.sends > 0 { breakerSucceeded() }  // it reached a server
         switch result {
+        case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .deadline:
+            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed before a stream was free")))
+        case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .sendLimit:
+            job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server refused the stream, "
+                + "or the connection ended first); not sent again")))
+        case CURLE_OPERATION_TIMEDOUT where job.sends == 0, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
+            // Nothing was sent: back to the queue after a backoff, as long as the breaker allows.
+            noteConnectFailure(message, probe: job.isProbe)
+            if breaker.isOpen {
+                job.finish(.failure(unreachable))
+            } else {
+                park(job, lostConnection: false)
+            }
         case CURLE_OPERATION_TIMEDOUT:
             job.finish(.failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms")))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
-            job.finish(.failure(TransportFailure(.tlsFailed, message)))
+            noteConnectFailure(message, probe: job.isProbe)
+            job.finish(.failure(breaker.isOpen ? unreachable : TransportFailure(.tlsFailed, message)))
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_OUT_OF_MEMORY:
             job.finish(.failure(TransportFailure(.transportError, message)))
+        case CURLE_HTTP2_STREAM where !uploadedAll:
+            // Reset before the server had the whole request: it cannot have been processed.
+            park(job, lostConnection: false)
+        case CURLE_HTTP2_STREAM:
+            let code = Self.http2ErrorCode(in: detail) ?? 0
+            job.finish(.failure(TransportFailure(.streamReset, "the server reset the stream with HTTP/2 error "
+                + "\(Self.http2ErrorName(code)) (0x\(String(code, radix: 16))) after receiving the whole request; "
+                + "it may have been delivered", http2ErrorCode: code)))
         default:
-            // GOAWAY, reset, refused or dropped connection: nothing was answered, so the
-            // request goes back to the queue after a reconnect backoff.
-            let couldNotConnect = result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST
-            guard job.requeues < settings.maxRequeues else {
-                job.finish(.failure(TransportFailure(couldNotConnect ? .connectionFailed : .connectionLost,
-                                                     "\(message) (after \(job.requeues) reconnects)")))
+            // The connection broke before an answer (libcurl has already tried once more
+            // on a fresh connection when it was a reused one).
+            guard job.sends < settings.maxResends + 1 else {
+                if detail.hasPrefix("Connection died, tried") {  // libcurl's own re-sends ran out
+                    job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server "
+                        + "refused the stream, or the connection ended first); not sent again")))
+                    return
+                }
+                job.finish(.failure(TransportFailure(.connectionLost, "\(message) (sent \(job.sends) times; "
+                    + "the connection was lost before an answer each time, \(job.reconnects) reconnects)")))
                 return
             }
-            job.requeues += 1
-            noteConnectionFailure()
-            // A fresh deadline for the new attempt, counted from the reconnect.
-            job.deadline = max(reconnectAt, monotonicMilliseconds()) + UInt64(settings.timeoutMilliseconds)
-            statistics.values.withLock { $0.requeued += 1 }
-            parked.append(job)
+            park(job, lostConnection: true)
         }
     }
 
-    /// All requests that fail together (one GOAWAY) count as one connection failure.
-    private func noteConnectionFailure() {
+    private var unreachable: TransportFailure {
+        TransportFailure(.unreachable, "cannot reach APNs at \(settings.baseURL): \(lastConnectError)")
+    }
+
+    /// Back to the queue after the reconnect backoff, with a fresh deadline counted from it.
+    private func park(_ job: TransportJob, lostConnection: Bool) {
+        if lostConnection { noteConnectionLoss() }
+        job.reconnects += 1
+        job.deadline = max(reconnectAt, monotonicMilliseconds()) + UInt64(settings.timeoutMilliseconds)
+        statistics.values.withLock { $0.requeued += 1 }
+        parked.append(job)
+    }
+
+    /// All requests that fail together (one GOAWAY, one dropped connection) count once.
+    private func noteConnectionLoss() {
         let now = monotonicMilliseconds()
         guard now >= reconnectAt else { return }
-        consecutiveConnectionFailures += 1
+        consecutiveConnectionLosses += 1
         statistics.values.withLock { $0.connectionFailures += 1 }
-        let backoff = min(2_000, 25 << min(consecutiveConnectionFailures - 1, 10))
+        let backoff = min(2_000, 25 << min(consecutiveConnectionLosses - 1, 10))
         reconnectAt = now + UInt64(backoff)
+    }
+
+    /// A connection attempt failed (refused, timed out, TLS): counts towards the breaker,
+    /// once per reconnect window, like connection losses.
+    private func noteConnectFailure(_ message: String, probe: Bool) {
+        lastConnectError = message
+        let now = monotonicMilliseconds()
+        // While open, only the probe's outcome moves the breaker (requests that were
+        // already on their way when it opened do not push the next probe back).
+        guard breaker.isOpen ? probe : now >= reconnectAt else {
+            statistics.values.withLock { $0.lastError = message }
+            return
+        }
+        noteConnectionLoss()
+        if breaker.recordFailure(now: now) {
+            let since = wallClockSeconds()
+            statistics.values.withLock { $0.unreachableSince = since; $0.lastError = message }
+            for job in parked { job.finish(.failure(unreachable)) }
+            parked.removeAll()
+            while let job = waiting.pop() { job.finish(.failure(unreachable)) }
+        } else {
+            statistics.values.withLock { $0.lastError = message }
+        }
+    }
+
+    private func breakerSucceeded() {
+        guard breaker.consecutiveFailures > 0 || breaker.isOpen else { return }
+        breaker.recordSuccess()
+        statistics.values.withLock { $0.unreachableSince = nil }
     }
 
     private func cancelEverything() {
@@ -151,9 +339,47 @@ final class CurlLoop: @unchecked Sendable {
         idleHandles.removeAll()
     }
 
-    private func curlMessage(_ code: CURLcode) -> String {
-        "libcurl error \(code.rawValue): " + String(cString: curl_easy_strerror(code))
+    private func curlMessage(_ code: CURLcode, _ detail: String) -> String {
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        return "libcurl error \(code.rawValue): " + text
     }
+
+    /// The code in libcurl's "HTTP/2 stream 5 was not closed cleanly: INTERNAL_ERROR (err 2)"
+    /// (the same text in 7.88 and 8.x).
+    static func http2ErrorCode(in text: String) -> UInt32? {
+        guard let range = text.range(of: "(err ", options: .backwards) else { return nil }
+        return UInt32(text[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// RFC 9113 §7 names.
+    static func http2ErrorName(_ code: UInt32) -> String {
+        let names = ["NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT",
+                     "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR",
+                     "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED"]
+        return code < names.count ? names[Int(code)] : "unknown error"
+    }
+}
+
+/// An easy handle kept from request to request, with its options and error buffer.
+final class PooledEasy {
+    let handle: CurlEasyHandle
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init?(settings: TransportSettings, statistics: TransportStatistics) {
+        guard let handle = CurlEasyHandle() else { return nil }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer[0] = 0
+        CurlTransfer.configure(handle, settings: settings, statistics: statistics)
+        _ = pg_curl_easy_setopt_pointer(handle.pointer, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    deinit { errorBuffer.deallocate() }
+
+    /// libcurl's message for the last failure on this handle ("" when none).
+    var errorText: String { String(cString: errorBuffer) }
+
+    func clearError() { errorBuffer[0] = 0 }
 }
 
 /// A FIFO of jobs without O(n) removal at the front.
@@ -182,3 +408,5 @@ func monotonicMilliseconds() -> UInt64 {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
 }
+
+func wallClockSeconds() -> Int64 { SystemWallClock().secondsSince1970() }

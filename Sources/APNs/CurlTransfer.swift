@@ -1,29 +1,46 @@
 import CCurl
 import CShims
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One request on one easy handle: owns the copy of the body libcurl reads from, the
 /// header list, and collects the response through libcurl's callbacks.
 final class CurlTransfer {
     let job: TransportJob
-    let easy: CurlEasyHandle
+    let easy: PooledEasy
+    private let maxSends: Int
     private var headerList: CurlHeaderList?
     private var bodyCopy: UnsafeMutableRawBufferPointer?
     var apnsId: String?
     var retryAfter: String?
     var responseBody: [UInt8] = []
+    /// A response header arrived: from then on the answer wins over the deadline.
+    var answerStarted = false
+    enum Abort { case deadline, sendLimit }
+    /// Why the pre-request callback stopped a send, if it did.
+    var abort: Abort?
+    /// Monotonic milliseconds when it was handed to libcurl.
+    var startedAt: UInt64 = 0
+    /// Sends within this transfer: more than one means libcurl re-sent it by itself on a
+    /// fresh connection (a refused stream, or a GOAWAY that did not cover it).
+    private var sendsHere = 0
+    var onResend: (() -> Void)?
     /// APNs error bodies are small JSON; anything bigger is cut off here.
     static let maximumResponseBody = 16 * 1024
 
-    init(job: TransportJob, easy: CurlEasyHandle, baseURL: String, timeoutMilliseconds: Int) {
+    init(job: TransportJob, easy: PooledEasy, baseURL: String, timeoutMilliseconds: Int, maxSends: Int) {
         self.job = job
         self.easy = easy
+        self.maxSends = maxSends
         let request = job.request
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(request.body.count, 1), alignment: 1)
         request.body.withUnsafeBytes { source in copy.copyMemory(from: source) }
         bodyCopy = copy
         // libcurl would add form-encoding and Accept headers APNs has no use for.
         headerList = CurlHeaderList(request.headerLines + ["content-type:", "accept:", "expect:"])
-        let e = easy.pointer
+        easy.clearError()
+        let e = easy.handle.pointer
         _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, baseURL + request.path)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList?.pointer))
@@ -32,6 +49,7 @@ final class CurlTransfer {
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_WRITEDATA, me)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HEADERDATA, me)
+        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_PREREQDATA, me)
     }
 
     deinit { bodyCopy?.deallocate() }
@@ -39,12 +57,38 @@ final class CurlTransfer {
     /// The status line's code, 0 when no response header arrived.
     var responseCode: Int {
         var code = 0
-        _ = pg_curl_easy_getinfo_long(easy.pointer, CURLINFO_RESPONSE_CODE, &code)
+        _ = pg_curl_easy_getinfo_long(easy.handle.pointer, CURLINFO_RESPONSE_CODE, &code)
         return code
     }
 
+    /// Whether the server got every byte of the body (a reset before that means the
+    /// request cannot have been processed).
+    var uploadedWholeBody: Bool {
+        var uploaded: curl_off_t = 0
+        _ = pg_curl_easy_getinfo_off_t(easy.handle.pointer, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+        return job.sends > 0 && Int(uploaded) >= job.request.body.count
+    }
+
+    /// Called by libcurl before each send, its own re-sends included: no send after the
+    /// deadline, none beyond the bound.
+    func maySend() -> Bool {
+        if monotonicMilliseconds() >= job.deadline {
+            abort = .deadline
+            return false
+        }
+        guard job.sends < maxSends else {
+            abort = .sendLimit
+            return false
+        }
+        if sendsHere > 0 { onResend?() }
+        job.sends += 1
+        sendsHere += 1
+        answerStarted = false
+        return true
+    }
+
     /// Options that stay the same for every request on an easy handle.
-    static func configure(_ easy: CurlEasyHandle, settings: TransportSettings) {
+    static func configure(_ easy: CurlEasyHandle, settings: TransportSettings, statistics: TransportStatistics) {
         let e = easy.pointer
         let version = settings.baseURL.hasPrefix("https://") ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
         _ = pg_curl_easy_setopt_long(e, CURLOPT_HTTP_VERSION, Int(version))
@@ -54,14 +98,47 @@ final class CurlTransfer {
         // No proxy from http_proxy & co.: APNs is reached directly (and libcurl then skips
         // its per-request environment lookups).
         _ = pg_curl_easy_setopt_string(e, CURLOPT_PROXY, "")
-        _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, min(settings.timeoutMilliseconds, 10_000))
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, min(settings.timeoutMilliseconds, 5_000))
+        // A quiet connection is checked: TCP keepalive on every libcurl, and HTTP/2 PING
+        // where curl_easy_upkeep works with a multi handle (libcurl >= 8.x; see CurlLoop).
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_TCP_KEEPALIVE, 1)
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_TCP_KEEPIDLE, 30)
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_TCP_KEEPINTVL, 10)
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_UPKEEP_INTERVAL_MS, settings.upkeepIntervalMilliseconds)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSL_VERIFYPEER, 1)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSL_VERIFYHOST, 2)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         if let caFile = settings.caFile { _ = pg_curl_easy_setopt_string(e, CURLOPT_CAINFO, caFile) }
         _ = pg_curl_easy_setopt_write_function(e, curlWriteBody)
         _ = pg_curl_easy_setopt_header_function(e, curlReadHeader)
+        _ = pg_curl_easy_setopt_prereq_function(e, curlPrerequest)
+        _ = pg_curl_easy_setopt_sockopt_function(e, curlNewSocket)
+        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_SOCKOPTDATA, Unmanaged.passUnretained(statistics).toOpaque())
+        _ = pg_curl_easy_setopt_closesocket_function(e, curlCloseSocket)
+        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_CLOSESOCKETDATA, Unmanaged.passUnretained(statistics).toOpaque())
     }
+}
+
+private let curlPrerequest: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = { context, _, _, _, _ in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.maySend() ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+}
+
+/// One call per socket libcurl opens, i.e. per connection attempt.
+private let curlNewSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, curlsocktype) -> Int32 = { context, _, _ in
+    if let context {
+        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock { $0.connectionsOpened += 1 }
+    }
+    return Int32(CURL_SOCKOPT_OK)
+}
+
+/// libcurl closes a connection's socket: counted, then closed as libcurl would.
+private let curlCloseSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = { context, socket in
+    if let context {
+        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock { $0.connectionsClosed += 1 }
+    }
+    return close(socket)
 }
 
 private let curlWriteBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, context in
@@ -81,6 +158,7 @@ private let curlReadHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
     let length = size * count
     guard let data, let context else { return length }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    transfer.answerStarted = true
     data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
         let line = UnsafeBufferPointer(start: bytes, count: length)
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }

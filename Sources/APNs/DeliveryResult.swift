@@ -42,12 +42,18 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     public enum Code: String, Sendable, CaseIterable {
         /// The request's deadline passed with no response.
         case timeout
-        /// No connection could be made (after reconnect attempts).
-        case connectionFailed
         /// TLS handshake or certificate verification failed.
         case tlsFailed
-        /// The connection broke too many times while the request waited for an answer.
+        /// The connection broke before an answer, every time it was sent (bounded).
         case connectionLost
+        /// Sent the bounded number of times and never answered: refused streams (the
+        /// server promised it did not process it) or GOAWAYs that did not cover it.
+        case unanswered
+        /// The server reset the stream (an HTTP/2 error code other than REFUSED_STREAM)
+        /// after receiving the whole request: it may or may not have been delivered.
+        case streamReset
+        /// Not sent: APNs could not be reached (the circuit breaker is open).
+        case unreachable
         /// The transport was shut down before the request finished.
         case cancelled
         /// Anything else libcurl reported.
@@ -56,10 +62,13 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
 
     public let code: Code
     public let message: String
+    /// For `streamReset`: the RST_STREAM error code (RFC 9113 §7).
+    public let http2ErrorCode: UInt32?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, http2ErrorCode: UInt32? = nil) {
         self.code = code
         self.message = message
+        self.http2ErrorCode = http2ErrorCode
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

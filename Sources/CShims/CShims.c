@@ -27,3 +27,15 @@ CURLcode pg_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value)
 CURLMcode pg_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
+CURLcode pg_curl_easy_setopt_prereq_function(CURL *handle, int (*fn)(void *, char *, char *, int, int)) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, fn);
+}
+CURLcode pg_curl_easy_setopt_sockopt_function(CURL *handle, int (*fn)(void *, curl_socket_t, curlsocktype)) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, fn);
+}
+CURLcode pg_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode pg_curl_easy_setopt_closesocket_function(CURL *handle, int (*fn)(void *, curl_socket_t)) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, fn);
+}

@@ -192,17 +192,18 @@ import TestSupport
         #expect(failures.contains { $0.message.contains("waited in the queue") })
     }
 
-    @Test func nothingListeningFailsAsConnectionFailed() async throws {
+    @Test func nothingListeningFailsAsUnreachable() async throws {
         let fake = try FakeAPNs()
         let url = fake.url
         fake.stop()
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
         let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: fake.caFile, timeoutMilliseconds: 1000, maxRequeues: 2))
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: fake.caFile, timeoutMilliseconds: 1000, maxResends: 2))
         let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
         let result = await client.send(TestRequests.alert(1))
         guard case .transportFailed(let failure) = result else { Issue.record("got \(result)"); return }
-        #expect(failure.code == .connectionFailed)
+        #expect(failure.code == .unreachable)
+        #expect(failure.message.hasPrefix("cannot reach APNs at \(url): libcurl error 7"), "\(failure.message)")
     }
 
     @Test func expiredProviderTokenRefreshesOnceForEveryoneAndRetries() async throws {

@@ -1,4 +1,4 @@
-import APNs
+@testable import APNs
 import Testing
 
 @Suite struct ReasonAndRetryTests {
@@ -34,5 +34,35 @@ import Testing
         #expect(policy.delayMilliseconds(afterAttempt: 10, retryAfterSeconds: nil, unit: 0.999) <= 1000)
         #expect(policy.delayMilliseconds(afterAttempt: 60, retryAfterSeconds: nil, unit: 0) == 500)
         #expect(policy.delayMilliseconds(afterAttempt: 1, retryAfterSeconds: 3, unit: 0.5) == 3000)
+    }
+}
+
+@Suite struct CircuitBreakerTests {
+    @Test func opensAfterTheThresholdProbesWithBackoffAndClosesOnSuccess() {
+        var breaker = CircuitBreaker(threshold: 3, firstProbeMilliseconds: 1_000, maxProbeMilliseconds: 4_000)
+        let steps = [breaker.allowAttempt(now: 0), !breaker.recordFailure(now: 10), !breaker.recordFailure(now: 20),
+                     breaker.recordFailure(now: 30), !breaker.allowAttempt(now: 500), breaker.allowAttempt(now: 1_030),
+                     !breaker.allowAttempt(now: 1_031)]
+        // allowed; two failures keep it closed, the third opens it; no attempt before the
+        // first probe after a second; then only one probe at a time.
+        #expect(steps == [Bool](repeating: true, count: steps.count), "\(steps)")
+        breaker.recordFailure(now: 1_100)
+        let beforeSecondProbe = breaker.allowAttempt(now: 3_000)
+        let secondProbe = breaker.allowAttempt(now: 3_100)
+        #expect(!beforeSecondProbe && secondProbe, "the next probe two seconds after the failed one")
+        breaker.recordFailure(now: 3_200)
+        breaker.recordFailure(now: 3_300)
+        #expect(breaker.probeAt == 3_300 + 4_000, "capped")
+        breaker.recordSuccess()
+        let afterSuccess = [breaker.allowAttempt(now: 3_301), breaker.allowAttempt(now: 3_302)]
+        #expect(!breaker.isOpen && afterSuccess == [true, true])
+    }
+
+    @Test func aSuccessBeforeTheThresholdStartsTheCountOver() {
+        var breaker = CircuitBreaker(threshold: 2)
+        breaker.recordFailure(now: 0)
+        breaker.recordSuccess()
+        let opened = breaker.recordFailure(now: 1)
+        #expect(!opened && !breaker.isOpen)
     }
 }

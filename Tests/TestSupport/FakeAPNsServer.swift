@@ -15,6 +15,8 @@ public final class FakeAPNsServer: @unchecked Sendable {
     public let directory: URL
     private let process: Process
     private let stdin: Pipe
+    private let stdout: Pipe
+    private var pendingOutput = Data()
 
     /// `scriptJSON` tells the fake how to answer (see fake_apns.py); `publicKeyPEM`
     /// replaces the fixture key it verifies provider tokens with; `tokenUpdateWindow`
@@ -42,22 +44,40 @@ public final class FakeAPNsServer: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = arguments
         stdin = Pipe()
-        let stdout = Pipe()
+        stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(Self.readLine(stdout, &pendingOutput)) else {
             process.terminate()
             throw TestSupportError(message: "fake_apns.py did not print its port")
         }
         self.port = port
+    }
+
+    private static func readLine(_ pipe: Pipe, _ pending: inout Data) -> String {
+        while !pending.contains(0x0A) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+        }
+        let end = pending.firstIndex(of: 0x0A) ?? pending.endIndex
+        let line = String(decoding: pending[..<end], as: UTF8.self)
+        pending = Data(pending[min(end + 1, pending.endIndex)...])
+        return line.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Stops listening and cuts every connection: APNs becomes unreachable (connections
+    /// are refused) until `openPort()`.
+    public func closePort() { command("close") }
+
+    /// Listens again on the same port.
+    public func openPort() { command("open") }
+
+    private func command(_ name: String) {
+        stdin.fileHandleForWriting.write(Data((name + "\n").utf8))
+        while process.isRunning, Self.readLine(stdout, &pendingOutput) != "ok " + name {}
     }
 
     deinit { stop() }
@@ -75,6 +95,13 @@ public final class FakeAPNsServer: @unchecked Sendable {
     /// Every answered request, in the order answered.
     public func log() -> [JSONObject] {
         guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("log.jsonl").path) else { return [] }
+        return data.split(separator: 0x0A).compactMap { try? JSONParser().parse(Array($0)).objectValue }
+    }
+
+    /// Every complete request it received, answered or not (refused, reset, hung), in
+    /// arrival order: `token`, `connection`, `stream`, `action` (answer/refuse/reset/hang).
+    public func received() -> [JSONObject] {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("received.jsonl").path) else { return [] }
         return data.split(separator: 0x0A).compactMap { try? JSONParser().parse(Array($0)).objectValue }
     }
 

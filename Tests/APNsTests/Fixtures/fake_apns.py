@@ -3,9 +3,14 @@
 
 It checks every request the way Apple documents (method, path, token, headers, body,
 ES256 provider token verified with the public key) and answers as the test script says:
-a status and reason per device token or per N-th request, delays, no answer at all, or a
-GOAWAY after N requests on a connection. Every answered request is logged as one JSON
-line so that tests can assert on what the server saw.
+a status and reason per device token or per N-th request, delays, no answer at all
+(a hung stream), a refused stream (RST_STREAM REFUSED_STREAM), a reset with any HTTP/2
+error code, or a GOAWAY after N requests on a connection. Every answered request is
+logged as one JSON line (--log), and every complete request, answered or not, as one line
+in the file next to it named received.jsonl, so that tests can count what was sent.
+
+Commands on stdin, one per line: "close" stops listening and cuts every connection (an
+unreachable APNs), "open" listens again on the same port. End of stdin stops the fake.
 
 Usage: fake_apns.py --log FILE [--script FILE] [--key-file P8 | --public-key PEM]
                     [--team-id ID] [--key-id ID] [--tls-cert PEM --tls-key PEM]
@@ -21,6 +26,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
 import re
 import ssl
 import sys
@@ -77,6 +83,8 @@ class Fake:
         self.token_window = args.token_update_window
         self.current_tokens = {}  # (iss, kid) -> (token, first seen)
         self.log = open(args.log, "a", buffering=1)
+        self.received_log = open(os.path.join(os.path.dirname(os.path.abspath(args.log)), "received.jsonl"), "a", buffering=1)
+        self.live = set()
         self.received = 0
         self.answered = 0
         self.connections = 0
@@ -214,6 +222,7 @@ class Connection(asyncio.Protocol):
 
     def connection_made(self, transport):
         self.transport = transport
+        self.fake.live.add(self)
         self.stream_limit = self.fake.max_streams
         # h2 itself would treat a stream over the limit as a connection error; a client may
         # legitimately open streams before it has read our SETTINGS, and RFC 9113 §5.1.2
@@ -235,6 +244,7 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc):
         self.closed = True
+        self.fake.live.discard(self)
 
     def flush(self):
         data = self.h2.data_to_send()
@@ -265,7 +275,12 @@ class Connection(asyncio.Protocol):
                 if event.stream_id in self.streams:
                     self.request_complete(event.stream_id)
             elif isinstance(event, h2.events.StreamReset):
-                self.streams.pop(event.stream_id, None)
+                entry = self.streams.pop(event.stream_id, None)
+                if entry is not None and event.remote_reset:
+                    path = dict(entry[0]).get(":path", "")
+                    self.fake.received_log.write(json.dumps({
+                        "connection": self.id, "stream": event.stream_id, "action": "clientReset",
+                        "code": int(event.error_code), "token": path[len("/3/device/"):], "time": time.time()}) + "\n")
         self.flush()
 
     def request_complete(self, stream_id):
@@ -283,7 +298,23 @@ class Connection(asyncio.Protocol):
         path = h.get(":path", "")
         token = path[len("/3/device/"):] if path.startswith("/3/device/") else ""
         answer = fake.answer_for(n, token)
-        if answer.get("noAnswer"):
+        action = "refuse" if answer.get("refuse") else "reset" if "reset" in answer else \
+            "hang" if answer.get("noAnswer") else "answer"
+        fake.received_log.write(json.dumps({"n": n, "connection": self.id, "stream": stream_id, "token": token,
+                                            "action": action, "time": time.time()}) + "\n")
+        if action in ("refuse", "reset"):
+            # RST_STREAM after the whole request arrived: REFUSED_STREAM promises it was not
+            # processed (RFC 9113 §8.7); any other code leaves that unknown.
+            code = h2.errors.ErrorCodes.REFUSED_STREAM if action == "refuse" else answer["reset"]
+            del self.streams[stream_id]
+            try:
+                self.h2.reset_stream(stream_id, code)
+            except Exception:
+                pass
+            if action == "refuse":
+                fake.refused += 1
+            return
+        if action == "hang":
             return
         delay = answer.get("delayMs", fake.script.get("delayMs", 0)) / 1000.0
         if delay > 0:
@@ -388,10 +419,39 @@ def main():
         context.set_alpn_protocols(["h2"])
     loop = asyncio.new_event_loop()
     server = loop.run_until_complete(loop.create_server(lambda: Connection(fake), "127.0.0.1", 0, ssl=context))
-    print(server.sockets[0].getsockname()[1], flush=True)
-    # Stop when the test closes our stdin (or kills us).
+    port = server.sockets[0].getsockname()[1]
+    print(port, flush=True)
+    state = {"server": server, "pending": b""}
+
+    def command(line):
+        if line == b"close" and state["server"] is not None:
+            state["server"].close()
+            state["server"] = None
+            for connection in list(fake.live):
+                connection.closed = True
+                connection.transport.abort()
+        elif line == b"open" and state["server"] is None:
+            loop.create_task(reopen())
+            return
+        print("ok " + line.decode(), flush=True)
+
+    async def reopen():
+        state["server"] = await loop.create_server(lambda: Connection(fake), "127.0.0.1", port, ssl=context,
+                                                   reuse_address=True)
+        print("ok open", flush=True)
+
+    def read_stdin():
+        chunk = os.read(sys.stdin.fileno(), 4096)
+        if not chunk:
+            loop.stop()  # the test closed our stdin
+            return
+        state["pending"] += chunk
+        while b"\n" in state["pending"]:
+            line, state["pending"] = state["pending"].split(b"\n", 1)
+            command(line.strip())
+
     try:
-        loop.add_reader(sys.stdin.fileno(), lambda: loop.stop() if not sys.stdin.buffer.read1(1) else None)
+        loop.add_reader(sys.stdin.fileno(), read_stdin)
     except (PermissionError, ValueError, OSError):
         pass  # stdin is not pollable (a file): run until killed
     loop.run_forever()

@@ -1,0 +1,164 @@
+import APNs
+import Foundation
+import StrictJSON
+import Testing
+import TestSupport
+
+/// A single misbehaving stream, or a misbehaving server, must not hurt devices that did
+/// nothing wrong; no device is sent more often than the documented bound
+/// (`TransportSettings.maxResends` + 1); a device the server answered is never reported failed.
+@Suite struct StreamFailureTests {
+    static let maxSends = TransportSettings(baseURL: "https://x").maxResends + 1
+
+    /// Sends per token, as the fake received them (answered or not).
+    static func sendsPerToken(_ fake: FakeAPNs) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for entry in fake.received() where entry.string("action") != "clientReset" {
+            counts[entry.string("token") ?? "", default: 0] += 1
+        }
+        return counts
+    }
+
+    static func delivered(_ result: DeliveryResult) -> Bool { if case .delivered = result { true } else { false } }
+
+    static func failure(_ result: DeliveryResult) -> TransportFailure? {
+        if case .transportFailed(let failure) = result { failure } else { nil }
+    }
+
+    /// Every device the fake answered 200 is reported delivered.
+    static func expectAnsweredAreDelivered(_ fake: FakeAPNs, _ results: [DeliveryResult], _ index: (String) -> Int?) {
+        for entry in fake.log() where entry.int("status") == 200 {
+            guard let token = entry.string("token"), let i = index(token) else { continue }
+            #expect(delivered(results[i]), "answered 200 but reported \(results[i])")
+        }
+    }
+
+    @Test func oneRefusedAndOneHungStreamHurtNoInnocentDevice() async throws {
+        let refused = TestRequests.token(7), hung = TestRequests.token(500)
+        let fake = try FakeAPNs(script: ["tokens": [refused: [["refuse": true], ["status": 200]], hung: [["noAnswer": true]]]])
+        let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 2_000)
+        let count = 1_000
+        let results = await sendAll(client, (0..<count).map { TestRequests.alert($0) }, concurrency: 200)
+        let hungFailure = try #require(Self.failure(results[500]))
+        #expect(hungFailure.code == .timeout)
+        let others = results.enumerated().filter { $0.offset != 500 }
+        #expect(others.allSatisfy { Self.delivered($0.element) },
+                "innocent failures: \(others.filter { !Self.delivered($0.element) }.prefix(3))")
+        let sends = Self.sendsPerToken(fake)
+        #expect(sends[refused] == 2, "refused once, sent once more")
+        #expect(sends.values.allSatisfy { $0 <= Self.maxSends })
+        #expect(sends.filter { $0.key != refused }.values.allSatisfy { $0 == 1 }, "no innocent device sent twice")
+        Self.expectAnsweredAreDelivered(fake, results) { Int($0, radix: 16) }
+        // The refused stream retired one connection (libcurl) and the hung one was cancelled
+        // alone: a new connection, not one per request.
+        #expect(transport.connectionsOpened <= 3, "\(transport.connectionsOpened) connections")
+    }
+
+    @Test func aStreamRefusedEveryTimeIsSentAtMostTheBound() async throws {
+        let refused = TestRequests.token(3)
+        let fake = try FakeAPNs(script: ["tokens": [refused: [["refuse": true]]], "delayMs": 2])
+        let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 3_000)
+        let results = await sendAll(client, (0..<200).map { TestRequests.alert($0) })
+        let failure = try #require(Self.failure(results[3]))
+        #expect(failure.code == .unanswered, "\(failure)")
+        #expect(results.enumerated().filter { $0.offset != 3 }.allSatisfy { Self.delivered($0.element) })
+        let sends = Self.sendsPerToken(fake)
+        #expect(sends[refused] == Self.maxSends, "\(sends[refused] ?? 0) sends")
+        #expect(transport.connectionsOpened <= Self.maxSends + 1)
+    }
+
+    @Test func aResetAfterTheWholeRequestIsAnAttemptWithBackoffOnTheSameConnection() async throws {
+        let token = TestRequests.token(1)
+        let fake = try FakeAPNs(script: ["tokens": [token: [["reset": 2], ["status": 200]]]])
+        let (client, _, transport) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 100, maxBackoffMilliseconds: 400))
+        let results = await sendAll(client, (0..<20).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy(Self.delivered))
+        let attempts = fake.received().filter { $0.string("token") == token }
+        try #require(attempts.count == 2)
+        let gap = (attempts[1].double("time") ?? 0) - (attempts[0].double("time") ?? 0)
+        #expect(gap >= 0.045, "sent again after a backoff, not at once: \(gap) s")
+        #expect(Set(fake.received().compactMap { $0.int("connection") }) == [1], "no reconnect")
+        #expect(transport.connectionsOpened == 1)
+    }
+
+    @Test func aResetEveryTimeEndsAsStreamResetWithItsCodeAfterTheAttempts() async throws {
+        let fake = try FakeAPNs(script: ["default": ["reset": 11]])
+        let (client, _, transport) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
+        let result = await client.send(TestRequests.alert(1))
+        let failure = try #require(Self.failure(result))
+        #expect(failure.code == .streamReset)
+        #expect(failure.http2ErrorCode == 11)
+        #expect(failure.message.contains("ENHANCE_YOUR_CALM") && failure.message.contains("may have been delivered"), "\(failure.message)")
+        #expect(fake.received().count == 3, "one send per attempt")
+        #expect(transport.connectionsOpened == 1)
+    }
+
+    @Test func aHungStreamIsCancelledAloneAndTheConnectionCarriesOn() async throws {
+        let hung = TestRequests.token(0)
+        let fake = try FakeAPNs(script: ["tokens": [hung: [["noAnswer": true]]], "delayMs": 5])
+        let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 1_500)
+        async let first = client.send(TestRequests.alert(0))
+        let before = await sendAll(client, (1..<50).map { TestRequests.alert($0) })
+        let hungResult = await first
+        let after = await sendAll(client, (50..<100).map { TestRequests.alert($0) })
+        #expect(Self.failure(hungResult)?.code == .timeout)
+        #expect((before + after).allSatisfy(Self.delivered))
+        #expect(Set(fake.log().compactMap { $0.int("connection") }) == [1], "one connection throughout")
+        #expect(transport.connectionsOpened == 1)
+        let reset = try #require(fake.received().first { $0.string("action") == "clientReset" })
+        #expect(reset.string("token") == hung)
+    }
+
+    @Test func anAnswerSlowerThanTheDeadlineTimesOutAloneAndOthersAreDelivered() async throws {
+        let slow = TestRequests.token(2)
+        let fake = try FakeAPNs(script: ["tokens": [slow: [["status": 200, "delayMs": 4_000]]]])
+        let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 2_000)
+        let results = await sendAll(client, (0..<100).map { TestRequests.alert($0) })
+        #expect(Self.failure(results[2])?.code == .timeout)
+        #expect(results.enumerated().filter { $0.offset != 2 }.allSatisfy { Self.delivered($0.element) })
+        Self.expectAnsweredAreDelivered(fake, results) { Int($0, radix: 16) }
+    }
+
+    @Test func aSlowButInTimeAnswerIsDelivered() async throws {
+        let fake = try FakeAPNs(script: ["delayMs": 300])
+        let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 1_500)
+        let results = await sendAll(client, (0..<50).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy(Self.delivered))
+    }
+
+    @Test func goawayBeyondTheLastStreamIdLosesNothingAndStaysWithinTheBound() async throws {
+        let fake = try FakeAPNs(script: ["goawayAfter": 100, "goawayConnections": 2, "delayMs": 3])
+        let (client, _, _) = try makeClient(fake)
+        let results = await sendAll(client, (0..<500).map { TestRequests.alert($0) })
+        #expect(results.allSatisfy(Self.delivered))
+        let answered = fake.log().compactMap { $0.string("token") }
+        #expect(answered.count == 500 && Set(answered).count == 500, "every device answered exactly once")
+        #expect(Self.sendsPerToken(fake).values.allSatisfy { $0 <= Self.maxSends })
+    }
+
+    @Test func anUnreachableServerEndsTheQueueWithinSecondsAndTheBreakerClosesWhenItIsBack() async throws {
+        let fake = try FakeAPNs()
+        fake.closePort()
+        let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 2_000)
+        let start = Date()
+        let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(results.allSatisfy { Self.failure($0)?.code == .unreachable }, "\(results.first { Self.failure($0)?.code != .unreachable }.map { "\($0)" } ?? "")")
+        #expect(elapsed < 10, "gave up after \(elapsed) s")
+        guard case .unreachable(_, let lastError) = transport.reachability else {
+            Issue.record("breaker not open: \(transport.reachability)"); return
+        }
+        #expect(lastError.contains("libcurl error 7"))
+        #expect(fake.received().isEmpty)
+        fake.openPort()
+        // The breaker probes (after 1 s, then with backoff); the first probe that connects closes it.
+        var delivered = false
+        let deadline = Date().addingTimeInterval(20)
+        while !delivered, Date() < deadline {
+            delivered = Self.delivered(await client.send(TestRequests.alert(5_000)))
+            if !delivered { try await Task.sleep(nanoseconds: 100_000_000) }
+        }
+        #expect(delivered)
+        #expect(transport.reachability == .reachable)
+    }
+}
