@@ -184,6 +184,11 @@ final class CurlLoop: @unchecked Sendable {
     /// connection stays (libcurl resets the stream). Runs after `curl_multi_perform`, so
     /// an answer already waiting in the socket was read first and wins.
     private func cancelOverdue(now: UInt64) {
+        // libcurl hands a stream the frames another transfer read from the shared socket
+        // on the next pass over the transfers: one more pass, so those answers win too.
+        var running: Int32 = 0
+        curl_multi_perform(multi.pointer, &running)
+        collectFinished()
         var next = UInt64.max
         var overdue: [(UnsafeMutableRawPointer, CurlTransfer)] = []
         for (easy, transfer) in active {

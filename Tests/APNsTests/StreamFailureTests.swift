@@ -29,7 +29,7 @@ import TestSupport
     static func expectAnsweredAreDelivered(_ fake: FakeAPNs, _ results: [DeliveryResult], _ index: (String) -> Int?) {
         for entry in fake.log() where entry.int("status") == 200 {
             guard let token = entry.string("token"), let i = index(token) else { continue }
-            #expect(delivered(results[i]), "answered 200 but reported \(results[i])")
+            #expect(delivered(results[i]), "\(token) answered 200 at \(entry.double("time") ?? 0) but reported \(results[i])")
         }
     }
 
@@ -144,7 +144,11 @@ import TestSupport
         let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
         let elapsed = Date().timeIntervalSince(start)
         #expect(results.allSatisfy { Self.failure($0)?.code == .unreachable }, "\(results.first { Self.failure($0)?.code != .unreachable }.map { "\($0)" } ?? "")")
-        #expect(elapsed < 10, "gave up after \(elapsed) s")
+        // A hang guard, not a speed check (alone it takes well under a second; a loaded
+        // parallel run can starve the tasks): the number that matters is that devices are
+        // not tried one by one, each through its own reconnect backoffs.
+        #expect(elapsed < 45, "gave up after \(elapsed) s")
+        #expect(transport.connectionsOpened < 500, "\(transport.connectionsOpened) connection attempts for 1,000 devices")
         guard case .unreachable(_, let lastError) = transport.reachability else {
             Issue.record("breaker not open: \(transport.reachability)"); return
         }

@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import ssl
 import sys
 import time
@@ -427,6 +428,12 @@ def main():
         if line == b"close" and state["server"] is not None:
             state["server"].close()
             state["server"] = None
+            # Keep the port bound but not listening: connections are refused, and no other
+            # process (another test's fake) can take the port meanwhile.
+            holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            holder.bind(("127.0.0.1", port))
+            state["holder"] = holder
             for connection in list(fake.live):
                 connection.closed = True
                 connection.transport.abort()
@@ -436,6 +443,7 @@ def main():
         print("ok " + line.decode(), flush=True)
 
     async def reopen():
+        state.pop("holder").close()
         state["server"] = await loop.create_server(lambda: Connection(fake), "127.0.0.1", port, ssl=context,
                                                    reuse_address=True)
         print("ok open", flush=True)
