@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// Wires a configuration into a ready sender: loads the key (failing at start-up with a
 /// message naming the file), shares one token manager, and picks dry run or libcurl.
 public struct APNsDelivery: Sendable {
@@ -24,7 +26,7 @@ public struct APNsDelivery: Sendable {
         } else {
             let curl: CurlHTTP2Transport
             do { curl = try CurlHTTP2Transport(settings: TransportSettings(configuration)) } catch {
-                throw APNsConfigurationError(.invalidValue, at: "apns.url", error.message)
+                throw APNsConfigurationError(.invalidValue, at: JSONPath.root.appending("apns").appending("url"), error.message)
             }
             transport = curl
             sender = APNsClient(transport: curl, tokens: tokens, retry: configuration.retry, topicOverride: configuration.topic)
@@ -45,7 +47,7 @@ public struct APNsDelivery: Sendable {
             do { key = try SigningKey.ephemeral() } catch { throw configurationError(error) }
             notices.append("pushgate: dry run with no APNs key configured: signing with an ephemeral P-256 key (Apple would reject its tokens)")
         } else {
-            throw APNsConfigurationError(.missingSetting, at: "apns.keyFile", "keyFile is required unless dryRun is true")
+            throw APNsConfigurationError(.missingSetting, at: JSONPath.root.appending("apns").appending("keyFile"), "keyFile is required unless dryRun is true")
         }
         let tokens = ProviderTokenManager(key: key, teamId: configuration.teamId ?? dryRunTeamId,
                                           keyId: configuration.keyId ?? dryRunKeyId, clock: clock,
@@ -62,8 +64,8 @@ public struct APNsDelivery: Sendable {
         case .keyNotPKCS8: code = .keyNotPKCS8
         case .keyNotP256: code = .keyNotP256
         case .keyInvalid, .signingFailed: code = .keyInvalid
-        case .tokenStoreFailed: return APNsConfigurationError(.tokenStoreFailed, at: "storage.path", error.message)
+        case .tokenStoreFailed: return APNsConfigurationError(.tokenStoreFailed, at: JSONPath.root.appending("storage").appending("path"), error.message)
         }
-        return APNsConfigurationError(code, at: "apns.keyFile", error.message)
+        return APNsConfigurationError(code, at: JSONPath.root.appending("apns").appending("keyFile"), error.message)
     }
 }

@@ -3,13 +3,15 @@ import StrictJSON
 /// Why a route table was refused: the file, where in the document, and what is wrong.
 /// The CLI prints `description` and exits 2.
 public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: DiagnosticCode
     /// The file name (or other label) the bytes came from.
     public let source: String
     /// Where in the document the problem is (`$` for the whole document).
     public let path: JSONPath
     public let message: String
 
-    public init(source: String, path: JSONPath, message: String) {
+    public init(_ code: DiagnosticCode = .invalidValue, source: String, path: JSONPath, message: String) {
+        self.code = code
         self.source = source
         self.path = path
         self.message = message
@@ -17,4 +19,19 @@ public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// `FILE: at PATH: message`
     public var description: String { "\(source): at \(path): \(message)" }
+
+    /// The problem in the file, as every reader reports one.
+    public var diagnostics: [Diagnostic] { [Diagnostic(code, at: .file(source, at: path), message)] }
+}
+
+extension DiagnosticCode {
+    /// Two routes can match one URL and neither is more specific.
+    public static let ambiguousRoutes = DiagnosticCode(rawValue: "ambiguousRoutes")
+    /// A route's `path` pattern is not literal, `:name` and final `*` segments.
+    public static let invalidPattern = DiagnosticCode(rawValue: "invalidPattern")
+}
+
+extension DiagnosticDomain {
+    /// The route table beyond the document codes.
+    public static let routeTable = DiagnosticDomain("routeTable", [.ambiguousRoutes, .invalidPattern])
 }

@@ -24,7 +24,7 @@ struct RouteTableLoader {
         do {
             document = try JSONParser().parse(bytes)
         } catch {
-            throw reader.error(error.path, "invalid JSON: line \(error.line), column \(error.column): \(error.message)")
+            throw reader.error(error.path, "invalid JSON: line \(error.line), column \(error.column): \(error.message)", error.code.diagnosticCode)
         }
         let root = JSONPath.root
         let top = try reader.object(document, at: root, required: ["app", "hosts", "routes"],
@@ -49,7 +49,7 @@ struct RouteTableLoader {
         if let conflict = RouteConflicts.firstConflict(in: routes) {
             let a = routes[conflict.first], b = routes[conflict.second]
             throw reader.error(routesPath.appending(index: conflict.second),
-                               "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific")
+                               "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific", .ambiguousRoutes)
         }
         return Loaded(app: app, hosts: hosts, passthroughQuery: passthrough, routes: routes, document: document)
     }
@@ -63,11 +63,8 @@ struct RouteTableLoader {
             throw reader.error(path.appending("teamId"), "team ID \(JSONWriter.quoted(teamId)) must be 10 characters of A-Z and 0-9")
         }
         let bundleId = try reader.string(object["bundleId"] ?? .null, at: path.appending("bundleId"))
-        let bundleOK = bundleId.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
-            !part.isEmpty && part.utf8.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }
-        }
-        if !bundleOK || !bundleId.contains(".") {
-            throw reader.error(path.appending("bundleId"), "bundle ID \(JSONWriter.quoted(bundleId)) must be reverse-DNS (e.g. com.example.app: A-Z a-z 0-9 - in dot-separated parts)")
+        if let problem = BundleID.problem(with: bundleId) {
+            throw reader.error(path.appending("bundleId"), problem)
         }
         let scheme = try reader.string(object["scheme"] ?? .null, at: path.appending("scheme"))
         let schemeOK = scheme.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
@@ -122,7 +119,7 @@ struct RouteTableLoader {
         if let json = object["params"] {
             let paramsPath = path.appending("params")
             guard let members = json.objectValue?.members else {
-                throw reader.error(paramsPath, "expected an object of parameter types, found \(json.kindDescription)")
+                throw reader.error(paramsPath, "expected an object of parameter types, found \(json.kindDescription)", .wrongType)
             }
             for member in members {
                 params.append((member.key, try reader.valueType(member.value, at: paramsPath.appending(member.key))))
@@ -132,9 +129,9 @@ struct RouteTableLoader {
         switch PatternParser.parse(pattern, params: params) {
         case .success(let s): segments = s
         case .failure(.pattern(let message)):
-            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) \(message)")
+            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) \(message)", .invalidPattern)
         case .failure(.undeclared(let param)):
-            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) uses :\(param) but \"params\" gives it no type")
+            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) uses :\(param) but \"params\" gives it no type", .missing)
         case .failure(.unused(let param)):
             throw reader.error(path.appending("params").appending(param), "parameter \(JSONWriter.quoted(param)) is not used in the pattern \(JSONWriter.quoted(pattern))")
         }
@@ -143,7 +140,7 @@ struct RouteTableLoader {
         if let json = object["query"] {
             let queryPath = path.appending("query")
             guard let members = json.objectValue?.members else {
-                throw reader.error(queryPath, "expected an object of query keys, found \(json.kindDescription)")
+                throw reader.error(queryPath, "expected an object of query keys, found \(json.kindDescription)", .wrongType)
             }
             for member in members {
                 let keyPath = queryPath.appending(member.key)

@@ -4,8 +4,8 @@ import StrictJSON
 struct TableReader {
     let source: String
 
-    func error(_ path: JSONPath, _ message: String) -> RouteTableError {
-        RouteTableError(source: source, path: path, message: message)
+    func error(_ path: JSONPath, _ message: String, _ code: DiagnosticCode = .invalidValue) -> RouteTableError {
+        RouteTableError(code, source: source, path: path, message: message)
     }
 
     /// The object at `path`, after checking it has no unknown and no missing keys.
@@ -13,35 +13,35 @@ struct TableReader {
         throws(RouteTableError) -> JSONObject
     {
         guard let object = json.objectValue else {
-            throw error(path, "expected an object, found \(json.kindDescription)")
+            throw error(path, "expected an object, found \(json.kindDescription)", .wrongType)
         }
         for key in object.keys where !required.contains(key) && !optional.contains(key) {
             let known = (required + optional).joined(separator: ", ")
-            throw error(path.appending(key), "unknown key \(JSONWriter.quoted(key)) (known keys: \(known))")
+            throw error(path.appending(key), "unknown key \(JSONWriter.quoted(key)) (known keys: \(known))", .unknownKey)
         }
         for key in required where object[key] == nil {
-            throw error(path, "missing key \(JSONWriter.quoted(key))")
+            throw error(path, "missing key \(JSONWriter.quoted(key))", .missing)
         }
         return object
     }
 
     func string(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> String {
         guard let s = json.stringValue else {
-            throw error(path, "expected a string, found \(json.kindDescription)")
+            throw error(path, "expected a string, found \(json.kindDescription)", .wrongType)
         }
         return s
     }
 
     func array(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> [JSON] {
         guard let a = json.arrayValue else {
-            throw error(path, "expected an array, found \(json.kindDescription)")
+            throw error(path, "expected an array, found \(json.kindDescription)", .wrongType)
         }
         return a
     }
 
     func bool(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> Bool {
         guard let b = json.boolValue else {
-            throw error(path, "expected true or false, found \(json.kindDescription)")
+            throw error(path, "expected true or false, found \(json.kindDescription)", .wrongType)
         }
         return b
     }
@@ -82,7 +82,7 @@ struct TableReader {
             }
             return .oneOf(values)
         default:
-            throw error(path, "expected a type name or a list of allowed values, found \(json.kindDescription)")
+            throw error(path, "expected a type name or a list of allowed values, found \(json.kindDescription)", .wrongType)
         }
     }
 }

@@ -23,7 +23,7 @@ extension DiagnosticDomain {
 /// test compares them both ways, and with the OpenAPI document).
 public enum DiagnosticCatalogue {
     public static let domains: [DiagnosticDomain] = [
-        .json, .document, .link, .campaign, .request, .framing, .problem,
+        .json, .document, .files, .link, .routeTable, .campaign, .request, .framing, .problem,
         .apns, .delivery, .dispatcher, .signingKey, .aasa, .storage, .server,
     ]
 

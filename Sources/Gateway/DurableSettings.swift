@@ -42,79 +42,58 @@ public struct DurableSettings: Sendable {
         storage = Storage(path: storagePath)
     }
 
-    /// Reads the three sections (any may be absent). `resolve` turns a configured path
-    /// into one usable from the working directory; `environment` may supply the webhook
-    /// secret as `PUSHGATE_WEBHOOK_SECRET`. Every problem is reported at once.
-    public init(storage: JSON?, dispatcher: JSON?, webhook: JSON?, defaultPath: String,
-                resolve: (String) -> String, environment: [String: String]) throws(SettingsErrors) {
-        var errors: [SettingsError] = []
-        self.init(storagePath: resolve(defaultPath))
+    public static let storageKeys = ["path", "synchronous", "busyTimeoutMilliseconds", "idempotencyRetentionHours"]
+    public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds"]
+    public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds"]
+
+    /// Reads the three sections (any may be absent) into `reader`. `defaultPath` is the
+    /// database when `storage.path` is not set, relative to the configuration's folder.
+    /// The webhook exists when its section does or `PUSHGATE_WEBHOOK_URL` is set.
+    public init(storage: JSON?, dispatcher: JSON?, webhook: JSON?, defaultPath: String, reader: inout ConfigReader) {
+        self.init(storagePath: defaultPath)
         let root = JSONPath.root
-        if let object = Self.section(storage, "storage", keys: ["path", "synchronous", "busyTimeoutMilliseconds", "idempotencyRetentionHours"], &errors) {
-            let path = root.appending("storage")
-            if let value = object["path"] {
-                if let text = value.stringValue, !text.isEmpty { self.storage.path = resolve(text) } else {
-                    errors.append(SettingsError(path: path.appending("path"), message: "expected a non-empty file path"))
-                }
-            }
-            if let value = object["synchronous"] {
-                switch value.stringValue {
-                case "full": self.storage.synchronousFull = true
-                case "normal": self.storage.synchronousFull = false
-                default: errors.append(SettingsError(path: path.appending("synchronous"), message: "expected \"full\" or \"normal\""))
-                }
-            }
-            Self.number(object, "busyTimeoutMilliseconds", 0...600_000, path, &errors) { self.storage.busyTimeoutMilliseconds = Int($0) }
-            Self.number(object, "idempotencyRetentionHours", 0.001...(24 * 365), path, &errors) { self.storage.idempotencyRetentionSeconds = $0 * 3600 }
+        var path = root.appending("storage")
+        var object = reader.section(storage, at: path, keys: Self.storageKeys)
+        self.storage.path = reader.path(object, "path", at: path, default: defaultPath)?.value ?? ConfigReader.resolve(defaultPath, in: reader.folder)
+        self.storage.synchronousFull = reader.choice(object, "synchronous", at: path, ["full", "normal"], default: "full") == "full"
+        self.storage.busyTimeoutMilliseconds = reader.integer(object, "busyTimeoutMilliseconds", at: path, in: 0...600_000,
+                                                              default: self.storage.busyTimeoutMilliseconds) ?? self.storage.busyTimeoutMilliseconds
+        if let hours = reader.number(object, "idempotencyRetentionHours", at: path, in: 0.001...(24 * 365),
+                                     default: self.storage.idempotencyRetentionSeconds / 3600) {
+            self.storage.idempotencyRetentionSeconds = hours * 3600
         }
-        if let object = Self.section(dispatcher, "dispatcher", keys: ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds"], &errors) {
-            let path = root.appending("dispatcher")
-            Self.number(object, "inFlight", 1...100_000, path, &errors, integer: true) { self.dispatcher.inFlight = Int($0) }
-            Self.number(object, "claimBatch", 1...100_000, path, &errors, integer: true) { self.dispatcher.claimBatch = Int($0) }
-            Self.number(object, "maxAttempts", 1...100, path, &errors, integer: true) { self.dispatcher.maxAttempts = Int($0) }
-            Self.number(object, "retryBaseSeconds", 0...3600, path, &errors) { self.dispatcher.retryBaseSeconds = $0 }
-            Self.number(object, "retryMaxSeconds", 0...86_400, path, &errors) { self.dispatcher.retryMaxSeconds = $0 }
-        }
-        if let object = Self.section(webhook, "webhook", keys: ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds"], &errors) {
-            let path = root.appending("webhook")
-            let url = object["url"]?.stringValue ?? ""
-            if !(url.hasPrefix("http://") || url.hasPrefix("https://")) || url.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
-                errors.append(SettingsError(path: path.appending("url"), message: "expected an http:// or https:// URL"))
-            }
-            let secret = environment["PUSHGATE_WEBHOOK_SECRET"] ?? object["secret"]?.stringValue ?? ""
-            if secret.utf8.count < 16 {
-                errors.append(SettingsError(path: path.appending("secret"),
-                                            message: "expected a secret of at least 16 bytes (or set PUSHGATE_WEBHOOK_SECRET)"))
-            }
-            var hook = Webhook(url: url, secret: secret)
-            Self.number(object, "batchSize", 1...10_000, path, &errors, integer: true) { hook.batchSize = Int($0) }
-            Self.number(object, "timeoutSeconds", 1...300, path, &errors, integer: true) { hook.timeoutSeconds = Int($0) }
-            Self.number(object, "retryBaseSeconds", 0...3600, path, &errors) { hook.retryBaseSeconds = $0 }
-            Self.number(object, "retryMaxSeconds", 0...86_400, path, &errors) { hook.retryMaxSeconds = $0 }
-            self.webhook = hook
-        }
-        if !errors.isEmpty { throw SettingsErrors(errors) }
-    }
 
-    private static func section(_ json: JSON?, _ name: String, keys: Set<String>, _ errors: inout [SettingsError]) -> JSONObject? {
-        guard let json else { return nil }
-        let path = JSONPath.root.appending(name)
-        guard let object = json.objectValue else {
-            errors.append(SettingsError(path: path, message: "expected an object, got \(json.kindDescription)"))
-            return nil
-        }
-        for key in object.keys where !keys.contains(key) {
-            errors.append(SettingsError(path: path.appending(key), message: "unknown key; expected one of \(keys.sorted().joined(separator: ", "))"))
-        }
-        return object
-    }
+        path = root.appending("dispatcher")
+        object = reader.section(dispatcher, at: path, keys: Self.dispatcherKeys)
+        var d = self.dispatcher
+        d.inFlight = reader.integer(object, "inFlight", at: path, in: 1...100_000, default: nil)
+        d.claimBatch = reader.integer(object, "claimBatch", at: path, in: 1...100_000, default: d.claimBatch) ?? d.claimBatch
+        d.maxAttempts = reader.integer(object, "maxAttempts", at: path, in: 1...100, default: d.maxAttempts) ?? d.maxAttempts
+        d.retryBaseSeconds = reader.number(object, "retryBaseSeconds", at: path, in: 0...3600, default: d.retryBaseSeconds) ?? d.retryBaseSeconds
+        d.retryMaxSeconds = reader.number(object, "retryMaxSeconds", at: path, in: 0...86_400, default: d.retryMaxSeconds) ?? d.retryMaxSeconds
+        self.dispatcher = d
 
-    private static func number(_ object: JSONObject, _ key: String, _ range: ClosedRange<Double>, _ path: JSONPath,
-                               _ errors: inout [SettingsError], integer: Bool = false, apply: (Double) -> Void) {
-        guard let value = object[key] else { return }
-        if let n = value.doubleValue, range.contains(n), !integer || n == n.rounded() { apply(n) } else {
-            let bounds = integer ? "\(Int(range.lowerBound)) to \(Int(range.upperBound))" : "\(range.lowerBound) to \(range.upperBound)"
-            errors.append(SettingsError(path: path.appending(key), message: "expected \(integer ? "an integer" : "a number") from \(bounds)"))
+        path = root.appending("webhook")
+        let urlVariable = ConfigReader.variableName(for: path.appending("url"))
+        guard webhook != nil || reader.environment[urlVariable] != nil else { return }
+        object = reader.section(webhook, at: path, keys: Self.webhookKeys)
+        let url = reader.string(object, "url", at: path) { url in
+            (url.hasPrefix("http://") || url.hasPrefix("https://")) && !url.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F })
+                ? nil : "expected an http:// or https:// URL"
         }
+        if url == nil, object["url"] == nil { reader.report(.missing, at: path.appending("url"), "expected the receiver's http:// or https:// URL") }
+        let secretVariable = ConfigReader.variableName(for: path.appending("secret"))
+        let secret = reader.string(object, "secret", at: path, secret: true) { secret in
+            secret.utf8.count < 16 ? "expected a secret of at least 16 bytes" : nil
+        }
+        if secret == nil, object["secret"] == nil, reader.environment[secretVariable] == nil {
+            reader.report(.missing, at: path.appending("secret"), "expected a secret of at least 16 bytes (or set \(secretVariable))")
+        }
+        var hook = Webhook(url: url?.value ?? "", secret: secret?.value ?? "")
+        hook.batchSize = reader.integer(object, "batchSize", at: path, in: 1...10_000, default: hook.batchSize) ?? hook.batchSize
+        hook.timeoutSeconds = reader.integer(object, "timeoutSeconds", at: path, in: 1...300, default: hook.timeoutSeconds) ?? hook.timeoutSeconds
+        hook.retryBaseSeconds = reader.number(object, "retryBaseSeconds", at: path, in: 0...3600, default: hook.retryBaseSeconds) ?? hook.retryBaseSeconds
+        hook.retryMaxSeconds = reader.number(object, "retryMaxSeconds", at: path, in: 0...86_400, default: hook.retryMaxSeconds) ?? hook.retryMaxSeconds
+        self.webhook = hook
     }
 }

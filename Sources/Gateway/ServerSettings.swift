@@ -1,19 +1,6 @@
 import HTTPServer
 import StrictJSON
 
-/// A configuration problem: where in the file and what was expected.
-public struct SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: JSONPath
-    public var message: String
-
-    public init(path: JSONPath, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { "at \(path): \(message)" }
-}
-
 /// The `server` section of `config/gateway.json`.
 public struct ServerSettings: Sendable {
     public var http: HTTPServerConfiguration
@@ -32,82 +19,49 @@ public struct ServerSettings: Sendable {
         self.requestLog = requestLog
     }
 
-    static let keys: Set<String> = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
-                                    "connectionTimeoutSeconds", "threads", "shutdownDeadlineSeconds",
-                                    "apiKeys", "rateLimit", "requestLog"]
+    public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
+                              "connectionTimeoutSeconds", "threads", "shutdownDeadlineSeconds",
+                              "apiKeys", "rateLimit", "requestLog"]
 
-    /// Parses the section; `nil` gives the defaults. Every problem is reported at once.
-    public init(json: JSON?, path: JSONPath = JSONPath.root.appending("server")) throws(SettingsErrors) {
+    /// Reads the section into `reader` (absent: the defaults); every problem is collected.
+    public init(_ json: JSON?, reader: inout ConfigReader, at path: JSONPath = JSONPath.root.appending("server")) {
         self.init()
-        guard let json else { return }
-        var errors: [SettingsError] = []
-        guard let object = json.objectValue else {
-            throw SettingsErrors([SettingsError(path: path, message: "expected an object, got \(json.kindDescription)")])
+        let object = reader.section(json, at: path, keys: Self.keys)
+        if let listen = reader.string(object, "listen", at: path, default: "\(http.host):\(http.port)", validate: Self.listenProblem),
+           let (host, port) = Self.parseListen(listen.value) {
+            http.host = host
+            http.port = port
         }
-        for key in object.keys where !Self.keys.contains(key) {
-            errors.append(SettingsError(path: path.appending(key), message: "unknown key; expected one of \(Self.keys.sorted().joined(separator: ", "))"))
+        func integer(_ key: String, _ range: ClosedRange<Int>, _ value: Int) -> Int {
+            reader.integer(object, key, at: path, in: range, default: value) ?? value
         }
-        if let listen = object["listen"] {
-            if let text = listen.stringValue, let (host, port) = Self.parseListen(text) {
-                http.host = host
-                http.port = port
-            } else {
-                errors.append(SettingsError(path: path.appending("listen"), message: "expected \"HOST:PORT\" with an IP literal, e.g. \"127.0.0.1:8080\" or \"[::1]:8080\""))
-            }
+        http.maxBodyBytes = integer("maxBodyBytes", 1024...(256 << 20), http.maxBodyBytes)
+        http.connectionLimit = integer("connectionLimit", 1...100_000, http.connectionLimit)
+        http.perIPConnectionLimit = integer("perIPConnectionLimit", 1...100_000, http.perIPConnectionLimit)
+        http.connectionTimeoutSeconds = integer("connectionTimeoutSeconds", 1...3600, http.connectionTimeoutSeconds)
+        http.threads = integer("threads", 1...256, http.threads)
+        shutdownDeadlineSeconds = reader.number(object, "shutdownDeadlineSeconds", at: path, in: 0...3600,
+                                                default: shutdownDeadlineSeconds) ?? shutdownDeadlineSeconds
+        requestLog = reader.choice(object, "requestLog", at: path, ["stderr", "stdout", "off"], default: requestLog)
+        if object["rateLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: path.appending("rateLimit"))) }) {
+            defaultRateLimit = Self.readRateLimit(object["rateLimit"], reader: &reader, at: path.appending("rateLimit"))
         }
-        func integer(_ key: String, _ range: ClosedRange<Int>, _ apply: (Int) -> Void) {
-            guard let value = object[key] else { return }
-            if let n = value.int64Value, range.contains(Int(n)) { apply(Int(n)) } else {
-                errors.append(SettingsError(path: path.appending(key), message: "expected an integer from \(range.lowerBound) to \(range.upperBound)"))
-            }
+        if let keys = reader.json(object, "apiKeys", at: path) {
+            apiKeys = Self.readKeys(keys, reader: &reader, at: path.appending("apiKeys"))
         }
-        integer("maxBodyBytes", 1024...(256 << 20)) { http.maxBodyBytes = $0 }
-        integer("connectionLimit", 1...100_000) { http.connectionLimit = $0 }
-        integer("perIPConnectionLimit", 1...100_000) { http.perIPConnectionLimit = $0 }
-        integer("connectionTimeoutSeconds", 1...3600) { http.connectionTimeoutSeconds = $0 }
-        integer("threads", 1...256) { http.threads = $0 }
-        if let deadline = object["shutdownDeadlineSeconds"] {
-            if let d = deadline.doubleValue, d >= 0, d <= 3600 { shutdownDeadlineSeconds = d } else {
-                errors.append(SettingsError(path: path.appending("shutdownDeadlineSeconds"), message: "expected seconds from 0 to 3600"))
-            }
-        }
-        if let log = object["requestLog"] {
-            if let text = log.stringValue, ["stderr", "stdout", "off"].contains(text) { requestLog = text } else {
-                errors.append(SettingsError(path: path.appending("requestLog"), message: "expected \"stderr\", \"stdout\" or \"off\""))
-            }
-        }
-        if let limit = object["rateLimit"] {
-            switch Self.parseRateLimit(limit, path: path.appending("rateLimit")) {
-            case .success(let parsed): defaultRateLimit = parsed
-            case .failure(let error): errors.append(error)
-            }
-        }
-        if let keysJSON = object["apiKeys"] {
-            if let array = keysJSON.arrayValue {
-                var names = Set<String>()
-                for (i, item) in array.enumerated() {
-                    let itemPath = path.appending("apiKeys").appending(index: i)
-                    switch Self.parseKey(item, path: itemPath) {
-                    case .success(let key):
-                        if !names.insert(key.name).inserted {
-                            errors.append(SettingsError(path: itemPath.appending("name"), message: "duplicate key name \(JSONWriter.quoted(key.name))"))
-                        }
-                        apiKeys.append(key)
-                    case .failure(let keyErrors): errors += keyErrors.errors
-                    }
-                }
-            } else {
-                errors.append(SettingsError(path: path.appending("apiKeys"), message: "expected an array of {name, sha256, rateLimit?}"))
-            }
-        }
-        if errors.isEmpty && apiKeys.isEmpty && !http.isLoopback {
-            errors.append(SettingsError(path: path.appending("listen"),
-                                        message: "refusing to listen on \(http.host), which is not loopback, with no apiKeys configured"))
-        }
-        if !errors.isEmpty { throw SettingsErrors(errors) }
     }
 
-    static func parseListen(_ text: String) -> (String, Int)? {
+    /// Why the server must not start as configured: a non-loopback address with no keys.
+    public var exposureProblem: String? {
+        guard apiKeys.isEmpty, !http.isLoopback else { return nil }
+        return "refusing to listen on \(http.host), which is not loopback, with no apiKeys configured"
+    }
+
+    public static func listenProblem(_ text: String) -> String? {
+        parseListen(text) == nil ? "expected \"HOST:PORT\" with an IP literal, e.g. \"127.0.0.1:8080\" or \"[::1]:8080\", not \(JSONWriter.quoted(text))" : nil
+    }
+
+    public static func parseListen(_ text: String) -> (String, Int)? {
         guard let colon = text.lastIndex(of: ":") else { return nil }
         var host = String(text[..<colon])
         guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
@@ -119,44 +73,66 @@ public struct ServerSettings: Sendable {
         return (host, port)
     }
 
-    static func parseRateLimit(_ json: JSON, path: JSONPath) -> Result<RateLimit, SettingsError> {
-        guard let object = json.objectValue, Set(object.keys).isSubset(of: ["perSecond", "burst"]),
-              let perSecond = object["perSecond"]?.doubleValue, perSecond > 0,
-              let burst = object["burst"]?.doubleValue ?? object["perSecond"]?.doubleValue, burst >= 1 else {
-            return .failure(SettingsError(path: path, message: "expected {\"perSecond\": > 0, \"burst\": >= 1}"))
+    /// `{"perSecond": > 0, "burst": >= 1}` (burst defaults to perSecond).
+    static func readRateLimit(_ json: JSON?, reader: inout ConfigReader, at path: JSONPath) -> RateLimit? {
+        let object = reader.section(json, at: path, keys: ["perSecond", "burst"])
+        let before = reader.diagnostics.count
+        guard let perSecond = reader.number(object, "perSecond", at: path, in: 0.001...1_000_000, default: nil) else {
+            if reader.diagnostics.count == before { reader.report(.missing, at: path.appending("perSecond"), "expected perSecond (tokens per second, > 0)") }
+            return nil
         }
-        return .success(RateLimit(perSecond: perSecond, burst: burst))
+        let burst = reader.number(object, "burst", at: path, in: 1...10_000_000, default: max(1, perSecond)) ?? max(1, perSecond)
+        return RateLimit(perSecond: perSecond, burst: burst)
     }
 
-    static func parseKey(_ json: JSON, path: JSONPath) -> Result<APIKey, SettingsErrors> {
-        guard let object = json.objectValue else {
-            return .failure(SettingsErrors([SettingsError(path: path, message: "expected an object {name, sha256, rateLimit?}")]))
+    /// `[{"name", "sha256", "rateLimit"?}, …]`; the hashes are redacted in `config print`.
+    static func readKeys(_ setting: ConfigReader.Setting<JSON>, reader: inout ConfigReader, at path: JSONPath) -> [APIKey] {
+        guard let array = setting.value.arrayValue else {
+            reader.report(.wrongType, at: setting.location, "expected an array of {name, sha256, rateLimit?}, found \(setting.value.kindDescription)")
+            return []
         }
-        var errors: [SettingsError] = []
-        for key in object.keys where !["name", "sha256", "rateLimit"].contains(key) {
-            errors.append(SettingsError(path: path.appending(key), message: "unknown key; expected name, sha256 or rateLimit"))
-        }
-        let name = object["name"]?.stringValue ?? ""
-        if name.isEmpty || name.utf8.count > 64 || !name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
-            errors.append(SettingsError(path: path.appending("name"), message: "expected a name of 1-64 printable ASCII characters"))
-        }
-        let hash = object["sha256"]?.stringValue ?? ""
-        if hash.utf8.count != 64 || !hash.allSatisfy({ $0.isHexDigit }) {
-            errors.append(SettingsError(path: path.appending("sha256"), message: "expected the key's SHA-256 as 64 hex digits (pushgate hash-key prints it)"))
-        }
-        var limit: RateLimit?
-        if let limitJSON = object["rateLimit"] {
-            switch parseRateLimit(limitJSON, path: path.appending("rateLimit")) {
-            case .success(let parsed): limit = parsed
-            case .failure(let error): errors.append(error)
+        var keys: [APIKey] = []
+        var shown: [JSON] = []
+        for (i, item) in array.enumerated() {
+            let itemPath = path.appending(index: i)
+            // Values from the variable are blamed on the variable.
+            func place(_ p: JSONPath) -> DiagnosticLocation { setting.origin == .file ? reader.location(p) : setting.location }
+            guard let object = item.objectValue else {
+                reader.report(.wrongType, at: place(itemPath), "expected an object {name, sha256, rateLimit?}, found \(item.kindDescription)")
+                continue
             }
+            for key in object.keys where !["name", "sha256", "rateLimit"].contains(key) {
+                reader.report(.unknownKey, at: place(itemPath.appending(key)), "unknown key \(JSONWriter.quoted(key)); expected one of: name, sha256, rateLimit")
+            }
+            let name = object["name"]?.stringValue ?? ""
+            if name.isEmpty || name.utf8.count > 64 || !name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+                reader.report(object["name"] == nil ? .missing : .invalidValue, at: place(itemPath.appending("name")),
+                              "expected a name of 1-64 printable ASCII characters")
+            } else if keys.contains(where: { $0.name == name }) {
+                reader.report(.invalidValue, at: place(itemPath.appending("name")), "duplicate key name \(JSONWriter.quoted(name))")
+            }
+            let hash = object["sha256"]?.stringValue ?? ""
+            if hash.utf8.count != 64 || !hash.allSatisfy({ $0.isHexDigit }) {
+                reader.report(object["sha256"] == nil ? .missing : .invalidValue, at: place(itemPath.appending("sha256")),
+                              "expected the key's SHA-256 as 64 hex digits (pushgate hash-key prints it)")
+            }
+            var limit: RateLimit?
+            if let limitJSON = object["rateLimit"] {
+                var scratch = ConfigReader(file: reader.file)  // no overrides inside a list item
+                limit = readRateLimit(limitJSON, reader: &scratch, at: itemPath.appending("rateLimit"))
+                for d in scratch.diagnostics { reader.report(d.code, at: place(d.location.path ?? itemPath), d.message) }
+            }
+            keys.append(APIKey(name: name, sha256: hash, rateLimit: limit))
+            var entry: [JSONMember] = [JSONMember(key: "name", value: .string(name)), JSONMember(key: "sha256", value: .string("(redacted)"))]
+            if let limit {
+                entry.append(JSONMember(key: "rateLimit", value: .object(JSONObject([
+                    JSONMember(key: "perSecond", value: .number(String(limit.perSecond))),
+                    JSONMember(key: "burst", value: .number(String(limit.burst))),
+                ]))))
+            }
+            shown.append(.object(JSONObject(entry)))
         }
-        if !errors.isEmpty { return .failure(SettingsErrors(errors)) }
-        return .success(APIKey(name: name, sha256: hash, rateLimit: limit))
+        reader.record(path, .array(shown), origin: setting.origin)
+        return keys
     }
-}
-
-public struct SettingsErrors: Error, Sendable, Equatable {
-    public var errors: [SettingsError]
-    public init(_ errors: [SettingsError]) { self.errors = errors }
 }

@@ -1,7 +1,7 @@
 /// One problem, said the same way everywhere: a stable code, where it is, and a message
 /// that quotes input only escaped. The CLI prints `place: message [code]`, the HTTP API
 /// renders it inside an RFC 9457 problem, metrics count its code.
-public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: DiagnosticCode
     public var location: DiagnosticLocation
     public var message: String
@@ -149,12 +149,21 @@ extension DiagnosticCode {
     public static let invalidValue = DiagnosticCode(rawValue: "invalidValue")
     /// Two members that cannot be given together.
     public static let conflictingFields = DiagnosticCode(rawValue: "conflictingFields")
+
+    // Files named by the configuration or the command line.
+    /// The file (or folder) does not exist or cannot be opened.
+    public static let fileNotFound = DiagnosticCode(rawValue: "fileNotFound")
+    /// It exists but cannot be read as a file (a folder, a read error).
+    public static let fileUnreadable = DiagnosticCode(rawValue: "fileUnreadable")
+    /// It is larger than the limit for that kind of file.
+    public static let fileTooLarge = DiagnosticCode(rawValue: "fileTooLarge")
 }
 
 extension DiagnosticDomain {
     public static let json = DiagnosticDomain("json", [.invalidJSON, .invalidUTF8, .duplicateKey, .tooDeep, .tooLarge])
     public static let document = DiagnosticDomain("document", [.unknownKey, .missing, .wrongType, .invalidValue,
                                                                .conflictingFields])
+    public static let files = DiagnosticDomain("files", [.fileNotFound, .fileUnreadable, .fileTooLarge])
 }
 
 extension JSONParseError.Code {

@@ -6,41 +6,46 @@ import Glibc
 #endif
 
 /// The `apns` section of the gateway configuration, with `PUSHGATE_APNS_*` overrides,
-/// turned into a ready sender. Any problem is a configuration error (exit 2).
+/// turned into a ready sender. Any problem is a configuration error (exit 2), blamed on
+/// the file or on the variable that gave the value.
 enum APNsSetup {
+    /// The section as read, with `--dry-run` applied; a real send needs its credentials.
     static func configuration(_ config: GatewayConfig, forceDryRun: Bool) -> Result<APNsConfiguration, CLIFailure> {
-        do {
-            let apns = try APNsConfiguration.parse(config.apns, environment: processEnvironment(),
-                                                   baseDirectory: GatewayConfig.directory(of: config.source),
-                                                   forceDryRun: forceDryRun)
-            return .success(apns)
-        } catch {
-            return .failure(.configuration("\(TextSafety.escapedForDisplay(config.source)): at \(error.description)"))
-        }
+        var apns = config.apns
+        if forceDryRun { apns.dryRun = true }
+        var reader = config.reader
+        APNsConfiguration.requireCredentials(apns, reader: &reader)
+        guard reader.isValid else { return .failure(.diagnostics(reader.diagnostics)) }
+        return .success(apns)
+    }
+
+    /// A problem found while using a setting, at the file's pointer or the variable.
+    static func failure(_ error: APNsConfigurationError, _ config: GatewayConfig) -> CLIFailure {
+        .diagnostics([Diagnostic(error.diagnosticCode, at: config.reader.where(error.setting), error.message)])
     }
 
     /// Loads the key and builds the sender; notices (ephemeral key) go to stderr here.
     /// `tokenStore` shares the provider token with every process using the same storage.
-    static func delivery(_ configuration: APNsConfiguration, source: String,
+    static func delivery(_ configuration: APNsConfiguration, config: GatewayConfig,
                          tokenStore: (any ProviderTokenStore)?) -> Result<APNsDelivery, CLIFailure> {
         do {
             let delivery = try APNsDelivery(configuration: configuration, tokenStore: tokenStore)
             for notice in delivery.notices { Output.error(notice) }
             return .success(delivery)
         } catch {
-            return .failure(.configuration("\(TextSafety.escapedForDisplay(source)): at \(error.description)"))
+            return .failure(failure(error, config))
         }
     }
 
     /// Only the token manager (no transport), for `pushgate jwt`.
-    static func tokens(_ configuration: APNsConfiguration, source: String,
+    static func tokens(_ configuration: APNsConfiguration, config: GatewayConfig,
                        tokenStore: (any ProviderTokenStore)?) -> Result<ProviderTokenManager, CLIFailure> {
         do {
             let (tokens, notices) = try APNsDelivery.providerTokens(for: configuration, tokenStore: tokenStore)
             for notice in notices { Output.error(notice) }
             return .success(tokens)
         } catch {
-            return .failure(.configuration("\(TextSafety.escapedForDisplay(source)): at \(error.description)"))
+            return .failure(failure(error, config))
         }
     }
 }
@@ -51,8 +56,6 @@ extension APNsSetup {
     /// its tokens are worthless and need no sharing, and no database is created for it.
     static func sharedTokens(_ config: GatewayConfig, _ configuration: APNsConfiguration) -> Result<(any ProviderTokenStore)?, CLIFailure> {
         guard configuration.keyFile != nil else { return .success(nil) }
-        return DurableAssembly.settings(config, configPath: config.source)
-            .flatMap { DurableAssembly.openStorage($0.storage) }
-            .map { SharedProviderTokens(storage: $0) }
+        return DurableAssembly.openStorage(config.durable.storage).map { SharedProviderTokens(storage: $0) }
     }
 }

@@ -24,9 +24,8 @@ enum CampaignsCommand {
             }
             limit = n
         }
-        let configPath = args[option: "config"] ?? defaultConfigPath
         let settings: DurableSettings
-        switch GatewayConfig.load(path: configPath).flatMap({ DurableAssembly.settings($0, configPath: configPath) }) {
+        switch GatewayConfig.load(path: configPath(args[option: "config"])).map(\.durable) {
         case .failure(let failure):
             Output.error("pushgate campaigns: \(failure.message)")
             return failure.status

@@ -15,19 +15,6 @@ struct DurableAssembly {
     let webhook: FeedbackWebhook?
     let campaigns: DurableCampaigns
 
-    static func settings(_ config: GatewayConfig, configPath: String) -> Result<DurableSettings, CLIFailure> {
-        let folder = GatewayConfig.directory(of: configPath)
-        do throws(SettingsErrors) {
-            return .success(try DurableSettings(storage: config.storage, dispatcher: config.dispatcher, webhook: config.webhook,
-                                                defaultPath: GatewayConfig.defaultStoragePath,
-                                                resolve: { GatewayConfig.resolve($0, in: folder) },
-                                                environment: processEnvironment()))
-        } catch {
-            let shown = TextSafety.escapedForDisplay(configPath)
-            return .failure(.configuration(error.errors.map { "\(shown): \($0)" }.joined(separator: "\n")))
-        }
-    }
-
     /// Opens (creating its folder and file if needed) and migrates the database.
     static func openStorage(_ settings: DurableSettings.Storage) -> Result<SQLiteCampaignStorage, CLIFailure> {
         makeParentDirectory(of: settings.path)

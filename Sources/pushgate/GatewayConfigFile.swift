@@ -1,108 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import APNs
 import DeepLinks
+import Gateway
 import Payloads
 import StrictJSON
 
-/// Where commands look for the gateway configuration when `--config` is not given.
+/// Where commands look for the gateway configuration when neither `--config` nor
+/// `PUSHGATE_CONFIG` says.
 let defaultConfigPath = "config/gateway.json"
 
-/// `config/gateway.json`. Paths inside it are relative to the folder the file is in, so
-/// the same file works from any working directory.
-///
-/// ```json
-/// {"topic": "com.example.shop", "routes": "routes.json", "templates": "../Templates", "apns": {…}}
-/// ```
+/// The configuration file to read: `--config`, else `PUSHGATE_CONFIG`, else the default.
+func configPath(_ option: String?, environment: [String: String] = processEnvironment()) -> String {
+    option ?? environment["PUSHGATE_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultConfigPath
+}
+
+/// `config/gateway.json`, every section read at once by one `ConfigReader`: each problem
+/// in the file, in the environment overrides, in the route table and in the files the
+/// configuration names is reported together, each with its file and pointer (or its
+/// variable). Paths inside the file are relative to the folder the file is in, so the same
+/// file works from any working directory.
 struct GatewayConfig {
     /// The file it was read from, for messages.
     let source: String
     /// The app's bundle id; when absent, the route table's `app.bundleId`.
     let topic: String?
-    /// Resolved path of the route table.
     let routesPath: String
-    /// Resolved path of the templates folder.
     let templatesPath: String
-    /// The delivery settings, owned and read by the APNs layer; kept as it is here.
-    let apns: JSONObject?
-    /// The HTTP service's settings, read by `Gateway.ServerSettings`; kept as it is here.
-    let server: JSON?
-    /// Durable campaigns: the database, the dispatcher, the dead-token webhook; read by
-    /// `Gateway.DurableSettings`. Paths in them resolve like the others.
-    let storage: JSON?
-    let dispatcher: JSON?
-    let webhook: JSON?
+    let routes: RouteTable
+    let apns: APNsConfiguration
+    let server: ServerSettings
+    let durable: DurableSettings
+    /// What was read and from where (for `config print` and for blaming later problems
+    /// on the file or the variable that set the value).
+    let reader: ConfigReader
 
     static let knownKeys = ["topic", "routes", "templates", "apns", "server", "storage", "dispatcher", "webhook"]
     /// Where the database goes when the configuration does not say: beside the repo's `config/`.
     static let defaultStoragePath = "../var/pushgate.db"
 
-    /// Reads and checks the file; every problem is listed in one message.
-    static func load(path: String) -> Result<GatewayConfig, CLIFailure> {
-        readSmallFile(path: path, limit: 1 << 20).flatMap { parse(jsonBytes: $0, path: path) }
+    /// Reads and checks the file and everything it names; every problem is listed.
+    static func load(path: String, environment: [String: String] = processEnvironment()) -> Result<GatewayConfig, CLIFailure> {
+        let (config, reader) = read(path: path, environment: environment)
+        guard let config, reader.isValid else { return .failure(.diagnostics(reader.diagnostics)) }
+        return .success(config)
     }
 
-    static func parse(jsonBytes: [UInt8], path: String) -> Result<GatewayConfig, CLIFailure> {
-        let shown = TextSafety.escapedForDisplay(path)
+    /// The configuration (nil when the file itself cannot be read as JSON) and every
+    /// problem found.
+    static func read(path: String, environment: [String: String]) -> (GatewayConfig?, ConfigReader) {
+        var reader = ConfigReader(file: path, environment: environment)
         let json: JSON
-        do { json = try JSONParser().parse(jsonBytes) } catch {
-            return .failure(.configuration("\(shown): \(error.description)"))
-        }
-        guard case .object(let object) = json else {
-            return .failure(.configuration("\(shown): expected a JSON object, found \(json.kindDescription)"))
-        }
-        var problems: [String] = []
-        for member in object.members where !knownKeys.contains(member.key) {
-            problems.append("at \(JSONPath.root.appending(member.key)): unknown key; expected one of: \(knownKeys.joined(separator: ", "))")
-        }
-        func string(_ key: String) -> String? {
-            guard let value = object[key] else { return nil }
-            guard case .string(let s) = value, !s.isEmpty else {
-                problems.append("at \(key): expected a non-empty string, found \(value.kindDescription)")
-                return nil
-            }
-            return s
-        }
-        let topic = string("topic")
-        if let t = topic, !isBundleId(t) {
-            problems.append("at topic: \(quotedForDisplay(t)) is not a bundle id (letters, digits, '.', '-')")
-        }
-        let routes = string("routes") ?? "routes.json"
-        let templates = string("templates") ?? "../Templates"
-        var apns: JSONObject?
-        if let value = object["apns"] {
-            if case .object(let o) = value { apns = o } else {
-                problems.append("at apns: expected an object, found \(value.kindDescription)")
+        switch readFile(path, limit: 1 << 20, at: .file(path, at: .root)) {
+        case .failure(let problem):
+            reader.append([problem])
+            return (nil, reader)
+        case .success(let bytes):
+            do { json = try JSONParser().parse(bytes) } catch {
+                reader.append([error.diagnostic(in: path)])
+                return (nil, reader)
             }
         }
-        let server = object["server"]
-        guard problems.isEmpty else {
-            return .failure(.configuration(problems.map { "\(shown): \($0)" }.joined(separator: "\n")))
+        if json.objectValue == nil {
+            reader.report(.wrongType, at: JSONPath.root, "expected a JSON object, found \(json.kindDescription)")
+            return (nil, reader)
         }
-        let folder = directory(of: path)
-        return .success(GatewayConfig(source: path, topic: topic, routesPath: resolve(routes, in: folder),
-                                      templatesPath: resolve(templates, in: folder), apns: apns, server: server,
-                                      storage: object["storage"], dispatcher: object["dispatcher"], webhook: object["webhook"]))
+        let object = reader.section(json, at: .root, keys: knownKeys)
+        let topic = reader.string(object, "topic", at: .root, validate: BundleID.problem(with:))?.value
+        let routes = reader.path(object, "routes", at: .root, default: "routes.json")
+        let templates = reader.path(object, "templates", at: .root, default: "../Templates")
+        var apns = APNsConfiguration.read(object["apns"], reader: &reader)
+        let server = ServerSettings(object["server"], reader: &reader)
+        let durable = DurableSettings(storage: object["storage"], dispatcher: object["dispatcher"], webhook: object["webhook"],
+                                      defaultPath: defaultStoragePath, reader: &reader)
+        if let templates, !isDirectory(templates.value) {
+            reader.report(.fileNotFound, at: templates.location, missingFile(templates, what: "templates folder", reader: reader))
+        }
+        for key in ["keyFile", "caFile"] {
+            let setting = JSONPath.root.appending("apns").appending(key)
+            if let entry = reader.entries.last(where: { $0.path == setting }), let file = entry.value.stringValue, access(file, R_OK) != 0 {
+                let found = ConfigReader.Setting(value: file, location: reader.where(setting), origin: entry.origin,
+                                                 written: entry.origin == .file ? nil : file)
+                reader.report(.fileNotFound, at: found.location, missingFile(found, what: key, reader: reader))
+                if key == "keyFile" { apns.keyFile = nil }
+            }
+        }
+        var table: RouteTable?
+        if let routes {
+            switch readFile(routes.value, limit: 4 << 20, at: routes.location) {
+            case .failure(let problem):
+                reader.append([problem.code == .fileNotFound
+                    ? Diagnostic(.fileNotFound, at: routes.location, missingFile(routes, what: "route table", reader: reader)) : problem])
+            case .success(let bytes):
+                do throws(RouteTableError) {
+                    table = try RouteTable(jsonBytes: bytes, source: routes.value)
+                } catch {
+                    reader.append(error.diagnostics)
+                }
+            }
+        }
+        guard let table, let routes, let templates else { return (nil, reader) }
+        return (GatewayConfig(source: path, topic: topic, routesPath: routes.value, templatesPath: templates.value, routes: table,
+                              apns: apns, server: server, durable: durable, reader: reader), reader)
     }
 
-    static func isBundleId(_ s: String) -> Bool {
-        s.utf8.count <= 255 && s.utf8.allSatisfy { b in
-            (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2E || b == 0x2D
+    /// `the route table "routes.json" (config/routes.json: relative paths are relative to the
+    /// folder of config/gateway.json) does not exist or cannot be read`
+    static func missingFile(_ setting: ConfigReader.Setting<String>, what: String, reader: ConfigReader) -> String {
+        let written = setting.written ?? setting.value
+        var text = "the \(what) \(quotedForDisplay(written))"
+        if !written.hasPrefix("/") {
+            switch setting.origin {
+            case .environment:
+                text += " (relative to the working directory)"
+            case .file, .defaultValue:
+                text += " (\(TextSafety.escapedForDisplay(setting.value)): relative paths are relative to the folder of \(TextSafety.escapedForDisplay(reader.file)))"
+            }
         }
+        return text + " does not exist or cannot be read"
     }
 
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     static func resolve(_ path: String, in folder: String) -> String {
-        if path.hasPrefix("/") || folder == "." { return path }
-        return folder.hasSuffix("/") ? folder + path : folder + "/" + path
+        ConfigReader.resolve(path, in: folder)
+    }
+}
+
+extension ConfigReader {
+    /// Where the effective value of the setting at `path` came from: the variable that set
+    /// it, or its place in the file.
+    func `where`(_ path: JSONPath) -> DiagnosticLocation {
+        if let entry = entries.last(where: { $0.path == path }), case .environment(let name) = entry.origin {
+            return .environment(name)
+        }
+        return location(path)
     }
 }
 
 extension GatewayConfig {
     /// The configuration and the route table it names: what preview, send and serve all start from.
     static func loadWithRoutes(path: String) -> Result<(GatewayConfig, RouteTable), CLIFailure> {
-        load(path: path).flatMap { config in loadRouteTable(path: config.routesPath).map { (config, $0) } }
+        load(path: path).map { ($0, $0.routes) }
     }
 
     /// The campaign planner for this configuration: its topic (or the app's bundle id),

@@ -14,11 +14,10 @@ enum JWTCommand {
         } catch {
             return error.status
         }
-        let path = args[option: "config"] ?? defaultConfigPath
-        let result = GatewayConfig.load(path: path)
+        let result = GatewayConfig.load(path: configPath(args[option: "config"]))
             .flatMap { config in APNsSetup.configuration(config, forceDryRun: false).map { (config, $0) } }
             .flatMap { config, apns in
-                APNsSetup.sharedTokens(config, apns).flatMap { APNsSetup.tokens(apns, source: path, tokenStore: $0) }
+                APNsSetup.sharedTokens(config, apns).flatMap { APNsSetup.tokens(apns, config: config, tokenStore: $0) }
             }
         switch result {
         case .failure(let failure):

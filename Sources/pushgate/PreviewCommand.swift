@@ -21,7 +21,7 @@ enum PreviewCommand {
         }
         let planner: CampaignPlanner
         let bytes: [UInt8]
-        switch makePlanner(configPath: args[option: "config"] ?? defaultConfigPath)
+        switch makePlanner(configPath: configPath(args[option: "config"]))
             .flatMap({ p in readSmallFile(path: campaignPath, limit: 256 << 20).map { (p, $0) } }) {
         case .failure(let failure):
             Output.error("pushgate preview: \(failure.message)")

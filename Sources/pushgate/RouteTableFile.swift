@@ -12,24 +12,28 @@ struct CLIFailure: Error {
     static func configuration(_ message: String) -> CLIFailure {
         CLIFailure(message: message, status: ExitStatus.usage)
     }
+
+    /// Configuration problems, one `place: message [code]` line each (exit 2).
+    static func diagnostics(_ diagnostics: [Diagnostic]) -> CLIFailure {
+        configuration(diagnostics.map(\.description).joined(separator: "\n"))
+    }
 }
 
 /// Where commands look for the route table when `--routes` is not given.
 let defaultRoutesPath = "config/routes.json"
 
 /// Reads and compiles the route table at `path`. Every failure names the file, and for
-/// content problems the JSON path (`config/routes.json: at routes[1].path: …`); the
-/// caller prints the message and exits 2.
+/// content problems the JSON pointer (`config/routes.json#/routes/1/path: …`); the caller
+/// prints the message and exits 2.
 func loadRouteTable(path: String) -> Result<RouteTable, CLIFailure> {
     switch readSmallFile(path: path, limit: 4 << 20) {
     case .failure(let failure):
         return .failure(failure)
     case .success(let bytes):
         do throws(RouteTableError) {
-            // The table's messages quote JSON values escaped already; escape the file name too.
-            return .success(try RouteTable(jsonBytes: bytes, source: TextSafety.escapedForDisplay(path)))
+            return .success(try RouteTable(jsonBytes: bytes, source: path))
         } catch {
-            return .failure(.configuration(error.description))
+            return .failure(.diagnostics(error.diagnostics))
         }
     }
 }
@@ -37,13 +41,25 @@ func loadRouteTable(path: String) -> Result<RouteTable, CLIFailure> {
 /// The whole file, refusing directories and anything over `limit` bytes (so a path such
 /// as /dev/zero cannot hang or exhaust memory).
 func readSmallFile(path: String, limit: Int) -> Result<[UInt8], CLIFailure> {
-    let shown = TextSafety.escapedForDisplay(path)
+    readFile(path, limit: limit, at: .file(path, at: .root)).mapError { .diagnostics([$0]) }
+}
+
+/// The same, with a failure located at `location` (the setting that named the file).
+func readFile(_ path: String, limit: Int, at location: DiagnosticLocation) -> Result<[UInt8], Diagnostic> {
+    // The file's own location names it already; a setting's location does not.
+    let isItself = location == .file(path, at: .root)
+    let shown = isItself ? "" : " " + quotedForDisplay(path)
+    let subject = isItself ? "is" : quotedForDisplay(path) + " is"
     let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { return .failure(.configuration("\(shown): cannot open: \(String(cString: strerror(errno)))")) }
+    if fd < 0 {
+        let number = errno
+        let reason = String(cString: strerror(number))
+        return .failure(Diagnostic(number == ENOENT ? .fileNotFound : .fileUnreadable, at: location, "cannot open\(shown): \(reason)"))
+    }
     defer { close(fd) }
     var info = stat()
     if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-        return .failure(.configuration("\(shown): is a directory, expected a JSON file"))
+        return .failure(Diagnostic(.fileUnreadable, at: location, "\(subject) a directory, expected a JSON file"))
     }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -51,12 +67,12 @@ func readSmallFile(path: String, limit: Int) -> Result<[UInt8], CLIFailure> {
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EINTR { continue }
-            return .failure(.configuration("\(shown): cannot read: \(String(cString: strerror(errno)))"))
+            return .failure(Diagnostic(.fileUnreadable, at: location, "cannot read\(shown): \(String(cString: strerror(errno)))"))
         }
         if n == 0 { return .success(bytes) }
         bytes.append(contentsOf: chunk[0..<n])
         if bytes.count > limit {
-            return .failure(.configuration("\(shown): larger than the \(limit)-byte limit for this file"))
+            return .failure(Diagnostic(.fileTooLarge, at: location, "\(subject) larger than the \(limit)-byte limit for this file"))
         }
     }
 }

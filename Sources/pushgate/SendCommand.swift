@@ -23,7 +23,7 @@ enum SendCommand {
             Output.error("pushgate send: --campaign FILE is required\n\(usage)")
             return ExitStatus.usage
         }
-        let configPath = args[option: "config"] ?? defaultConfigPath
+        let configPath = configPath(args[option: "config"])
         let devicesPath = args[option: "devices"]
 
         let prepared: (CampaignPlan, APNsDelivery, DeviceLineReader?)
@@ -62,7 +62,7 @@ enum SendCommand {
         let plan: CampaignPlan
         switch planner.plan(jsonBytes: bytes) {
         case .failure(let rejection):
-            let lines = rejection.problems.map { "\(TextSafety.escapedForDisplay(campaignPath)): at \($0.description)" }
+            let lines = rejection.problems.map { Diagnostic($0.diagnostic.code, at: .file(campaignPath, at: $0.path), $0.message).description }
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
         case .success(let p): plan = p
         }
@@ -72,7 +72,7 @@ enum SendCommand {
         }
         return APNsSetup.configuration(gateway, forceDryRun: forceDryRun || plan.campaign.dryRun)
             .flatMap { apns in
-                APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, source: configPath, tokenStore: $0) }
+                APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, config: gateway, tokenStore: $0) }
             }
             .map { (plan, $0, reader) }
     }

@@ -10,21 +10,21 @@ import Payloads
 import Storage
 import StrictJSON
 
-/// `pushgate serve [--config PATH]`: the gateway's HTTP API. Runs until SIGTERM or
+/// `pushgate serve [--config PATH] [--listen HOST:PORT]`: the gateway's HTTP API. Runs until SIGTERM or
 /// SIGINT, then stops accepting, lets requests and sends in flight finish up to the
 /// configured deadline, and exits 0.
 enum ServeCommand {
-    static let usage = "usage: pushgate serve [--config PATH]"
+    static let usage = "usage: pushgate serve [--config PATH] [--listen HOST:PORT]"
 
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments.forOptionsOnly(command: "serve", arguments, usage: usage, valued: ["config"])
+            args = try Arguments.forOptionsOnly(command: "serve", arguments, usage: usage, valued: ["config", "listen"])
         } catch {
             return error.status
         }
         let assembled: Assembled
-        switch assemble(configPath: args[option: "config"] ?? defaultConfigPath) {
+        switch assemble(configPath: configPath(args[option: "config"]), listen: args[option: "listen"]) {
         case .failure(let failure):
             Output.error("pushgate serve: \(failure.message)")
             return failure.status
@@ -78,37 +78,31 @@ enum ServeCommand {
     }
 
     /// Configuration → route table, templates, APNs, settings → the service. Any failure
-    /// is a configuration error (exit 2) naming the file and the place in it.
-    static func assemble(configPath: String) -> Result<Assembled, CLIFailure> {
+    /// is a configuration error (exit 2) naming the file and the place in it (or the
+    /// variable, or `--listen`).
+    static func assemble(configPath: String, listen: String? = nil) -> Result<Assembled, CLIFailure> {
         let config: GatewayConfig
-        let table: RouteTable
-        switch GatewayConfig.loadWithRoutes(path: configPath) {
+        switch GatewayConfig.load(path: configPath) {
         case .failure(let failure): return .failure(failure)
-        case .success(let (c, t)):
-            config = c
-            table = t
+        case .success(let c): config = c
         }
+        let table = config.routes
         let settings: ServerSettings
-        do throws(SettingsErrors) {
-            settings = try ServerSettings(json: config.server)
-        } catch {
-            let shown = TextSafety.escapedForDisplay(configPath)
-            return .failure(.configuration(error.errors.map { "\(shown): \($0)" }.joined(separator: "\n")))
-        }
-        let durableSettings: DurableSettings
-        let storage: SQLiteCampaignStorage
-        switch DurableAssembly.settings(config, configPath: configPath)
-            .flatMap({ d in DurableAssembly.openStorage(d.storage).map { (d, $0) } }) {
+        switch serverSettings(config, listen: listen) {
         case .failure(let failure): return .failure(failure)
-        case .success(let (d, s)):
-            durableSettings = d
-            storage = s
+        case .success(let s): settings = s
+        }
+        let durableSettings = config.durable
+        let storage: SQLiteCampaignStorage
+        switch DurableAssembly.openStorage(durableSettings.storage) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let s): storage = s
         }
         // The provider token lives in the same storage: one token per key for every process.
         let apnsConfiguration: APNsConfiguration
         let delivery: APNsDelivery
         switch APNsSetup.configuration(config, forceDryRun: false)
-            .flatMap({ c in APNsSetup.delivery(c, source: configPath, tokenStore: SharedProviderTokens(storage: storage)).map { (c, $0) } }) {
+            .flatMap({ c in APNsSetup.delivery(c, config: config, tokenStore: SharedProviderTokens(storage: storage)).map { (c, $0) } }) {
         case .failure(let failure): return .failure(failure)
         case .success(let (c, d)):
             apnsConfiguration = c
@@ -151,8 +145,28 @@ enum ServeCommand {
             return .success(Assembled(settings: settings, service: service, durable: durable, delivery: delivery,
                                       log: log, dryRun: apnsConfiguration.dryRun))
         } catch {
-            return .failure(CLIFailure(message: "internal error: \(error)", status: 70))
+            // The API's own routes conflict: a bug, not the operator's; still exit 2.
+            return .failure(.configuration("internal error: \(error)"))
         }
+    }
+
+    /// The `server` section with `--listen` applied; a non-loopback address with no API
+    /// keys is refused, blamed on whichever set the address.
+    static func serverSettings(_ config: GatewayConfig, listen: String?) -> Result<ServerSettings, CLIFailure> {
+        var settings = config.server
+        var location = config.reader.where(JSONPath.root.appending("server").appending("listen"))
+        if let listen {
+            location = .option("--listen")
+            guard let (host, port) = ServerSettings.parseListen(listen) else {
+                return .failure(.diagnostics([Diagnostic(.invalidValue, at: location, ServerSettings.listenProblem(listen) ?? "")]))
+            }
+            settings.http.host = host
+            settings.http.port = port
+        }
+        if let problem = settings.exposureProblem {
+            return .failure(.diagnostics([Diagnostic(.invalidValue, at: location, problem)]))
+        }
+        return .success(settings)
     }
 
     /// Blocks the calling thread until SIGINT or SIGTERM, flushing the request log on a timer.

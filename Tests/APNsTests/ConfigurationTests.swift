@@ -3,13 +3,24 @@ import StrictJSON
 import Testing
 
 @Suite struct ConfigurationTests {
-    func parse(_ text: String, env: [String: String] = [:], base: String = ".") throws(APNsConfigurationError) -> APNsConfiguration {
-        let object = (try? JSONParser().parse(text))?.objectValue
-        return try APNsConfiguration.parse(object, environment: env, baseDirectory: base)
+    /// The section read by the one configuration reader, and every problem it found.
+    func read(_ text: String, env: [String: String] = [:], file: String = "config/gateway.json",
+              requireCredentials: Bool = false) -> (APNsConfiguration, [Diagnostic]) {
+        let json = try? JSONParser().parse(text)
+        var reader = ConfigReader(file: file, environment: env)
+        let config = APNsConfiguration.read(json, reader: &reader)
+        if requireCredentials { APNsConfiguration.requireCredentials(config, reader: &reader) }
+        return (config, reader.diagnostics)
     }
 
-    func error(_ text: String, env: [String: String] = [:]) -> APNsConfigurationError? {
-        do { _ = try parse(text, env: env); return nil } catch { return error }
+    func parse(_ text: String, env: [String: String] = [:], file: String = "config/gateway.json") throws -> APNsConfiguration {
+        let (config, problems) = read(text, env: env, file: file, requireCredentials: true)
+        if let first = problems.first { throw first }
+        return config
+    }
+
+    func error(_ text: String, env: [String: String] = [:]) -> Diagnostic? {
+        read(text, env: env, requireCredentials: true).1.first
     }
 
     @Test func fullConfiguration() throws {
@@ -18,7 +29,7 @@ import Testing
          "keyId":"KEY1234567","keyFile":"keys/AuthKey.p8","topic":"com.example.app","connections":2,
          "maxConcurrentStreams":50,"requestTimeoutSeconds":2.5,
          "retry":{"maxAttempts":5,"baseBackoffMilliseconds":100,"maxBackoffMilliseconds":2000},"dryRun":false}
-        """, base: "/etc/pushgate")
+        """, file: "/etc/pushgate/gateway.json")
         #expect(config.environment == .production)
         #expect(config.baseURL == "https://127.0.0.1:8443")
         #expect(config.caFile == "/etc/pushgate/ca.pem")
@@ -37,36 +48,50 @@ import Testing
     @Test func environmentVariablesWin() throws {
         let config = try parse(#"{"environment":"sandbox","dryRun":true,"teamId":"AAAAAAAAAA"}"#, env: [
             "PUSHGATE_APNS_ENVIRONMENT": "production", "PUSHGATE_APNS_TEAM_ID": "BBBBBBBBBB",
-            "PUSHGATE_APNS_KEY_ID": "CCCCCCCCCC", "PUSHGATE_APNS_KEY_FILE": "/k.p8", "PUSHGATE_APNS_DRY_RUN": "false",
+            "PUSHGATE_APNS_KEY_ID": "CCCCCCCCCC", "PUSHGATE_APNS_KEY_FILE": "k.p8", "PUSHGATE_APNS_DRY_RUN": "false",
             "PUSHGATE_APNS_URL": "https://localhost:9", "PUSHGATE_APNS_CONNECTIONS": "3",
-        ])
+            "PUSHGATE_APNS_RETRY_MAX_ATTEMPTS": "7",
+        ], file: "/etc/pushgate/gateway.json")
         #expect(config.environment == .production && config.teamId == "BBBBBBBBBB" && config.keyId == "CCCCCCCCCC")
-        #expect(config.keyFile == "/k.p8" && !config.dryRun && config.baseURL == "https://localhost:9" && config.connections == 3)
+        // A path from the environment is relative to the working directory, not the file's folder.
+        #expect(config.keyFile == "k.p8" && !config.dryRun && config.baseURL == "https://localhost:9" && config.connections == 3)
+        #expect(config.retry.maxAttempts == 7)
     }
 
     @Test func errorsSayWhereAndWhat() {
-        let cases: [(String, [String: String], APNsConfigurationError.Code, String)] = [
-            (#"{"environment":"staging","dryRun":true}"#, [:], .invalidValue, "apns.environment"),
-            (#"{"dryRun":true,"conections":2}"#, [:], .unknownSetting, "apns.conections"),
-            (#"{"dryRun":"yes"}"#, [:], .wrongType, "apns.dryRun"),
-            (#"{"dryRun":true,"connections":0}"#, [:], .invalidValue, "apns.connections"),
-            (#"{"dryRun":true,"connections":1.5}"#, [:], .invalidValue, "apns.connections"),
-            (#"{"dryRun":true,"retry":{"maxAttempts":3,"jitter":1}}"#, [:], .unknownSetting, "apns.retry.jitter"),
-            (#"{"dryRun":true,"retry":{"baseBackoffMilliseconds":500,"maxBackoffMilliseconds":100}}"#, [:], .invalidValue, "apns.retry.maxBackoffMilliseconds"),
-            (#"{"dryRun":true,"url":"http://10.0.0.1:80"}"#, [:], .invalidValue, "apns.url"),
-            (#"{"dryRun":true,"url":"https://h/path"}"#, [:], .invalidValue, "apns.url"),
-            (#"{"dryRun":true,"url":"ftp://h"}"#, [:], .invalidValue, "apns.url"),
-            (#"{"dryRun":true,"caFile":"ca.pem"}"#, [:], .invalidValue, "apns.caFile"),
-            (#"{"dryRun":true,"teamId":"team"}"#, [:], .invalidValue, "apns.teamId"),
-            (#"{"environment":"sandbox","teamId":"TEAM123456","keyId":"KEY1234567"}"#, [:], .missingSetting, "apns.keyFile"),
-            (#"{"dryRun":true}"#, ["PUSHGATE_APNS_DRY_RUN": "maybe"], .invalidValue, "environment variable PUSHGATE_APNS_DRY_RUN"),
-            (#"{"dryRun":true}"#, ["PUSHGATE_APNS_REQUEST_TIMEOUT_SECONDS": "-1"], .invalidValue, "environment variable PUSHGATE_APNS_REQUEST_TIMEOUT_SECONDS"),
+        let cases: [(String, [String: String], DiagnosticCode, DiagnosticLocation)] = [
+            (#"{"environment":"staging","dryRun":true}"#, [:], .invalidValue, file("environment")),
+            (#"{"dryRun":true,"conections":2}"#, [:], .unknownKey, file("conections")),
+            (#"{"dryRun":"yes"}"#, [:], .wrongType, file("dryRun")),
+            (#"{"dryRun":true,"connections":0}"#, [:], .invalidValue, file("connections")),
+            (#"{"dryRun":true,"connections":1.5}"#, [:], .invalidValue, file("connections")),
+            (#"{"dryRun":true,"retry":{"maxAttempts":3,"jitter":1}}"#, [:], .unknownKey, file("retry", "jitter")),
+            (#"{"dryRun":true,"retry":{"baseBackoffMilliseconds":500,"maxBackoffMilliseconds":100}}"#, [:], .invalidValue, file("retry", "maxBackoffMilliseconds")),
+            (#"{"dryRun":true,"url":"http://10.0.0.1:80"}"#, [:], .invalidValue, file("url")),
+            (#"{"dryRun":true,"url":"https://h/path"}"#, [:], .invalidValue, file("url")),
+            (#"{"dryRun":true,"url":"ftp://h"}"#, [:], .invalidValue, file("url")),
+            (#"{"dryRun":true,"caFile":"ca.pem"}"#, [:], .invalidValue, file("caFile")),
+            (#"{"dryRun":true,"teamId":"team"}"#, [:], .invalidValue, file("teamId")),
+            (#"{"dryRun":true,"topic":"shop"}"#, [:], .invalidValue, file("topic")),
+            (#"{"environment":"sandbox","teamId":"TEAM123456","keyId":"KEY1234567"}"#, [:], .missing, file("keyFile")),
+            (#"{"dryRun":true}"#, ["PUSHGATE_APNS_DRY_RUN": "maybe"], .invalidValue, .environment("PUSHGATE_APNS_DRY_RUN")),
+            (#"{"dryRun":true}"#, ["PUSHGATE_APNS_REQUEST_TIMEOUT_SECONDS": "-1"], .invalidValue, .environment("PUSHGATE_APNS_REQUEST_TIMEOUT_SECONDS")),
+            (#"{"dryRun":true}"#, ["PUSHGATE_APNS_KEY_ID": "short"], .invalidValue, .environment("PUSHGATE_APNS_KEY_ID")),
         ]
         for (text, env, code, location) in cases {
             let found = error(text, env: env)
             #expect(found?.code == code, "\(text)")
             #expect(found?.location == location, "\(text)")
         }
+    }
+
+    @Test func everyProblemIsReportedAtOnce() {
+        let (_, problems) = read(#"{"environment":"staging","connections":0,"teamId":"team","colour":1}"#, requireCredentials: true)
+        #expect(problems.map(\.code) == [.unknownKey, .invalidValue, .invalidValue, .invalidValue, .missing, .missing])
+    }
+
+    private func file(_ keys: String...) -> DiagnosticLocation {
+        .file("config/gateway.json", at: keys.reduce(JSONPath.root.appending("apns")) { $0.appending($1) })
     }
 
     @Test func hostileValuesAreEscapedInMessages() {

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct DryRunAndRequestTests {
     @Test func dryRunSignsButSendsNothingAndRedactsTheToken() async throws {
-        let config = try APNsConfiguration.parse(nil, forceDryRun: true)
+        let config = APNsConfiguration(dryRun: true)
         let delivery = try APNsDelivery(configuration: config)
         #expect(delivery.transport == nil)
         #expect(delivery.notices.contains { $0.contains("ephemeral") })
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func topicOverrideReplacesTheCampaignsTopic() async throws {
-        var config = try APNsConfiguration.parse(nil, forceDryRun: true)
+        var config = APNsConfiguration(dryRun: true)
         config.topic = "com.example.other"
         let delivery = try APNsDelivery(configuration: config)
         guard case .dryRun(let request) = await delivery.sender.send(TestRequests.alert(1)) else { Issue.record("not a dry run"); return }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import StrictJSON
 import Testing
 
 @Suite struct SigningKeyTests {
@@ -42,7 +43,7 @@ import Testing
         #expect(throws: APNsConfigurationError.self) { try APNsDelivery(configuration: config) }
         do { _ = try APNsDelivery(configuration: config) } catch {
             #expect(error.code == .keyEncrypted)
-            #expect(error.location == "apns.keyFile")
+            #expect(error.setting == JSONPath.root.appending("apns").appending("keyFile"))
         }
     }
 }

@@ -139,7 +139,7 @@ import DeepLinks
         #expect(appError(#"{"teamId": "abc", "bundleId": "com.x.y", "scheme": "s"}"#)
                 == #"t.json: at app.teamId: team ID "abc" must be 10 characters of A-Z and 0-9"#)
         #expect(appError(#"{"teamId": "A1B2C3D4E5", "bundleId": "shop", "scheme": "s"}"#)
-                == #"t.json: at app.bundleId: bundle ID "shop" must be reverse-DNS (e.g. com.example.app: A-Z a-z 0-9 - in dot-separated parts)"#)
+                == #"t.json: at app.bundleId: "shop" is not a bundle id: reverse-DNS, e.g. com.example.app (A-Z a-z 0-9 - in dot-separated parts)"#)
         #expect(appError(#"{"teamId": "A1B2C3D4E5", "bundleId": "com.x.y", "scheme": "Shop"}"#)
                 == #"t.json: at app.scheme: scheme "Shop" must be lowercase [a-z][a-z0-9+.-]*"#)
         #expect(appError(#"{"teamId": "A1B2C3D4E5", "bundleId": "com.x.y", "scheme": "1shop"}"#)

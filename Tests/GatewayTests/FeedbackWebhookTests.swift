@@ -105,27 +105,36 @@ final class WebhookReceiver: HTTPResponder {
 
     @Test func settingsRejectBadValuesAllAtOnce() {
         let json = try? JSONParser().parse(#"{"url": "ftp://x", "secret": "short", "batchSize": 0, "extra": 1}"#)
-        do {
-            _ = try DurableSettings(storage: nil, dispatcher: nil, webhook: json, defaultPath: "var/x.db", resolve: { $0 }, environment: [:])
-            Issue.record("expected errors")
-        } catch {
-            let paths = error.errors.map(\.path.description)
-            #expect(paths.contains("webhook.url") && paths.contains("webhook.secret") && paths.contains("webhook.batchSize") && paths.contains("webhook.extra"))
-        }
+        var reader = ConfigReader(file: "config/gateway.json")
+        _ = DurableSettings(storage: nil, dispatcher: nil, webhook: json, defaultPath: "var/x.db", reader: &reader)
+        let paths = reader.diagnostics.compactMap { $0.location.path?.description }
+        #expect(Set(paths) == ["webhook.url", "webhook.secret", "webhook.batchSize", "webhook.extra"])
+        #expect(reader.diagnostics.map(\.code).contains(.unknownKey))
     }
 
     @Test func settingsResolveTheStoragePathAndReadEverySection() throws {
         let storage = try JSONParser().parse(#"{"path": "../var/db.sqlite", "synchronous": "normal", "idempotencyRetentionHours": 2}"#)
         let dispatcher = try JSONParser().parse(#"{"inFlight": 64, "maxAttempts": 3}"#)
-        let settings = try DurableSettings(storage: storage, dispatcher: dispatcher, webhook: nil, defaultPath: "var/x.db",
-                                           resolve: { "config/" + $0 }, environment: [:])
+        var reader = ConfigReader(file: "config/gateway.json")
+        let settings = DurableSettings(storage: storage, dispatcher: dispatcher, webhook: nil, defaultPath: "var/x.db", reader: &reader)
+        #expect(reader.isValid)
         #expect(settings.storage.path == "config/../var/db.sqlite")
         #expect(!settings.storage.synchronousFull)
         #expect(settings.storage.idempotencyRetentionSeconds == 7200)
         #expect(settings.dispatcher.inFlight == 64 && settings.dispatcher.maxAttempts == 3)
         #expect(settings.webhook == nil)
-        let defaults = try DurableSettings(storage: nil, dispatcher: nil, webhook: nil, defaultPath: "../var/pushgate.db",
-                                           resolve: { "config/" + $0 }, environment: [:])
+        var defaultsReader = ConfigReader(file: "config/gateway.json")
+        let defaults = DurableSettings(storage: nil, dispatcher: nil, webhook: nil, defaultPath: "../var/pushgate.db", reader: &defaultsReader)
         #expect(defaults.storage.path == "config/../var/pushgate.db" && defaults.storage.synchronousFull)
+    }
+
+    @Test func theWebhookSecretAndURLComeFromTheEnvironment() {
+        var reader = ConfigReader(file: "config/gateway.json", environment: [
+            "PUSHGATE_WEBHOOK_URL": "https://hooks.example.com/dead", "PUSHGATE_WEBHOOK_SECRET": "0123456789abcdef0123"])
+        let settings = DurableSettings(storage: nil, dispatcher: nil, webhook: nil, defaultPath: "x.db", reader: &reader)
+        #expect(reader.isValid)
+        #expect(settings.webhook?.url == "https://hooks.example.com/dead")
+        #expect(settings.webhook?.secret == "0123456789abcdef0123")
+        #expect(JSONWriter.serialize(reader.effectiveDocument).contains("\"secret\":\"(redacted)\""))
     }
 }

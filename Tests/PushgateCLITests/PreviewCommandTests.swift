@@ -82,8 +82,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
         let r = try CLI.run(["preview", "--campaign", "config/campaigns/inline-alert.json", "--config", config.path])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("colour: unknown key"))
-        #expect(r.stderr.contains("at topic: expected a non-empty string"))
+        #expect(r.stderr.contains("gateway.json#/colour: unknown key \"colour\""))
+        #expect(r.stderr.contains("gateway.json#/topic: expected a string, found a number [wrongType]"))
+        #expect(r.stderr.contains("gateway.json#/apns/anything: unknown key \"anything\""))
     }
 
     @Test func configPathsAreRelativeToTheConfigFile() throws {

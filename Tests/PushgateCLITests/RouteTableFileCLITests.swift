@@ -9,7 +9,7 @@ import Testing
         try dir.write("routes.json/placeholder", "")
         let r = try CLI.run(["check-link", "--routes", dir.path("routes.json"), "https://example.com/"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("routes.json: is a directory, expected a JSON file"))
+        #expect(r.stderr.contains("routes.json: is a directory, expected a JSON file [fileUnreadable]"))
     }
 
     @Test func oversizedFileIsRefusedWithoutReadingItAll() throws {
@@ -17,7 +17,7 @@ import Testing
         try dir.write("big.json", String(repeating: " ", count: (4 << 20) + 1))
         let r = try CLI.run(["check-link", "--routes", dir.path("big.json"), "https://example.com/"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("big.json: larger than the 4194304-byte limit for this file"))
+        #expect(r.stderr.contains("big.json: is larger than the 4194304-byte limit for this file [fileTooLarge]"))
     }
 
     @Test func contentErrorsNameFileAndPath() throws {
@@ -30,7 +30,7 @@ import Testing
         """)
         let r = try CLI.run(["check-link", "--routes", dir.path("routes.json"), "https://example.com/p/1"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains(#"routes.json: at routes[1]: ambiguous routes: "byId" (/p/:id) and "bySlug" (/p/:slug) both match "/p/1" and neither is more specific"#))
+        #expect(r.stderr.contains(#"routes.json#/routes/1: ambiguous routes: "byId" (/p/:id) and "bySlug" (/p/:slug) both match "/p/1" and neither is more specific [ambiguousRoutes]"#))
     }
 
     @Test func hostileFileNamesAreShownEscaped() throws {

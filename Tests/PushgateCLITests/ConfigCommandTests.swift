@@ -1,0 +1,126 @@
+import Foundation
+import StrictJSON
+import Testing
+
+/// `pushgate config check|print`, `PUSHGATE_<SECTION>_<KEY>` overrides, `PUSHGATE_CONFIG`
+/// and `serve --listen`, through the real binary.
+@Suite struct ConfigCommandTests {
+    /// The test process's environment without any PUSHGATE_ variable, plus `extra`.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }.merging(extra) { $1 }
+    }
+
+    /// A configuration folder: gateway.json beside a copy of the shipped route table and
+    /// templates, so relative paths resolve inside it.
+    static func folder(_ gateway: String) throws -> TempDir {
+        let dir = try TempDir()
+        try dir.write("conf/gateway.json", gateway)
+        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
+        try dir.write("Templates/.keep", "")
+        return dir
+    }
+
+    @Test func threeMistakesAreThreeDiagnosticsInOneRun() throws {
+        let dir = try Self.folder(#"{"topic": "shop", "server": {"threads": 0, "colour": 1}, "apns": {"dryRun": true}}"#)
+        let r = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
+        #expect(r.status == 2)
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(r.stderr)")
+        #expect(lines.contains { $0.hasSuffix("conf/gateway.json#/topic: \"shop\" is not a bundle id: reverse-DNS, e.g. com.example.app (A-Z a-z 0-9 - in dot-separated parts) [invalidValue]") })
+        #expect(lines.contains { $0.hasSuffix("conf/gateway.json#/server/threads: expected an integer from 1 to 256, not \"0\" [invalidValue]") })
+        #expect(lines.contains { $0.contains("conf/gateway.json#/server/colour: unknown key \"colour\"") && $0.hasSuffix("[unknownKey]") })
+        #expect(lines.last == "pushgate config: 3 problems in the configuration")
+        // serve reports the same three, at once.
+        let serve = try CLI.run(["serve", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
+        #expect(serve.status == 2)
+        #expect(serve.stderr.split(separator: "\n").count == 3)
+    }
+
+    @Test func theShippedConfigurationChecksAndPrints() throws {
+        let check = try CLI.run(["config", "check"], environment: Self.environment())
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout == "config/gateway.json: ok (4 routes, APNs dry run, listen 127.0.0.1:8080)\n")
+        let print = try CLI.run(["config", "print"], environment: Self.environment())
+        #expect(print.status == 0)
+        let effective = try JSONParser().parse(print.stdout).objectValue
+        #expect(effective?["server"]?.objectValue?["threads"] == .number("2"), "defaults are shown")
+        #expect(effective?["routes"] == .string("config/routes.json"), "paths are shown resolved")
+    }
+
+    /// One setting of each section from the environment, seen by `config print`.
+    @Test func environmentOverridesASettingOfEachSection() throws {
+        let dir = try Self.folder(#"{"apns": {"dryRun": true}, "webhook": {"url": "https://hooks.example.com/x", "secret": "from-the-file-0123456789"}}"#)
+        let env = Self.environment([
+            "PUSHGATE_TOPIC": "com.example.other",
+            "PUSHGATE_APNS_CONNECTIONS": "3",
+            "PUSHGATE_SERVER_LISTEN": "127.0.0.1:9999",
+            "PUSHGATE_STORAGE_PATH": "/tmp/elsewhere.db",
+            "PUSHGATE_DISPATCHER_CLAIM_BATCH": "42",
+            "PUSHGATE_WEBHOOK_SECRET": "from-the-environment-0123",
+            "PUSHGATE_SERVER_API_KEYS": #"[{"name": "ops", "sha256": "\#(String(repeating: "ab", count: 32))"}]"#,
+        ])
+        let r = try CLI.run(["config", "print", "--config", dir.path("conf/gateway.json")], environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        let effective = try #require(try JSONParser().parse(r.stdout).objectValue)
+        #expect(effective["topic"] == .string("com.example.other"))
+        #expect(effective["apns"]?.objectValue?["connections"] == .number("3"))
+        let server = effective["server"]?.objectValue
+        #expect(server?["listen"] == .string("127.0.0.1:9999"))
+        #expect(server?["apiKeys"]?.arrayValue?.first?.objectValue?["sha256"] == .string("(redacted)"))
+        #expect(effective["storage"]?.objectValue?["path"] == .string("/tmp/elsewhere.db"))
+        #expect(effective["dispatcher"]?.objectValue?["claimBatch"] == .number("42"))
+        #expect(effective["webhook"]?.objectValue?["secret"] == .string("(redacted)"))
+        #expect(!r.stdout.contains("from-the-"), "secrets never printed")
+    }
+
+    @Test func aBadOverrideNamesTheVariable() throws {
+        let env = Self.environment(["PUSHGATE_SERVER_LISTEN": "everywhere", "PUSHGATE_STORAGE_SYNCHRONOUS": "sometimes",
+                                    "PUSHGATE_APNS_KEY_FILE": "no-such-key.p8"])
+        let r = try CLI.run(["config", "check"], environment: env)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(#"environment variable PUSHGATE_SERVER_LISTEN: expected "HOST:PORT" with an IP literal"#))
+        #expect(r.stderr.contains(#"environment variable PUSHGATE_STORAGE_SYNCHRONOUS: expected "full" or "normal", not "sometimes" [invalidValue]"#))
+        #expect(r.stderr.contains(#"environment variable PUSHGATE_APNS_KEY_FILE: the keyFile "no-such-key.p8" (relative to the working directory) does not exist or cannot be read [fileNotFound]"#))
+        #expect(!r.stderr.contains("gateway.json#/apns/keyFile"), "a variable's problem is not blamed on the file")
+    }
+
+    @Test func pushgateConfigGivesThePathAndMissingFilesSayWhereTheyWereLooked() throws {
+        let dir = try Self.folder(#"{"routes": "tables/routes.json", "apns": {"dryRun": true}}"#)
+        let r = try CLI.run(["config", "check"], environment: Self.environment(["PUSHGATE_CONFIG": dir.path("conf/gateway.json")]))
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(#"conf/gateway.json#/routes: the route table "tables/routes.json" ("#))
+        #expect(r.stderr.contains("conf/tables/routes.json: relative paths are relative to the folder of "))
+        #expect(r.stderr.contains("[fileNotFound]"))
+        // --config wins over PUSHGATE_CONFIG.
+        let shipped = try CLI.run(["config", "check", "--config", "config/gateway.json"],
+                                  environment: Self.environment(["PUSHGATE_CONFIG": dir.path("conf/gateway.json")]))
+        #expect(shipped.status == 0, "\(shipped.stderr)")
+    }
+
+    @Test func aCopiedConfigurationFolderWorksFromAnywhere() throws {
+        let dir = try Self.folder(#"{"apns": {"dryRun": true}}"#)
+        let r = try CLI.run(["config", "print", "--config", dir.path("conf/gateway.json")],
+                            workingDirectory: FileManager.default.temporaryDirectory, environment: Self.environment())
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(dir.path("conf/routes.json")))
+    }
+
+    @Test func serveListenIsCheckedAndBlamedOnTheOption() throws {
+        let bad = try CLI.run(["serve", "--listen", "anywhere"], environment: Self.environment())
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains(#"pushgate serve: --listen: expected "HOST:PORT" with an IP literal"#))
+        let exposed = try CLI.run(["serve", "--listen", "0.0.0.0:0"], environment: Self.environment())
+        #expect(exposed.status == 2)
+        #expect(exposed.stderr.contains("--listen: refusing to listen on 0.0.0.0, which is not loopback, with no apiKeys configured [invalidValue]"))
+        let fromEnvironment = try CLI.run(["serve"], environment: Self.environment(["PUSHGATE_SERVER_LISTEN": "0.0.0.0:0"]))
+        #expect(fromEnvironment.status == 2)
+        #expect(fromEnvironment.stderr.contains("environment variable PUSHGATE_SERVER_LISTEN: refusing to listen on 0.0.0.0"))
+    }
+
+    @Test func unknownSubcommandsAreUsageErrors() throws {
+        #expect(try CLI.run(["config"]).status == 2)
+        #expect(try CLI.run(["config", "show"]).status == 2)
+        #expect(try CLI.run(["config", "check", "--colour"]).status == 2)
+        #expect(try CLI.run(["config", "--help"]).status == 0)
+    }
+}
