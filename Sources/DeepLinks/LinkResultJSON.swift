@@ -26,6 +26,37 @@ public enum LinkResultJSON {
         }
     }
 
+    /// Checks `link` (one line's bytes) against `table` and writes its result object,
+    /// straight from the canonicaliser's stack memory: the same bytes as checking and then
+    /// calling `write(_:to:)`, without building the result's strings. True if accepted.
+    public static func write(checking link: UnsafeBufferPointer<UInt8>, against table: RouteTable,
+                             to w: inout JSONWriter) -> Bool {
+        table.scan(link, accepted: { view in
+            w.object { w in
+                w.member("ok", true)
+                w.key("canonical")
+                w.string(utf8: view.canonical)
+                w.member("route", view.routeName)
+                w.member("params", object: { w in
+                    for i in 0..<view.parameterCount {
+                        w.key(view.parameterName(i))
+                        w.string(utf8: view.parameterValue(i))
+                    }
+                })
+                w.member("query", object: { w in
+                    for i in 0..<view.queryCount {
+                        w.key(view.queryName(i))
+                        w.string(utf8: view.queryValue(i))
+                    }
+                })
+            }
+            return true
+        }, rejected: { rejection in
+            write(.rejected(rejection), to: &w)
+            return false
+        })
+    }
+
     /// The object and a newline.
     public static func line(_ result: LinkCheckResult) -> [UInt8] {
         var w = JSONWriter()

@@ -2,7 +2,7 @@ import StrictJSON
 
 /// Route matching, the route's query rules, and the canonical form.
 extension LinkScanner {
-    func matchAndBuild() throws(LinkRejection) -> CanonicalLink {
+    func matchAndBuild<R>(_ consume: (AcceptedLinkView) -> R) throws(LinkRejection) -> R {
         let path = DecodedSegments(bytes: UnsafeBufferPointer(decoded), ends: UnsafeBufferPointer(segmentEnds),
                                    count: segmentCount)
         guard let routeIndex = table.matcher.match(path) else { throw explainNoMatch(path) }
@@ -24,7 +24,7 @@ extension LinkScanner {
         for slot in route.requiredSlots where item(inSlot: slot) == nil {
             throw reject(.invalidParameter, "route \(JSONWriter.quoted(route.route.name)) requires query key \(JSONWriter.quoted(route.slotNames[slot]))")
         }
-        return try build(route, path: path)
+        return try build(route, path: path, consume)
     }
 
     func item(inSlot slot: Int) -> Int? {
@@ -46,65 +46,82 @@ extension LinkScanner {
         return reject(.noMatchingRoute, "no route matches the path \(JSONWriter.quoted(shown.isEmpty ? "/" : shown))")
     }
 
-    func build(_ route: CompiledRoute, path: DecodedSegments) throws(LinkRejection) -> CanonicalLink {
+    /// Writes the canonical form into stack memory and hands `consume` a view of it and
+    /// of every value the result reports, all still in stack memory: the caller turns it
+    /// into strings (`CanonicalLink`) or writes it out directly (JSON Lines).
+    func build<R>(_ route: CompiledRoute, path: DecodedSegments,
+                  _ consume: (AcceptedLinkView) -> R) throws(LinkRejection) -> R {
         let host = table.hostBytes[0]
-        // Worst case: every decoded byte becomes %XX, plus separators.
+        // Worst case: every decoded byte becomes %XX, plus separators; then room for a `*`
+        // value (the rest of the path joined with '/').
         let capacity = 8 + host.count + 3 * decodedCount + segmentCount + 2 * itemCount + 2
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer throws(LinkRejection) in
-            var out = CanonicalWriter(buffer)
-            out.append("https://")
-            out.append(host)
-            var params: [NamedValue] = []
-            if route.parameterCount > 0 { params.reserveCapacity(route.parameterCount) }
-            PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
-                route.segmentKinds.withUnsafeBufferPointer { kinds in
-                    for k in 0..<kinds.count {
-                        let kind = kinds[k]
-                        if kind == .wildcard {
-                            for rest in k..<path.count {
+        let joinCapacity = decodedCount + segmentCount
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity + joinCapacity) { buffer throws(LinkRejection) in
+            try withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<UInt8>.self,
+                                              capacity: route.segmentKinds.count + itemCount + 1) { values throws(LinkRejection) in
+                try withUnsafeTemporaryAllocation(of: Int.self, capacity: route.segmentKinds.count + itemCount + 1) { names throws(LinkRejection) in
+                    var out = CanonicalWriter(UnsafeMutableBufferPointer(rebasing: buffer[0..<capacity]))
+                    var valueCount = 0
+                    func record(_ value: UnsafeBufferPointer<UInt8>, name: Int) {
+                        values[valueCount] = value
+                        names[valueCount] = name
+                        valueCount += 1
+                    }
+                    out.append("https://")
+                    out.append(host)
+                    PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
+                        route.segmentKinds.withUnsafeBufferPointer { kinds in
+                            for k in 0..<kinds.count {
+                                let kind = kinds[k]
+                                if kind == .wildcard {
+                                    var joined = capacity
+                                    for rest in k..<path.count {
+                                        out.append(UInt8(ascii: "/"))
+                                        PercentCoding.encode(path.segment(rest), safe: safe, into: &out)
+                                        if rest > k { buffer[joined] = UInt8(ascii: "/"); joined += 1 }
+                                        for c in path.segment(rest) { buffer[joined] = c; joined += 1 }
+                                    }
+                                    record(UnsafeBufferPointer(rebasing: buffer[capacity..<joined]), name: k)
+                                    break
+                                }
                                 out.append(UInt8(ascii: "/"))
-                                PercentCoding.encode(path.segment(rest), safe: safe, into: &out)
+                                let value = path.segment(k)
+                                if kind == .literal {
+                                    out.append(value)
+                                    continue
+                                }
+                                let start = out.count
+                                let lowercased = kind == .lowercasedParameter
+                                PercentCoding.encode(value, safe: safe, lowercasing: lowercased, into: &out)
+                                record(canonicalValue(value, lowercased: lowercased, written: out, from: start), name: k)
                             }
-                            params.append(NamedValue(name: Route.wildcardParameterName, value: path.rest(from: k)))
-                            break
                         }
-                        out.append(UInt8(ascii: "/"))
-                        let value = path.segment(k)
-                        if kind == .literal {
-                            out.append(value)
-                            continue
-                        }
-                        let start = out.count
-                        let lowercased = kind == .lowercasedParameter
-                        PercentCoding.encode(value, safe: safe, lowercasing: lowercased, into: &out)
-                        params.append(NamedValue(name: route.parameterNames[k],
-                                                 value: canonicalValue(value, lowercased: lowercased, written: out, from: start)))
                     }
+                    if route.segmentKinds.isEmpty { out.append(UInt8(ascii: "/")) }
+                    let parameterCount = valueCount
+                    if itemCount > 0 {
+                        PercentCoding.querySafe.withUnsafeBufferPointer { safe in
+                            for slot in 0..<route.slotKeys.count {
+                                guard let i = item(inSlot: slot) else { continue }
+                                out.append(valueCount == parameterCount ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+                                out.append(route.slotKeys[slot])
+                                out.append(UInt8(ascii: "="))
+                                let start = out.count
+                                let lowercased = route.slotLowercased[slot]
+                                PercentCoding.encode(itemValue(i), safe: safe, lowercasing: lowercased, into: &out)
+                                record(canonicalValue(itemValue(i), lowercased: lowercased, written: out, from: start), name: slot)
+                            }
+                        }
+                    }
+                    if out.count > LinkLimits.maxBytes || out.overflowed {
+                        throw reject(.tooLong, "the canonical form would be \(out.count) bytes; the limit is \(LinkLimits.maxBytes)")
+                    }
+                    return consume(AcceptedLinkView(
+                        canonical: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), route: route,
+                        values: UnsafeBufferPointer(rebasing: values[0..<valueCount]),
+                        names: UnsafeBufferPointer(rebasing: names[0..<valueCount]), parameterCount: parameterCount))
                 }
             }
-            if route.segmentKinds.isEmpty { out.append(UInt8(ascii: "/")) }
-            var query: [NamedValue] = []
-            if itemCount > 0 {
-                query.reserveCapacity(itemCount)
-                PercentCoding.querySafe.withUnsafeBufferPointer { safe in
-                    for slot in 0..<route.slotKeys.count {
-                        guard let i = item(inSlot: slot) else { continue }
-                        out.append(query.isEmpty ? UInt8(ascii: "?") : UInt8(ascii: "&"))
-                        out.append(route.slotKeys[slot])
-                        out.append(UInt8(ascii: "="))
-                        let start = out.count
-                        let lowercased = route.slotLowercased[slot]
-                        PercentCoding.encode(itemValue(i), safe: safe, lowercasing: lowercased, into: &out)
-                        query.append(NamedValue(name: route.slotNames[slot],
-                                                value: canonicalValue(itemValue(i), lowercased: lowercased, written: out, from: start)))
-                    }
-                }
-            }
-            if out.count > LinkLimits.maxBytes || out.overflowed {
-                throw reject(.tooLong, "the canonical form would be \(out.count) bytes; the limit is \(LinkLimits.maxBytes)")
-            }
-            let canonical = String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), as: UTF8.self)
-            return CanonicalLink(canonical: canonical, route: route.route.name, params: params, query: query)
         }
     }
 
@@ -112,10 +129,34 @@ extension LinkScanner {
     /// just written (it never needs percent-encoding).
     @inline(__always)
     func canonicalValue(_ bytes: UnsafeBufferPointer<UInt8>, lowercased: Bool, written out: CanonicalWriter,
-                                from start: Int) -> String {
-        if lowercased {
-            return String(decoding: UnsafeBufferPointer(rebasing: out.buffer[start..<out.count]), as: UTF8.self)
-        }
-        return String(decoding: bytes, as: UTF8.self)
+                        from start: Int) -> UnsafeBufferPointer<UInt8> {
+        lowercased ? UnsafeBufferPointer(rebasing: out.buffer[start..<min(out.count, out.buffer.count)]) : bytes
+    }
+}
+
+/// An accepted link as the scanner leaves it, in stack memory valid only during the call
+/// that receives it: the canonical bytes, and each reported value (route parameters in
+/// pattern order, then query items in canonical order) with the index of its name.
+struct AcceptedLinkView {
+    let canonical: UnsafeBufferPointer<UInt8>
+    let route: CompiledRoute
+    let values: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
+    /// For a parameter, its segment index (`route.parameterNames`); for a query item, its
+    /// slot (`route.slotNames`).
+    let names: UnsafeBufferPointer<Int>
+    let parameterCount: Int
+
+    var routeName: String { route.route.name }
+    var queryCount: Int { values.count - parameterCount }
+    func parameterName(_ i: Int) -> String { route.parameterNames[names[i]] }
+    func queryName(_ i: Int) -> String { route.slotNames[names[parameterCount + i]] }
+    func parameterValue(_ i: Int) -> UnsafeBufferPointer<UInt8> { values[i] }
+    func queryValue(_ i: Int) -> UnsafeBufferPointer<UInt8> { values[parameterCount + i] }
+
+    /// The result as values of its own.
+    var link: CanonicalLink {
+        CanonicalLink(canonical: String(decoding: canonical, as: UTF8.self), route: routeName,
+                      params: (0..<parameterCount).map { NamedValue(name: parameterName($0), value: String(decoding: parameterValue($0), as: UTF8.self)) },
+                      query: (0..<queryCount).map { NamedValue(name: queryName($0), value: String(decoding: queryValue($0), as: UTF8.self)) })
     }
 }

@@ -46,14 +46,13 @@ extension LinkScanner {
         var marks = Landmarks()
         try ByteClass.table.withUnsafeBufferPointer { classes throws(LinkRejection) in
             var i = 0
-            while i < input.count {
+            let count = input.count
+            while true {
+                // Most bytes are plain: a tight loop, no dispatch.
+                while i < count, classes[Int(input[i])] == ByteClass.plain { i += 1 }
+                if i == count { break }
                 let c = input[i]
-                let byteClass = classes[Int(c)]
-                if byteClass == ByteClass.plain {  // most bytes: no dispatch
-                    i += 1
-                    continue
-                }
-                switch byteClass {
+                switch classes[Int(c)] {
                 case ByteClass.forbidden:
                     throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
                 case ByteClass.nonASCII:

@@ -34,7 +34,7 @@ struct LinkScanner {
 
     enum Scheme { case https, app }
 
-    mutating func run() throws(LinkRejection) -> CanonicalLink {
+    mutating func run<R>(_ consume: (AcceptedLinkView) -> R) throws(LinkRejection) -> R {
         guard !input.isEmpty else { throw reject(.malformed, "the link is empty") }
         let marks = try prescan()
         let (scheme, afterScheme) = try readScheme()
@@ -62,7 +62,7 @@ struct LinkScanner {
         let outside = 2 + (scheme == .https && authorityEnd < queryMark ? 1 : 0)
         try readPath(pathText, separators: marks.slashes - outside)
         if queryMark < input.count { try readQuery((queryMark + 1)..<input.count, separators: marks.ampersands) }
-        return try matchAndBuild()
+        return try matchAndBuild(consume)
     }
 
     // Helpers shared by the stages.

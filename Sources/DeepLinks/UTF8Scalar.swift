@@ -29,4 +29,20 @@ enum UTF8Scalar {
         guard value >= minimum, value <= 0x10FFFF, let scalar = Unicode.Scalar(value) else { return nil }
         return (scalar, length)
     }
+
+    /// Offset of the first byte that does not start a valid UTF-8 sequence, or nil when
+    /// all of `b` is UTF-8. ASCII is skipped eight bytes at a time.
+    static func firstInvalidOffset(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = b.baseAddress else { return nil }
+        var i = 0
+        while i < b.count {
+            while i + 8 <= b.count,
+                  UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+            guard i < b.count else { break }
+            if base[i] < 0x80 { i += 1; continue }
+            guard let (_, length) = decodeMultibyte(b, at: i) else { return i }
+            i += length
+        }
+        return nil
+    }
 }

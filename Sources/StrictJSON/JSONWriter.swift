@@ -16,56 +16,121 @@
 /// }
 /// // {"ok":true,"error":{"code":"…","message":"…"}}
 /// ```
+///
+/// The bytes live in the writer's own buffer (copied on write, like an array), so each
+/// piece is one capacity check and a plain store: this is the hot path of link checking.
 public struct JSONWriter: Sendable {
-    @usableFromInline var storage: [UInt8]
-    /// Everything written so far.
-    public var bytes: [UInt8] { storage }
+    @usableFromInline var buffer: JSONByteBuffer
+    @usableFromInline var used = 0
+    /// How many bytes are written.
+    @inlinable public var count: Int { used }
     /// True right after a value at the current level: the next value or key needs a comma.
     /// False at the start, after `{`, `[` or a key.
     @usableFromInline var needsComma = false
 
     public init(capacity: Int = 256) {
-        storage = []
-        storage.reserveCapacity(capacity)
+        buffer = JSONByteBuffer(capacity: max(capacity, 16))
     }
 
-    /// How many bytes are written.
-    @inlinable public var count: Int { storage.count }
+    /// Everything written so far (a copy).
+    public var bytes: [UInt8] { withBytes { Array($0) } }
 
-    public var string: String { String(decoding: storage, as: UTF8.self) }
+    /// Everything written so far, in place (for writing it out without a copy).
+    @inlinable
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(buffer) { try body(UnsafeBufferPointer(start: buffer.base, count: count)) }
+    }
+
+    public var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
 
     /// Empties the buffer, keeping its capacity (for writers reused line after line).
     @inlinable
     public mutating func removeAll() {
-        storage.removeAll(keepingCapacity: true)
+        used = 0
         needsComma = false
+    }
+
+    /// Room for `extra` more bytes: where they go. The caller stores them and then
+    /// advances `count` with `commit`.
+    @inlinable @inline(__always)
+    mutating func reserve(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
+        if _slowPath(!isKnownUniquelyReferenced(&buffer) || extra > buffer.capacity - count) { grow(extra) }
+        return buffer.base + count
+    }
+
+    @inlinable @inline(__always)
+    mutating func commit(_ written: Int) { used += written }
+
+    @usableFromInline
+    mutating func grow(_ extra: Int) {
+        let needed = count + extra
+        let copy = JSONByteBuffer(capacity: max(needed, buffer.capacity * 2))
+        copy.base.update(from: buffer.base, count: count)
+        buffer = copy
+    }
+
+    /// Plain bytes, no separator logic.
+    @inlinable @inline(__always)
+    mutating func put(_ text: UnsafeBufferPointer<UInt8>) {
+        let p = reserve(text.count)
+        if let from = text.baseAddress { p.update(from: from, count: text.count) }
+        commit(text.count)
+    }
+
+    @inlinable @inline(__always)
+    mutating func put(_ b: UInt8) {
+        let p = reserve(1)
+        p.pointee = b
+        commit(1)
+    }
+
+    /// A comma if one is due, then `"` + escaped text + `"`, then `suffix` if nonzero
+    /// (the `:` after a key).
+    @inlinable @inline(__always)
+    mutating func putQuoted(_ text: UnsafeBufferPointer<UInt8>, suffix: UInt8 = 0) {
+        let p = reserve(6 * text.count + 4)
+        var o = 0
+        if needsComma { p[0] = UInt8(ascii: ","); o = 1 }
+        p[o] = UInt8(ascii: "\"")
+        o += 1
+        o += Self.escape(text, into: p + o)
+        p[o] = UInt8(ascii: "\"")
+        o += 1
+        if suffix != 0 { p[o] = suffix; o += 1 }
+        commit(o)
+    }
+
+    @inlinable @inline(__always)
+    mutating func putQuoted(_ text: String, suffix: UInt8 = 0) {
+        if text.utf8.withContiguousStorageIfAvailable({ putQuoted($0, suffix: suffix) }) != nil { return }
+        var copy = text
+        copy.withUTF8 { putQuoted($0, suffix: suffix) }
     }
 
     // MARK: Structure
 
     @inlinable
-    public mutating func beginObject() {
-        separate()
-        storage.append(UInt8(ascii: "{"))
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+
+    @inlinable
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+
+    @inlinable
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+
+    @inlinable
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    @inlinable @inline(__always)
+    mutating func open(_ bracket: UInt8) {
+        let p = reserve(2)
+        if needsComma { p[0] = UInt8(ascii: ","); p[1] = bracket; commit(2) } else { p[0] = bracket; commit(1) }
         needsComma = false
     }
 
-    @inlinable
-    public mutating func endObject() {
-        storage.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
-
-    @inlinable
-    public mutating func beginArray() {
-        separate()
-        storage.append(UInt8(ascii: "["))
-        needsComma = false
-    }
-
-    @inlinable
-    public mutating func endArray() {
-        storage.append(UInt8(ascii: "]"))
+    @inlinable @inline(__always)
+    mutating func close(_ bracket: UInt8) {
+        put(bracket)
         needsComma = true
     }
 
@@ -97,34 +162,32 @@ public struct JSONWriter: Sendable {
     /// needing no escape (every key the program writes is such a literal).
     @inlinable
     public mutating func key(_ name: StaticString) {
-        separate()
-        storage.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { name in
             assert(name.allSatisfy(Self.isPlain), "a literal key must need no escape")
-            storage.append(contentsOf: name)
+            let p = reserve(name.count + 4)
+            var o = 0
+            if needsComma { p[0] = UInt8(ascii: ","); o = 1 }
+            p[o] = UInt8(ascii: "\"")
+            if let from = name.baseAddress { (p + o + 1).update(from: from, count: name.count) }
+            o += name.count + 1
+            p[o] = UInt8(ascii: "\"")
+            p[o + 1] = UInt8(ascii: ":")
+            commit(o + 2)
         }
-        storage.append(UInt8(ascii: "\""))
-        storage.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// A member's key taken from data (a parameter name, a state name): escaped.
     @inlinable @_disfavoredOverload
     public mutating func key(_ name: String) {
-        separate()
-        Self.appendQuoted(name, to: &storage)
-        storage.append(UInt8(ascii: ":"))
+        putQuoted(name, suffix: UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// A key given as UTF-8 bytes (valid UTF-8): escaped.
     @inlinable
     public mutating func key(utf8 name: UnsafeBufferPointer<UInt8>) {
-        separate()
-        storage.append(UInt8(ascii: "\""))
-        Self.appendEscaped(utf8: name, to: &storage)
-        storage.append(UInt8(ascii: "\""))
-        storage.append(UInt8(ascii: ":"))
+        putQuoted(name, suffix: UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -132,36 +195,48 @@ public struct JSONWriter: Sendable {
 
     @inlinable
     public mutating func string(_ value: String) {
-        separate()
-        Self.appendQuoted(value, to: &storage)
+        putQuoted(value)
         needsComma = true
     }
 
     /// A string value given as UTF-8 bytes (valid UTF-8), escaped like `string(_:)`.
     @inlinable
     public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>) {
-        separate()
-        storage.append(UInt8(ascii: "\""))
-        Self.appendEscaped(utf8: value, to: &storage)
-        storage.append(UInt8(ascii: "\""))
+        putQuoted(value)
         needsComma = true
     }
 
-    /// A string value written from pieces: `body` appends the text's UTF-8 bytes between
-    /// the quotes, through `appendEscaped` (or bytes it knows need no escape).
+    /// A string value written from pieces: `body` adds each piece of text with
+    /// `escaped(_:)`, between the quotes this writes.
     @inlinable
-    public mutating func string(pieces body: (inout [UInt8]) throws -> Void) rethrows {
+    public mutating func string(pieces body: (inout JSONWriter) throws -> Void) rethrows {
         separate()
-        storage.append(UInt8(ascii: "\""))
-        try body(&storage)
-        storage.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
+        try body(&self)
+        put(UInt8(ascii: "\""))
         needsComma = true
+    }
+
+    /// A piece of a string value (inside `string(pieces:)`): escaped, no quotes.
+    @inlinable
+    public mutating func escaped(_ text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ escaped(utf8: $0) }) != nil { return }
+        var copy = text
+        copy.withUTF8 { escaped(utf8: $0) }
+    }
+
+    @inlinable
+    public mutating func escaped(utf8 text: UnsafeBufferPointer<UInt8>) {
+        let p = reserve(6 * text.count)
+        commit(Self.escape(text, into: p))
     }
 
     @inlinable
     public mutating func int(_ value: Int) {
-        separate()
-        Self.appendDecimal(value, to: &storage)
+        let p = reserve(21)
+        var o = 0
+        if needsComma { p[0] = UInt8(ascii: ","); o = 1 }
+        commit(o + Self.writeDecimal(value, into: p + o))
         needsComma = true
     }
 
@@ -169,32 +244,28 @@ public struct JSONWriter: Sendable {
     /// JSON cannot hold, are written as `null`.
     public mutating func double(_ value: Double) {
         separate()
-        if value.isFinite { storage.append(contentsOf: value.description.utf8) } else { storage.append(contentsOf: "null".utf8) }
+        if value.isFinite { putText(value.description) } else { putStatic("null") }
         needsComma = true
     }
 
     @inlinable
     public mutating func bool(_ value: Bool) {
         separate()
-        if value {
-            storage.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
-        } else {
-            storage.append(contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
-        }
+        if value { putStatic("true") } else { putStatic("false") }
         needsComma = true
     }
 
     @inlinable
     public mutating func null() {
         separate()
-        storage.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        putStatic("null")
         needsComma = true
     }
 
     /// A number already in JSON syntax (from the parser, or digits the caller formatted).
     public mutating func number(_ text: String) {
         separate()
-        storage.append(contentsOf: text.utf8)
+        putText(text)
         needsComma = true
     }
 
@@ -203,7 +274,7 @@ public struct JSONWriter: Sendable {
     @inlinable
     public mutating func serialized(_ json: [UInt8]) {
         separate()
-        storage.append(contentsOf: json)
+        json.withUnsafeBufferPointer { put($0) }
         needsComma = true
     }
 
@@ -270,31 +341,49 @@ public struct JSONWriter: Sendable {
 
     /// Text copied as it is, with no separator logic: for precomputed layouts that know
     /// their own commas. After it the writer assumes no comma is due.
+    @inlinable
     public mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { storage.append(contentsOf: $0) }
+        putStatic(text)
         needsComma = false
     }
 
     /// Like `raw(_:)`, for bytes.
     @inlinable
     public mutating func raw(_ text: [UInt8]) {
-        storage.append(contentsOf: text)
-        needsComma = false
-    }
-
-    public mutating func rawBytes(_ text: String) {
-        storage.append(contentsOf: text.utf8)
-        needsComma = false
-    }
-
-    public mutating func byte(_ b: UInt8) {
-        storage.append(b)
+        text.withUnsafeBufferPointer { put($0) }
         needsComma = false
     }
 
     @inlinable
+    public mutating func raw(_ text: UnsafeBufferPointer<UInt8>) {
+        put(text)
+        needsComma = false
+    }
+
+    public mutating func rawBytes(_ text: String) {
+        putText(text)
+        needsComma = false
+    }
+
+    @inlinable
+    public mutating func byte(_ b: UInt8) {
+        put(b)
+        needsComma = false
+    }
+
+    @inlinable @inline(__always)
     mutating func separate() {
-        if needsComma { storage.append(UInt8(ascii: ",")) }
+        if needsComma { put(UInt8(ascii: ",")) }
+    }
+
+    @inlinable @inline(__always)
+    mutating func putStatic(_ text: StaticString) {
+        text.withUTF8Buffer { put($0) }
+    }
+
+    mutating func putText(_ text: String) {
+        var copy = text
+        copy.withUTF8 { put($0) }
     }
 
     // MARK: Static helpers
@@ -340,23 +429,40 @@ public struct JSONWriter: Sendable {
         copy.withUTF8 { appendEscaped(utf8: $0, to: &out) }
     }
 
-    /// The escaper itself, over valid UTF-8. Runs of plain printable ASCII (no `"`, no `\`)
-    /// are copied in one block; only the bytes between runs are looked at one by one.
+    /// Like `appendEscaped(_:to:)`, over valid UTF-8.
     @inlinable
     public static func appendEscaped(utf8 input: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        guard let base = input.baseAddress else { return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(6 * input.count, 1)) { scratch in
+            let written = escape(input, into: scratch.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<written]))
+        }
+    }
+
+    /// The escaper itself: writes `input` (valid UTF-8) escaped into `out`, which has room
+    /// for 6 bytes per input byte (the most any byte can become); returns the bytes
+    /// written. Plain printable ASCII (no `"`, no `\`) is copied eight bytes at a time.
+    @inlinable
+    public static func escape(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let base = input.baseAddress else { return 0 }
         let count = input.count
         var i = 0
-        var runStart = 0
+        var o = 0
         while i < count {
-            // The common case: 8 plain bytes at a time.
-            while i + 8 <= count, isPlainWord(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { i += 8 }
-            while i < count, isPlain(base[i]) { i += 1 }
-            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
-            if i == count { return }
-            i = appendEscapedScalar(base, at: i, count: count, to: &out)
-            runStart = i
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                guard isPlainWord(word) else { break }
+                UnsafeMutableRawPointer(out + o).storeBytes(of: word, as: UInt64.self)
+                i += 8
+                o += 8
+            }
+            while i < count, isPlain(base[i]) {
+                out[o] = base[i]
+                i += 1
+                o += 1
+            }
+            if i < count { (i, o) = escapeOne(base, at: i, count: count, into: out, at: o) }
         }
+        return o
     }
 
     @inlinable @inline(__always)
@@ -370,82 +476,124 @@ public struct JSONWriter: Sendable {
     static func isPlainWord(_ w: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
         if w & high != 0 { return false }
-        func hasByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & high != 0 }
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & high != 0 }
         return !((w &- ones &* 0x20) & high != 0   // a byte < 0x20 (bytes are < 0x80 here)
-                 || hasByte(w ^ (ones &* 0x22)) || hasByte(w ^ (ones &* 0x5C))
+                 || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C))
                  || (w &+ ones) & high != 0)           // a byte of 0x7F
     }
 
-    /// Escapes the one character at `i` (not plain ASCII); returns the index after it.
+    /// Escapes the one character at `i` (not plain ASCII) into `out` at `o`; returns the
+    /// indices after it.
     @usableFromInline
-    static func appendEscapedScalar(_ base: UnsafePointer<UInt8>, at i: Int, count: Int, to out: inout [UInt8]) -> Int {
+    static func escapeOne(_ base: UnsafePointer<UInt8>, at i: Int, count: Int,
+                          into out: UnsafeMutablePointer<UInt8>, at o: Int) -> (Int, Int) {
         let b = base[i]
+        func pair(_ c: UInt8) -> (Int, Int) {
+            out[o] = 0x5C
+            out[o + 1] = c
+            return (i + 1, o + 2)
+        }
         switch b {
-        case 0x22: out.append(0x5C); out.append(0x22); return i + 1
-        case 0x5C: out.append(0x5C); out.append(0x5C); return i + 1
-        case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n")); return i + 1
-        case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r")); return i + 1
-        case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t")); return i + 1
+        case 0x22: return pair(0x22)
+        case 0x5C: return pair(0x5C)
+        case 0x0A: return pair(UInt8(ascii: "n"))
+        case 0x0D: return pair(UInt8(ascii: "r"))
+        case 0x09: return pair(UInt8(ascii: "t"))
         case ..<0x80:  // the other controls and DEL
-            appendUnicodeEscape(Unicode.Scalar(b), to: &out)
-            return i + 1
+            return (i + 1, o + writeUnicodeEscape(Unicode.Scalar(b), into: out + o))
         default: break
         }
         // A multi-byte scalar (the input is valid UTF-8; a truncated tail is copied as is).
         let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
         guard i + length <= count else {
-            out.append(contentsOf: UnsafeBufferPointer(start: base + i, count: count - i))
-            return count
+            (out + o).update(from: base + i, count: count - i)
+            return (count, o + count - i)
         }
         var value = UInt32(b) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
         for k in 1..<length { value = value << 6 | (UInt32(base[i + k]) & 0x3F) }
         if let scalar = Unicode.Scalar(value), TextSafety.isUnsafe(scalar) {
-            appendUnicodeEscape(scalar, to: &out)
-        } else {
-            out.append(contentsOf: UnsafeBufferPointer(start: base + i, count: length))
+            return (i + length, o + writeUnicodeEscape(scalar, into: out + o))
         }
-        return i + length
+        (out + o).update(from: base + i, count: length)
+        return (i + length, o + length)
     }
 
     /// Decimal digits of `value`, without going through a String.
     @inlinable
     public static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value >= 0 && value < 10 { out.append(UInt8(ascii: "0") &+ UInt8(value)); return }
-        var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var n = 0
-            while magnitude > 0 {
-                digits[19 - n] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
-                magnitude /= 10
-                n += 1
-            }
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - n)...]))
+            let n = writeDecimal(value, into: digits.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[0..<n]))
         }
     }
 
-    static func appendUnicodeEscape(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
-        func unit(_ u: UInt32) {
-            out.append(0x5C)
-            out.append(UInt8(ascii: "u"))
-            out.append(hexDigits[Int((u >> 12) & 0xF)])
-            out.append(hexDigits[Int((u >> 8) & 0xF)])
-            out.append(hexDigits[Int((u >> 4) & 0xF)])
-            out.append(hexDigits[Int(u & 0xF)])
+    /// Writes the digits (at most 20 bytes) into `out`; returns how many.
+    @inlinable
+    static func writeDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        if value >= 0 && value < 10 { out[0] = UInt8(ascii: "0") &+ UInt8(value); return 1 }
+        var magnitude = value.magnitude
+        var n = 0
+        if value < 0 { out[0] = UInt8(ascii: "-"); n = 1 }
+        let first = n
+        while magnitude > 0 {
+            out[n] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
+            magnitude /= 10
+            n += 1
+        }
+        // The digits came out least significant first.
+        var a = first, b = n - 1
+        while a < b {
+            let t = out[a]
+            out[a] = out[b]
+            out[b] = t
+            a += 1
+            b -= 1
+        }
+        return n
+    }
+
+    /// `\uXXXX` (a surrogate pair above U+FFFF) into `out`; returns 6 or 12.
+    static func writeUnicodeEscape(_ scalar: Unicode.Scalar, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        func unit(_ u: UInt32, _ at: Int) {
+            out[at] = 0x5C
+            out[at + 1] = UInt8(ascii: "u")
+            out[at + 2] = hexDigits[Int((u >> 12) & 0xF)]
+            out[at + 3] = hexDigits[Int((u >> 8) & 0xF)]
+            out[at + 4] = hexDigits[Int((u >> 4) & 0xF)]
+            out[at + 5] = hexDigits[Int(u & 0xF)]
         }
         let v = scalar.value
         if v > 0xFFFF {
             let x = v - 0x10000
-            unit(0xD800 + (x >> 10))
-            unit(0xDC00 + (x & 0x3FF))
-        } else {
-            unit(v)
+            unit(0xD800 + (x >> 10), 0)
+            unit(0xDC00 + (x & 0x3FF), 6)
+            return 12
         }
+        unit(v, 0)
+        return 6
     }
 
     static func appendUnicodeEscape(_ scalar: Unicode.Scalar, to out: inout String) {
-        var bytes: [UInt8] = []
-        appendUnicodeEscape(scalar, to: &bytes)
-        out += String(decoding: bytes, as: UTF8.self)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12) { scratch in
+            let n = writeUnicodeEscape(scalar, into: scratch.baseAddress!)
+            out += String(decoding: UnsafeBufferPointer(rebasing: scratch[0..<n]), as: UTF8.self)
+        }
     }
+}
+
+/// The writer's storage: a heap block freed in deinit. Shared between copies of a writer
+/// until one of them writes (it then copies), so it is only ever mutated through a unique
+/// reference: that is what makes it safe to send.
+@usableFromInline
+final class JSONByteBuffer: @unchecked Sendable {
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline let capacity: Int
+
+    @usableFromInline
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
 }

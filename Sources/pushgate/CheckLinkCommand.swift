@@ -56,49 +56,31 @@ enum CheckLinkCommand {
         var w = JSONWriter(capacity: 1 << 17)
         do throws(LineReader.ReadError) {
             try LineReader(fd: 0, maxLineBytes: maxHeldLineBytes).forEachLine { line in
-                let result = check(line, table: table)
-                if case .rejected = result { anyRejected = true }
-                LinkResultJSON.write(result, to: &w)
+                switch line {
+                case .text(let bytes):
+                    if !LinkResultJSON.write(checking: bytes, against: table, to: &w) { anyRejected = true }
+                case .tooLong(let byteCount):
+                    LinkResultJSON.write(.rejected(tooLong(byteCount)), to: &w)
+                    anyRejected = true
+                }
                 w.raw("\n")
                 if w.count >= 1 << 16 {
-                    Output.writeBytes(w.bytes)
+                    w.withBytes { Output.writeBytes($0) }
                     w.removeAll()
                 }
             }
-            Output.writeBytes(w.bytes)
+            w.withBytes { Output.writeBytes($0) }
         } catch {
-            Output.writeBytes(w.bytes)  // the answers so far, before the error
+            w.withBytes { Output.writeBytes($0) }  // the answers so far, before the error
             Output.error("pushgate check-link: cannot read standard input: \(error.message)")
             return ExitStatus.usage
         }
         return anyRejected ? ExitStatus.findings : ExitStatus.ok
     }
 
-    /// One input line: over-long lines and invalid UTF-8 are refused here (the
-    /// canonicaliser takes text); everything else goes to the table.
-    static func check(_ line: LineReader.Line, table: RouteTable) -> LinkCheckResult {
-        switch line {
-        case .tooLong(let byteCount):
-            return .rejected(LinkRejection(code: .tooLong,
-                                           message: "link is \(byteCount) bytes; the limit is \(LinkLimits.maxBytes)"))
-        case .text(let bytes):
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                return .rejected(LinkRejection(code: .malformed,
-                                               message: "the link is not valid UTF-8 at byte offset \(invalidUTF8Offset(bytes))"))
-            }
-            return table.check(text)
-        }
-    }
-
-    /// Offset of the first byte that does not start a valid UTF-8 sequence.
-    static func invalidUTF8Offset(_ bytes: ArraySlice<UInt8>) -> Int {
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
-            offset += UTF8.width(scalar)
-        }
-        return offset
+    /// A line too long to hold, answered without reading it into memory.
+    static func tooLong(_ byteCount: Int) -> LinkRejection {
+        LinkRejection(code: .tooLong, message: "link is \(byteCount) bytes; the limit is \(LinkLimits.maxBytes)")
     }
 
     private static func usageError(_ message: String) -> Int32 {

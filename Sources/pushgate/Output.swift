@@ -30,6 +30,13 @@ enum Output {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Bytes too big to be worth buffering: what is buffered goes first, then these,
+    /// written straight from the caller's memory.
+    static func writeBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        flush()
+        writeAll(bytes, fd: 1)
+    }
+
     static func line(_ text: String) { write(text + "\n") }
 
     static func error(_ text: String) { write(text + "\n", to: .stderr) }
@@ -41,16 +48,19 @@ enum Output {
     }
 
     private static func writeAll(_ bytes: [UInt8], fd: Int32) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return  // EPIPE: the reader went away; nothing more to do
-                }
-                offset += n
+        bytes.withUnsafeBufferPointer { writeAll($0, fd: fd) }
+    }
+
+    private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, fd: Int32) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, base + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return  // EPIPE: the reader went away; nothing more to do
             }
+            offset += n
         }
     }
 }

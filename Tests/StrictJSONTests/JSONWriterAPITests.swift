@@ -30,11 +30,20 @@ import Testing
         w.array([3, 1, 2]) { w, n in w.int(n) }
         #expect(w.string == "[3,1,2]")
         w.removeAll()
-        w.string(pieces: { out in
-            out.append(contentsOf: "/help/".utf8)
-            JSONWriter.appendEscaped("a\tb", to: &out)
+        w.string(pieces: { w in
+            w.escaped("/help/")
+            w.escaped("a\tb")
         })
         #expect(w.string == #""/help/a\tb""#)
+        // Copies share the buffer until one writes.
+        var copy = w
+        copy.raw("!")
+        #expect(w.string == #""/help/a\tb""#)
+        #expect(copy.string == #""/help/a\tb"!"#)
+        // Growing far past the first capacity keeps everything.
+        var big = JSONWriter(capacity: 1)
+        big.array { w in for n in 0..<10_000 { w.int(n) } }
+        #expect(big.string == "[" + (0..<10_000).map(String.init).joined(separator: ",") + "]")
     }
 
     @Test func integersWithoutStrings() {
@@ -113,4 +122,21 @@ private struct SplitMix {
         return z ^ (z >> 31)
     }
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+@Suite struct TextSafetyTableTests {
+    /// The range tables against the Unicode properties they stand for, over every scalar.
+    @Test func tablesAgreeWithUnicodeProperties() {
+        var mismatches: [String] = []
+        for v in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(v) else { continue }
+            if TextSafety.isUnsafe(scalar) != TextSafety.isUnsafeByProperties(scalar) {
+                mismatches.append("unsafe U+\(String(v, radix: 16, uppercase: true))")
+            }
+            if TextSafety.isWhitespace(scalar) != scalar.properties.isWhitespace {
+                mismatches.append("whitespace U+\(String(v, radix: 16, uppercase: true))")
+            }
+        }
+        #expect(mismatches.isEmpty, "regenerate TextSafety's tables: \(mismatches.prefix(20))")
+    }
 }
