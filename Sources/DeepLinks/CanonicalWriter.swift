@@ -1,7 +1,7 @@
 /// A bounded byte writer over caller-provided memory.
 struct CanonicalWriter {
     let buffer: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
+    var count = 0
 
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
 
@@ -20,7 +20,20 @@ struct CanonicalWriter {
     }
 
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if let dst = room(for: bytes.count), let src = bytes.baseAddress {
+            dst.update(from: src, count: bytes.count)
+            count += bytes.count
+            return
+        }
         for c in bytes { append(c) }
+    }
+
+    /// Where the next `n` bytes go, if they fit (the caller then writes them unchecked and
+    /// advances `count`); nil when they might not, and the checked appends must be used.
+    @inline(__always)
+    func room(for n: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard n <= buffer.count - count, let base = buffer.baseAddress else { return nil }
+        return base + count
     }
 
     mutating func append(_ s: StaticString) {

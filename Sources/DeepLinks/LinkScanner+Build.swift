@@ -19,7 +19,7 @@ extension LinkScanner {
             guard type.accepts(safeBytes: value) else {
                 throw reject(.invalidParameter, "query value \(quoted(value)) for \(quoted(key)) must be \(type.requirement)")
             }
-            itemBounds[4 * i + 2] = slot
+            itemBounds[4 * i + 2] = UInt16(truncatingIfNeeded: slot)
         }
         for slot in route.requiredSlots where item(inSlot: slot) == nil {
             throw reject(.invalidParameter, "route \(JSONWriter.quoted(route.route.name)) requires query key \(JSONWriter.quoted(route.slotNames[slot]))")
@@ -28,7 +28,7 @@ extension LinkScanner {
     }
 
     func item(inSlot slot: Int) -> Int? {
-        for i in 0..<itemCount where itemBounds[4 * i + 2] == slot { return i }
+        for i in 0..<itemCount where Int(itemBounds[4 * i + 2]) == slot { return i }
         return nil
     }
 

@@ -49,6 +49,8 @@ extension LinkScanner {
             let count = input.count
             while true {
                 // Most bytes are plain: a tight loop, no dispatch.
+                while i + 4 <= count, classes[Int(input[i])] | classes[Int(input[i + 1])]
+                        | classes[Int(input[i + 2])] | classes[Int(input[i + 3])] == ByteClass.plain { i += 4 }
                 while i < count, classes[Int(input[i])] == ByteClass.plain { i += 1 }
                 if i == count { break }
                 let c = input[i]

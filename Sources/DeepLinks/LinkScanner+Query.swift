@@ -53,20 +53,20 @@ extension LinkScanner {
         if CredentialKeys.contains(key) {
             throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
         }
-        itemBounds[4 * itemCount] = keyStart
-        itemBounds[4 * itemCount + 1] = keyEnd
-        itemBounds[4 * itemCount + 2] = keyEnd
-        itemBounds[4 * itemCount + 3] = valueEnd
+        itemBounds[4 * itemCount] = UInt16(truncatingIfNeeded: keyStart)
+        itemBounds[4 * itemCount + 1] = UInt16(truncatingIfNeeded: keyEnd)
+        itemBounds[4 * itemCount + 2] = UInt16(truncatingIfNeeded: keyEnd)
+        itemBounds[4 * itemCount + 3] = UInt16(truncatingIfNeeded: valueEnd)
         itemCount += 1
         decodedCount = valueEnd
         return rawEnd
     }
 
     func itemKey(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i]..<itemBounds[4 * i + 1]])
+        UnsafeBufferPointer(rebasing: decoded[Int(itemBounds[4 * i])..<Int(itemBounds[4 * i + 1])])
     }
 
     func itemValue(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: decoded[itemBounds[4 * i + 1]..<itemBounds[4 * i + 3]])  // value starts at key end
+        UnsafeBufferPointer(rebasing: decoded[Int(itemBounds[4 * i + 1])..<Int(itemBounds[4 * i + 3])])  // value starts at key end
     }
 }

@@ -6,8 +6,11 @@ import StrictJSON
 struct LinkScanner {
     static let maxSegments = LinkLimits.maxPathSegments
     static let maxItems = LinkLimits.maxQueryItems
-    /// Segment ends (33), then four offsets per query item (65).
-    static let offsetSlots = (maxSegments + 1) + 4 * (maxItems + 1)
+    /// Segment ends (33).
+    static let segmentSlots = maxSegments + 1
+    /// Four offsets per query item (65), as UInt16 (a link is at most 2048 bytes) so the
+    /// buffer stays small enough for the stack.
+    static let itemSlots = 4 * (maxItems + 1)
 
     let table: CompiledRouteTable
     let input: UnsafeBufferPointer<UInt8>
@@ -17,19 +20,20 @@ struct LinkScanner {
     let segmentEnds: UnsafeMutableBufferPointer<Int>
     /// Per query item: key start, key end, (value start = key end, so this slot later holds
     /// the item's query slot), value end in `decoded`.
-    let itemBounds: UnsafeMutableBufferPointer<Int>
+    let itemBounds: UnsafeMutableBufferPointer<UInt16>
 
     var segmentCount = 0
     var itemCount = 0
     var decodedCount = 0
 
     init(table: CompiledRouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
-         offsets: UnsafeMutableBufferPointer<Int>) {
+         segmentEnds: UnsafeMutableBufferPointer<Int>, itemBounds: UnsafeMutableBufferPointer<UInt16>) {
         self.table = table
         self.input = input
         self.decoded = decoded
-        self.segmentEnds = UnsafeMutableBufferPointer(rebasing: offsets[0..<(Self.maxSegments + 1)])
-        self.itemBounds = UnsafeMutableBufferPointer(rebasing: offsets[(Self.maxSegments + 1)...])
+        assert(input.count <= LinkLimits.maxBytes && LinkLimits.maxBytes <= Int(UInt16.max))
+        self.segmentEnds = segmentEnds
+        self.itemBounds = itemBounds
     }
 
     enum Scheme { case https, app }

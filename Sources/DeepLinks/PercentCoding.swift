@@ -77,6 +77,24 @@ enum PercentCoding {
     @inline(__always)
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>,
                        lowercasing: Bool = false, into out: inout CanonicalWriter) {
+        // The usual case: room for the worst (every byte as %XX), so no check per byte.
+        if let dst = out.room(for: 3 * bytes.count) {
+            var o = 0
+            for raw in bytes {
+                let c = lowercasing ? ASCII.lowercased(raw) : raw
+                if safe[Int(c)] {
+                    dst[o] = c
+                    o += 1
+                } else {
+                    dst[o] = UInt8(ascii: "%")
+                    dst[o + 1] = hexDigit(c >> 4)
+                    dst[o + 2] = hexDigit(c & 0x0F)
+                    o += 3
+                }
+            }
+            out.count += o
+            return
+        }
         for raw in bytes {
             let c = lowercasing ? ASCII.lowercased(raw) : raw
             if safe[Int(c)] {

@@ -26,12 +26,15 @@ extension RouteTable {
             // Decoded text is never longer than the input, so stack buffers of that size
             // hold everything; nothing is allocated unless the caller asks for strings.
             let outcome: Result<R, LinkRejection> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { decoded in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: LinkScanner.offsetSlots) { offsets in
-                    var scanner = LinkScanner(table: compiled, input: bytes, decoded: decoded, offsets: offsets)
-                    do throws(LinkRejection) {
-                        return .success(try scanner.run(accepted))
-                    } catch {
-                        return .failure(error)
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: LinkScanner.segmentSlots) { segmentEnds in
+                    withUnsafeTemporaryAllocation(of: UInt16.self, capacity: LinkScanner.itemSlots) { itemBounds in
+                        var scanner = LinkScanner(table: compiled, input: bytes, decoded: decoded,
+                                                  segmentEnds: segmentEnds, itemBounds: itemBounds)
+                        do throws(LinkRejection) {
+                            return .success(try scanner.run(accepted))
+                        } catch {
+                            return .failure(error)
+                        }
                     }
                 }
             }
