@@ -61,12 +61,7 @@ extension LinkScanner {
                                               capacity: route.segmentKinds.count + itemCount + 1) { values throws(LinkRejection) in
                 try withUnsafeTemporaryAllocation(of: Int.self, capacity: route.segmentKinds.count + itemCount + 1) { names throws(LinkRejection) in
                     var out = CanonicalWriter(UnsafeMutableBufferPointer(rebasing: buffer[0..<capacity]))
-                    var valueCount = 0
-                    func record(_ value: UnsafeBufferPointer<UInt8>, name: Int) {
-                        values[valueCount] = value
-                        names[valueCount] = name
-                        valueCount += 1
-                    }
+                    var recorded = RecordedValues(values: values, names: names)
                     out.append("https://")
                     out.append(host)
                     PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
@@ -81,7 +76,7 @@ extension LinkScanner {
                                         if rest > k { buffer[joined] = UInt8(ascii: "/"); joined += 1 }
                                         for c in path.segment(rest) { buffer[joined] = c; joined += 1 }
                                     }
-                                    record(UnsafeBufferPointer(rebasing: buffer[capacity..<joined]), name: k)
+                                    recorded.add(UnsafeBufferPointer(rebasing: buffer[capacity..<joined]), name: k)
                                     break
                                 }
                                 out.append(UInt8(ascii: "/"))
@@ -93,23 +88,23 @@ extension LinkScanner {
                                 let start = out.count
                                 let lowercased = kind == .lowercasedParameter
                                 PercentCoding.encode(value, safe: safe, lowercasing: lowercased, into: &out)
-                                record(canonicalValue(value, lowercased: lowercased, written: out, from: start), name: k)
+                                recorded.add(canonicalValue(value, lowercased: lowercased, written: out, from: start), name: k)
                             }
                         }
                     }
                     if route.segmentKinds.isEmpty { out.append(UInt8(ascii: "/")) }
-                    let parameterCount = valueCount
+                    let parameterCount = recorded.count
                     if itemCount > 0 {
                         PercentCoding.querySafe.withUnsafeBufferPointer { safe in
                             for slot in 0..<route.slotKeys.count {
                                 guard let i = item(inSlot: slot) else { continue }
-                                out.append(valueCount == parameterCount ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+                                out.append(recorded.count == parameterCount ? UInt8(ascii: "?") : UInt8(ascii: "&"))
                                 out.append(route.slotKeys[slot])
                                 out.append(UInt8(ascii: "="))
                                 let start = out.count
                                 let lowercased = route.slotLowercased[slot]
                                 PercentCoding.encode(itemValue(i), safe: safe, lowercasing: lowercased, into: &out)
-                                record(canonicalValue(itemValue(i), lowercased: lowercased, written: out, from: start), name: slot)
+                                recorded.add(canonicalValue(itemValue(i), lowercased: lowercased, written: out, from: start), name: slot)
                             }
                         }
                     }
@@ -118,8 +113,8 @@ extension LinkScanner {
                     }
                     return consume(AcceptedLinkView(
                         canonical: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), route: route,
-                        values: UnsafeBufferPointer(rebasing: values[0..<valueCount]),
-                        names: UnsafeBufferPointer(rebasing: names[0..<valueCount]), parameterCount: parameterCount))
+                        values: UnsafeBufferPointer(rebasing: values[0..<recorded.count]),
+                        names: UnsafeBufferPointer(rebasing: names[0..<recorded.count]), parameterCount: parameterCount))
                 }
             }
         }
@@ -131,6 +126,20 @@ extension LinkScanner {
     func canonicalValue(_ bytes: UnsafeBufferPointer<UInt8>, lowercased: Bool, written out: CanonicalWriter,
                         from start: Int) -> UnsafeBufferPointer<UInt8> {
         lowercased ? UnsafeBufferPointer(rebasing: out.buffer[start..<min(out.count, out.buffer.count)]) : bytes
+    }
+}
+
+/// The values a result reports, recorded in order as the canonical form is written.
+struct RecordedValues {
+    let values: UnsafeMutableBufferPointer<UnsafeBufferPointer<UInt8>>
+    let names: UnsafeMutableBufferPointer<Int>
+    var count = 0
+
+    @inline(__always)
+    mutating func add(_ value: UnsafeBufferPointer<UInt8>, name: Int) {
+        values[count] = value
+        names[count] = name
+        count += 1
     }
 }
 

@@ -43,9 +43,12 @@ extension RouteTable {
             case .failure(let error): rejection = error
             }
         }
-        // The scan validates UTF-8 as it goes, so an accepted link is valid; a refusal may
-        // have stopped before a bad byte, so only then is the whole input validated.
-        if let bad = UTF8Scalar.firstInvalidOffset(bytes) {
+        // The prescan validates UTF-8 as it goes, so an accepted link is valid; a refusal
+        // with one of the codes the prescan (or the length check) gives may have stopped
+        // before a bad byte, so only then is the whole input validated.
+        let scanMayHaveStopped = rejection.code == .forbiddenCharacter || rejection.code == .malformed
+            || rejection.code == .tooLong
+        if scanMayHaveStopped, let bad = UTF8Scalar.firstInvalidOffset(bytes) {
             rejection = LinkRejection(code: .malformed, message: "the link is not valid UTF-8 at byte offset \(bad)")
         }
         return rejected(rejection)

@@ -9,7 +9,7 @@ public enum TextSafety {
         let v = scalar.value
         if v < 0x20 || (v >= 0x7F && v <= 0x9F) { return true }
         if v < 0xAD { return false }
-        return inRanges(v, unsafeRanges)
+        return isUnsafeAbove00AC(v)
     }
 
     /// Unicode whitespace (White_Space property): space, tab, NBSP, ideographic space…
@@ -18,37 +18,32 @@ public enum TextSafety {
         let v = scalar.value
         if v == 0x20 || (v >= 0x09 && v <= 0x0D) { return true }
         if v < 0x85 { return false }
-        return inRanges(v, whitespaceRanges)
+        return isWhitespaceFrom0085(v)
     }
 
-    /// The unsafe characters above U+00AC, as inclusive ranges (low, high, low, high…):
-    /// the explicit list in `isUnsafeByProperties` plus every Cf, Zl and Zp scalar of the
-    /// toolchain's Unicode data. A lookup here is a few comparisons where a Unicode
-    /// property costs hundreds of instructions; a test checks every scalar against
-    /// `isUnsafeByProperties`, so a Unicode update cannot make them drift apart.
-    @usableFromInline static let unsafeRanges: [UInt32] = [
-        0xAD, 0xAD, 0x600, 0x605, 0x61C, 0x61C, 0x6DD, 0x6DD, 0x70F, 0x70F, 0x890, 0x891, 0x8E2, 0x8E2,
-        0x180E, 0x180E, 0x200B, 0x200F, 0x2028, 0x202E, 0x2060, 0x206F, 0xFEFF, 0xFEFF, 0xFFF9, 0xFFFB,
-        0x110BD, 0x110BD, 0x110CD, 0x110CD, 0x13430, 0x1343F, 0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A,
-        0xE0001, 0xE0001, 0xE0020, 0xE007F,
-    ]
+    /// The unsafe characters above U+00AC: the explicit list in `isUnsafeByProperties`
+    /// plus every Cf, Zl and Zp scalar of the toolchain's Unicode data, as ranges the
+    /// compiler turns into a few comparisons (a Unicode property lookup costs hundreds of
+    /// instructions). A test checks every scalar against `isUnsafeByProperties`, so a
+    /// Unicode update cannot make them drift apart.
+    @inlinable
+    static func isUnsafeAbove00AC(_ v: UInt32) -> Bool {
+        switch v {
+        case 0xAD, 0x600...0x605, 0x61C, 0x6DD, 0x70F, 0x890...0x891, 0x8E2, 0x180E, 0x200B...0x200F,
+             0x2028...0x202E, 0x2060...0x206F, 0xFEFF, 0xFFF9...0xFFFB, 0x110BD, 0x110CD, 0x13430...0x1343F,
+             0x1BCA0...0x1BCA3, 0x1D173...0x1D17A, 0xE0001, 0xE0020...0xE007F:
+            return true
+        default:
+            return false
+        }
+    }
 
     /// White_Space scalars from U+0085 on, checked the same way against the property.
-    @usableFromInline static let whitespaceRanges: [UInt32] = [
-        0x85, 0x85, 0xA0, 0xA0, 0x1680, 0x1680, 0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x202F,
-        0x205F, 0x205F, 0x3000, 0x3000,
-    ]
-
     @inlinable
-    static func inRanges(_ v: UInt32, _ ranges: [UInt32]) -> Bool {
-        ranges.withUnsafeBufferPointer { r in
-            var i = 0
-            while i < r.count {
-                if v < r[i] { return false }
-                if v <= r[i + 1] { return true }
-                i += 2
-            }
-            return false
+    static func isWhitespaceFrom0085(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
+        default: return false
         }
     }
 
