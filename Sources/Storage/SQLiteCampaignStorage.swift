@@ -2,28 +2,69 @@ import Synchronization
 
 /// `CampaignStorage` in one SQLite file (WAL). One connection writes, one reads, each
 /// behind its own lock, so status pages never wait for the dispatcher's commits.
+///
+/// SQLite is one process's store: the process that runs the outbox opens it `.owner`,
+/// which holds `InstanceLock`, and a second owner is refused (`inUse`, naming the first).
+/// `send` and `jwt` open it `.shared` (they only share the provider token, written under
+/// SQLite's own lock); `campaigns` opens it `.readOnly`: no writer, no migration.
 public final class SQLiteCampaignStorage: CampaignStorage {
+    public enum Access: Sendable, Equatable {
+        /// The one process running the outbox, named in the lock file.
+        case owner(InstanceID)
+        /// Reads and the shared provider token; migrates only while no owner runs.
+        case shared
+        /// Reads only; never migrates; refuses a schema it does not know.
+        case readOnly
+    }
+
     public struct Options: Sendable {
         /// FULL (the default): a commit — and so a 202 — survives power loss, at one WAL
         /// fsync per commit. NORMAL survives a process crash only.
         public var synchronousFull: Bool
         public var busyTimeoutMilliseconds: Int32
+        public var access: Access
 
-        public init(synchronousFull: Bool = true, busyTimeoutMilliseconds: Int32 = 5000) {
+        public init(synchronousFull: Bool = true, busyTimeoutMilliseconds: Int32 = 5000, access: Access = .shared) {
             self.synchronousFull = synchronousFull
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.access = access
         }
     }
 
     public let path: String
-    let writer: Mutex<SQLiteDatabase>
+    /// nil when read-only.
+    private let writer: Mutex<SQLiteDatabase?>
     let reader: Mutex<SQLiteDatabase>
+    private let lock: InstanceLock?
 
-    /// Opens (creating if needed) and migrates the database.
+    /// Opens (creating if needed) and migrates the database, as `options.access` allows.
     public init(path: String, options: Options = Options()) throws(StorageError) {
         self.path = path
+        switch options.access {
+        case .owner(let me):
+            lock = try InstanceLock(databasePath: path, owner: me)
+        case .shared, .readOnly:
+            lock = nil
+        }
+        if options.access == .readOnly {
+            let read = try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+            let version = try Migrator.version(read)
+            read.resetStatements()
+            if version != Schema.currentVersion {
+                throw StorageError(version > Schema.currentVersion ? .schemaTooNew : .schemaTooOld,
+                                   "database schema version \(version) is not this pushgate's \(Schema.currentVersion)"
+                                   + (version < Schema.currentVersion ? "; start pushgate serve once to migrate it" : ""))
+            }
+            writer = Mutex(nil)
+            reader = Mutex(read)
+            return
+        }
         let write = try SQLiteDatabase(path: path, synchronous: options.synchronousFull ? .full : .normal,
                                        busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        if options.access == .shared, try Migrator.version(write) != Schema.currentVersion,
+           let owner = InstanceLock.holder(databasePath: path) {
+            throw StorageError(.inUse, "storage in use by \(owner), which must be stopped before the database is migrated")
+        }
         try Migrator.migrate(write)
         // The version query's statement would otherwise keep a read snapshot open, and a
         // later write transaction would fail once another process has written.
@@ -43,7 +84,8 @@ public final class SQLiteCampaignStorage: CampaignStorage {
 
     /// Runs `body` on the writing connection, leaving no statement open afterwards.
     func writing<T>(_ body: (SQLiteDatabase) throws(StorageError) -> T) throws(StorageError) -> T {
-        try writer.withLock { db throws(StorageError) in
+        try writer.withLock { connection throws(StorageError) in
+            guard let db = connection else { throw StorageError(.notWritable, "\(path) is open read-only") }
             defer { db.resetStatements() }
             return try body(db)
         }

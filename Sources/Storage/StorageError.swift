@@ -12,6 +12,10 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case busy
         /// The database was written by a newer pushgate (its schema version is unknown here).
         case schemaTooNew
+        /// The database is at an older schema and this access may not migrate it.
+        case schemaTooOld
+        /// Another process runs the outbox on this database (SQLite has one writer process).
+        case inUse
         /// A migration failed; the database is left at the previous version.
         case migrationFailed
         /// The disk is full or the file is read-only.

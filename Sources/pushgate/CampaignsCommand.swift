@@ -33,12 +33,13 @@ enum CampaignsCommand {
         }
         var summaries: [CampaignSummary] = []
         // No database yet means no campaigns yet; do not create one just to list nothing.
+        // Read-only: works next to a running server, and never migrates.
         if access(settings.storage.path, F_OK) == 0 {
             do throws(StorageError) {
-                let storage = try SQLiteCampaignStorage(path: settings.storage.path)
+                let storage = try SQLiteCampaignStorage(path: settings.storage.path, options: .init(access: .readOnly))
                 summaries = try storage.campaigns(limit: limit, before: nil)
             } catch {
-                Output.error("pushgate campaigns: storage \(quotedForDisplay(settings.storage.path)): \(error.description)")
+                Output.error("pushgate campaigns: \(DurableAssembly.storageFailure(error, path: settings.storage.path).message)")
                 return ExitStatus.usage
             }
         }

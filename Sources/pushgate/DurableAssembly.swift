@@ -15,16 +15,28 @@ struct DurableAssembly {
     let webhook: FeedbackWebhook?
     let campaigns: DurableCampaigns
 
-    /// Opens (creating its folder and file if needed) and migrates the database.
-    static func openStorage(_ settings: DurableSettings.Storage) -> Result<SQLiteCampaignStorage, CLIFailure> {
+    /// Opens (creating its folder and file if needed) and migrates the database. `serve`
+    /// opens it as the owner (a second owner is refused, naming the first); `send` and
+    /// `jwt` share it only for the provider token.
+    static func openStorage(_ settings: DurableSettings.Storage,
+                            access: SQLiteCampaignStorage.Access = .shared) -> Result<SQLiteCampaignStorage, CLIFailure> {
         makeParentDirectory(of: settings.path)
         do throws(StorageError) {
             return .success(try SQLiteCampaignStorage(
                 path: settings.path,
-                options: .init(synchronousFull: settings.synchronousFull, busyTimeoutMilliseconds: Int32(settings.busyTimeoutMilliseconds))))
+                options: .init(synchronousFull: settings.synchronousFull, busyTimeoutMilliseconds: Int32(settings.busyTimeoutMilliseconds),
+                               access: access)))
         } catch {
-            return .failure(.configuration("storage \(TextSafety.escapedForDisplay(settings.path)): \(error.description)"))
+            return .failure(storageFailure(error, path: settings.path))
         }
+    }
+
+    /// `storage in use by pid N on HOST since T (database PATH)` for a second owner; the
+    /// code and SQLite's message otherwise. Exit 2 either way.
+    static func storageFailure(_ error: StorageError, path: String) -> CLIFailure {
+        let shown = TextSafety.escapedForDisplay(path)
+        if error.code == .inUse { return .configuration("\(error.message) (database \(shown))") }
+        return .configuration("storage \(shown): \(error.description)")
     }
 
     static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, sender: any NotificationSender,

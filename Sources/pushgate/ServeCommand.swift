@@ -23,6 +23,9 @@ enum ServeCommand {
         } catch {
             return error.status
         }
+        // Caught from the start: a signal that comes while starting up (the API answers
+        // before the "listening" line) stops the server once it is up, rather than being lost.
+        let stopSignal = StopSignal()
         let assembled: Assembled
         switch assemble(configPath: configPath(args[option: "config"]), listen: args[option: "listen"]) {
         case .failure(let failure):
@@ -53,7 +56,7 @@ enum ServeCommand {
             + (assembled.dryRun ? " (dry run: nothing is sent to APNs)" : "")
             + (assembled.settings.apiKeys.isEmpty ? " (no API keys: loopback only)" : ""))
 
-        waitForStopSignal(flushingEvery: 0.2, log: assembled.log)
+        stopSignal.wait(flushingEvery: 0.2, log: assembled.log)
         Output.error("pushgate: stopping: finishing requests and sends in flight (deadline \(assembled.settings.shutdownDeadlineSeconds) s)")
         let deadline = assembled.settings.shutdownDeadlineSeconds
         let requestsDrained = server.shutdown(deadlineSeconds: deadline)
@@ -94,7 +97,7 @@ enum ServeCommand {
         }
         let durableSettings = config.durable
         let storage: SQLiteCampaignStorage
-        switch DurableAssembly.openStorage(durableSettings.storage) {
+        switch DurableAssembly.openStorage(durableSettings.storage, access: .owner(InstanceID.current(now: wallClockSeconds()))) {
         case .failure(let failure): return .failure(failure)
         case .success(let s): storage = s
         }
@@ -168,19 +171,33 @@ enum ServeCommand {
         }
         return .success(settings)
     }
+}
 
-    /// Blocks the calling thread until SIGINT or SIGTERM, flushing the request log on a timer.
-    static func waitForStopSignal(flushingEvery interval: Double, log: RequestLog) {
+/// SIGINT and SIGTERM, caught from the moment this is made (no longer the default "die"),
+/// so none sent between start-up and `wait` is lost.
+final class StopSignal {
+    private let stop: DispatchSemaphore
+    private let queue: DispatchQueue
+    private let sources: [DispatchSourceSignal]
+
+    init() {
+        // The default action (exit) off first; the dispatch sources then take the signals.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let stop = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "pushgate.signals")
-        let sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+        self.stop = stop
+        self.queue = queue
+        sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { stop.signal() }
             source.resume()
             return source
         }
+    }
+
+    /// Blocks the calling thread until SIGINT or SIGTERM, flushing the request log on a timer.
+    func wait(flushingEvery interval: Double, log: RequestLog) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { log.flush() }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import TestSupport
 import StrictJSON
 import Testing
 
@@ -128,7 +129,7 @@ enum PythonJWT {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script, keyFile.path]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe.closedOnExec(), output = Pipe.closedOnExec()
         process.standardInput = input
         process.standardOutput = output
         try process.run()

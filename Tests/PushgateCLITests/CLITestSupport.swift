@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `pushgate` binary and captures what it prints (the
@@ -42,7 +43,7 @@ enum CLI {
         }
         process.currentDirectoryURL = workingDirectory ?? packageRoot
         if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe.closedOnExec(), err = Pipe.closedOnExec(), input = Pipe.closedOnExec()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input

@@ -44,6 +44,32 @@ import Testing
         #expect(list.first?.objectValue?["devices"] == .number("1"))
     }
 
+    /// SQLite is one process's store: a second `serve` refuses to start, while the
+    /// read-only `campaigns` works next to the running one.
+    @Test func aSecondServeOnTheSameDatabaseExits2NamingTheFirst() throws {
+        let (config, _) = try freshConfig()
+        let server = try ServeProcess(config: config)
+        let body = Array(#"{"alert":{"body":"Hi"},"devices":["\#(String(repeating: "cd", count: 32))"]}"#.utf8)
+        let accepted = try #require(server.request("POST", "/v1/campaigns", json: body))
+        let id = try #require(try JSONParser().parse(accepted.body).objectValue?["id"]?.stringValue)
+
+        let second = try CLI.run(["serve", "--config", config])
+        #expect(second.status == 2)
+        let host = ProcessInfo.processInfo.hostName
+        #expect(second.stderr.contains("storage in use by pid \(server.process.processIdentifier) on "), "\(second.stderr)")
+        #expect(second.stderr.contains(" since 20"), "\(second.stderr) (\(host))")
+        #expect(!second.stderr.contains("listening"))
+
+        let listed = try CLI.run(["campaigns", "--config", config])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains(id))
+        #expect(server.object("GET", "/v1/campaigns/\(id)")?["id"]?.stringValue == id, "the first server still answers")
+        #expect(server.terminate() == 0)
+        // Once it has stopped, a new server starts.
+        let next = try ServeProcess(config: config)
+        #expect(next.terminate() == 0)
+    }
+
     @Test func badArgumentsAreUsageErrors() throws {
         #expect(try CLI.run(["campaigns", "--limit", "0"]).status == 2)
         #expect(try CLI.run(["campaigns", "extra"]).status == 2)

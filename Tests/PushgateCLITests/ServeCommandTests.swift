@@ -26,7 +26,7 @@ import TestSupport
         let root = CLI.packageRoot.path
         let config = """
         {"routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
-         "apns": {"dryRun": true}, "server": \(server)}
+         "apns": {"dryRun": true}, "server": \(server), "storage": {"path": "pushgate.db"}}
         """
         let file = dir.appendingPathComponent("gateway.json")
         try Data(config.utf8).write(to: file)
@@ -65,9 +65,9 @@ import TestSupport
         let process = Process()
         process.executableURL = CLI.executable
         process.arguments = ["serve", "--config", config.path]
-        let err = Pipe()
+        let err = Pipe.closedOnExec()
         process.standardError = err
-        process.standardOutput = Pipe()
+        process.standardOutput = Pipe.closedOnExec()
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 

@@ -6,7 +6,7 @@ import TestSupport
 final class ServeProcess {
     let process = Process()
     let port: Int
-    private let stderrLines = Pipe()
+    private let stderrLines = Pipe.closedOnExec()
 
     /// Starts the server and waits until it says where it listens.
     init(config: String) throws {

@@ -43,8 +43,8 @@ public final class FakeAPNsServer: @unchecked Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = arguments
-        stdin = Pipe()
-        stdout = Pipe()
+        stdin = Pipe.closedOnExec()
+        stdout = Pipe.closedOnExec()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
