@@ -104,11 +104,13 @@ public final class Dispatcher: Sendable {
     /// Waits until no delivery is queued or in flight, or the deadline passes.
     public func waitUntilIdle(deadlineSeconds: Double) async -> Bool {
         let deadline = now() + deadlineSeconds
-        while now() < deadline {
+        while true {
             if inFlight == 0, (try? storage.queueDepth()) == 0 { return true }
+            // Checked after the look, not before: a waiter resumed late (a busy pool) still
+            // sees work that finished meanwhile.
+            if now() >= deadline { return false }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
-        return false
     }
 
     private func loop() {
