@@ -1,7 +1,8 @@
 import StrictJSON
 
 /// Why a route table was refused: the file, where in the document, and what is wrong.
-/// The CLI prints `description` and exits 2.
+/// The loader reports every problem it can find at once: this is the first, `others` the
+/// rest; `diagnostics` lists them all.
 public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: DiagnosticCode
     /// The file name (or other label) the bytes came from.
@@ -10,6 +11,9 @@ public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertib
     public let path: JSONPath
     public let message: String
 
+    /// The problems found after this one, in document order.
+    public var others: [RouteTableError] = []
+
     public init(_ code: DiagnosticCode = .invalidValue, source: String, path: JSONPath, message: String) {
         self.code = code
         self.source = source
@@ -17,11 +21,13 @@ public struct RouteTableError: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
-    /// `FILE: at PATH: message`
+    /// `FILE: at PATH: message` (the first problem).
     public var description: String { "\(source): at \(path): \(message)" }
 
-    /// The problem in the file, as every reader reports one.
-    public var diagnostics: [Diagnostic] { [Diagnostic(code, at: .file(source, at: path), message)] }
+    /// Every problem in the file, as every reader reports one.
+    public var diagnostics: [Diagnostic] {
+        ([self] + others).map { Diagnostic($0.code, at: .file($0.source, at: $0.path), $0.message) }
+    }
 }
 
 extension DiagnosticCode {

@@ -19,6 +19,8 @@ struct RouteTableLoader {
         "ws", "wss", "mailto", "tel", "sms", "intent", "content", "chrome", "filesystem",
     ]
 
+    /// Every problem in the table is reported (the first, with the rest in `others`);
+    /// the route conflict check runs once the routes themselves are valid.
     func load(_ bytes: [UInt8]) throws(RouteTableError) -> Loaded {
         let document: JSON
         do {
@@ -29,52 +31,72 @@ struct RouteTableLoader {
         let root = JSONPath.root
         let top = try reader.object(document, at: root, required: ["app", "hosts", "routes"],
                                     optional: ["passthroughQuery"])
-        let app = try readApp(top["app"] ?? .null, at: root.appending("app"))
-        let hosts = try readHosts(top["hosts"] ?? .null, at: root.appending("hosts"))
-        let passthrough = try top["passthroughQuery"].map { json throws(RouteTableError) in
-            try readPassthrough(json, at: root.appending("passthroughQuery"))
+        let app = top["app"].flatMap { json in reader.collect { () throws(RouteTableError) in try readApp(json, at: root.appending("app")) } } ?? nil
+        let hosts = top["hosts"].flatMap { json in reader.collect { () throws(RouteTableError) in try readHosts(json, at: root.appending("hosts")) } }
+        let passthrough = top["passthroughQuery"].map { json in
+            reader.collect { () throws(RouteTableError) in try readPassthrough(json, at: root.appending("passthroughQuery")) } ?? []
         } ?? []
         let routesPath = root.appending("routes")
-        let routeList = try reader.array(top["routes"] ?? .null, at: routesPath)
-        if routeList.isEmpty { throw reader.error(routesPath, "there must be at least one route") }
         var routes: [Route] = []
-        for (i, json) in routeList.enumerated() {
-            let route = try readRoute(json, at: routesPath.appending(index: i), passthrough: passthrough)
-            if let earlier = routes.firstIndex(where: { $0.name == route.name }) {
-                throw reader.error(routesPath.appending(index: i).appending("name"),
-                                   "duplicate route name \(JSONWriter.quoted(route.name)) (also routes[\(earlier)])")
+        var indices: [Int] = []  // each route's place in the file (routes that failed are skipped)
+        if let json = top["routes"], let routeList = reader.collect({ () throws(RouteTableError) in try reader.array(json, at: routesPath) }) {
+            if routeList.isEmpty { reader.record(reader.error(routesPath, "there must be at least one route")) }
+            for (i, json) in routeList.enumerated() {
+                guard let route = readRoute(json, at: routesPath.appending(index: i), passthrough: passthrough) else { continue }
+                if let earlier = routes.firstIndex(where: { $0.name == route.name }) {
+                    reader.record(reader.error(routesPath.appending(index: i).appending("name"),
+                                               "duplicate route name \(JSONWriter.quoted(route.name)) (also routes[\(indices[earlier])])"))
+                    continue
+                }
+                routes.append(route)
+                indices.append(i)
             }
-            routes.append(route)
         }
-        if let conflict = RouteConflicts.firstConflict(in: routes) {
+        if reader.problems.list.isEmpty, let conflict = RouteConflicts.firstConflict(in: routes) {
             let a = routes[conflict.first], b = routes[conflict.second]
-            throw reader.error(routesPath.appending(index: conflict.second),
-                               "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific", .ambiguousRoutes)
+            reader.record(reader.error(routesPath.appending(index: conflict.second),
+                                       "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific", .ambiguousRoutes))
         }
+        if var first = reader.problems.list.first {
+            first.others = Array(reader.problems.list.dropFirst())
+            throw first
+        }
+        guard let app, let hosts else { throw reader.error(root, "the table could not be read") }  // unreachable: recorded above
         return Loaded(app: app, hosts: hosts, passthroughQuery: passthrough, routes: routes, document: document)
     }
 
-    private func readApp(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> AppIdentity {
+    /// The app's identity, each field checked on its own.
+    private func readApp(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> AppIdentity? {
         let object = try reader.object(json, at: path, required: ["teamId", "bundleId", "scheme"])
-        let teamId = try reader.string(object["teamId"] ?? .null, at: path.appending("teamId"))
-        let teamOK = teamId.utf8.count == 10
-            && teamId.utf8.allSatisfy { ASCII.isDigit($0) || ($0 >= 0x41 && $0 <= 0x5A) }
-        if !teamOK {
-            throw reader.error(path.appending("teamId"), "team ID \(JSONWriter.quoted(teamId)) must be 10 characters of A-Z and 0-9")
-        }
-        let bundleId = try reader.string(object["bundleId"] ?? .null, at: path.appending("bundleId"))
-        if let problem = BundleID.problem(with: bundleId) {
-            throw reader.error(path.appending("bundleId"), problem)
-        }
-        let scheme = try reader.string(object["scheme"] ?? .null, at: path.appending("scheme"))
-        let schemeOK = scheme.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
-            && scheme.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
-        if !schemeOK {
-            throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) must be lowercase [a-z][a-z0-9+.-]*")
-        }
-        if Self.reservedSchemes.contains(scheme) {
-            throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) is not an app's own scheme")
-        }
+        let teamId = object["teamId"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
+            let teamId = try reader.string(json, at: path.appending("teamId"))
+            let teamOK = teamId.utf8.count == 10
+                && teamId.utf8.allSatisfy { ASCII.isDigit($0) || ($0 >= 0x41 && $0 <= 0x5A) }
+            if !teamOK {
+                throw reader.error(path.appending("teamId"), "team ID \(JSONWriter.quoted(teamId)) must be 10 characters of A-Z and 0-9")
+            }
+            return teamId
+        } }
+        let bundleId = object["bundleId"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
+            let bundleId = try reader.string(json, at: path.appending("bundleId"))
+            if let problem = BundleID.problem(with: bundleId) {
+                throw reader.error(path.appending("bundleId"), problem)
+            }
+            return bundleId
+        } }
+        let scheme = object["scheme"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
+            let scheme = try reader.string(json, at: path.appending("scheme"))
+            let schemeOK = scheme.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
+                && scheme.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
+            if !schemeOK {
+                throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) must be lowercase [a-z][a-z0-9+.-]*")
+            }
+            if Self.reservedSchemes.contains(scheme) {
+                throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) is not an app's own scheme")
+            }
+            return scheme
+        } }
+        guard let teamId, let bundleId, let scheme else { return nil }
         return AppIdentity(teamId: teamId, bundleId: bundleId, scheme: scheme)
     }
 
@@ -106,51 +128,72 @@ struct RouteTableLoader {
         }
     }
 
-    private func readRoute(_ json: JSON, at path: JSONPath, passthrough: [String]) throws(RouteTableError) -> Route {
-        let object = try reader.object(json, at: path, required: ["name", "path"], optional: ["params", "query"])
-        let name = try reader.string(object["name"] ?? .null, at: path.appending("name"))
-        if !ASCII.isIdentifier(name) && !(ASCII.isUnreservedText(name) && ASCII.isAlpha(name.utf8.first ?? 0)) {
-            throw reader.error(path.appending("name"), "route name \(JSONWriter.quoted(name)) must start with a letter and use A-Z a-z 0-9 - . _ ~")
-        }
+    /// One route, or nil when any part of it is wrong (every such part is recorded).
+    private func readRoute(_ json: JSON, at path: JSONPath, passthrough: [String]) -> Route? {
+        let before = reader.problems.list.count
+        guard let object = reader.collect({ () throws(RouteTableError) in
+            try reader.object(json, at: path, required: ["name", "path"], optional: ["params", "query"])
+        }) else { return nil }
+        let name = object["name"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
+            let name = try reader.string(json, at: path.appending("name"))
+            if !ASCII.isIdentifier(name) && !(ASCII.isUnreservedText(name) && ASCII.isAlpha(name.utf8.first ?? 0)) {
+                throw reader.error(path.appending("name"), "route name \(JSONWriter.quoted(name)) must start with a letter and use A-Z a-z 0-9 - . _ ~")
+            }
+            return name
+        } }
         let patternPath = path.appending("path")
-        let pattern = try reader.string(object["path"] ?? .null, at: patternPath)
+        let pattern = object["path"].flatMap { json in reader.collect { () throws(RouteTableError) in try reader.string(json, at: patternPath) } }
 
         var params: [(name: String, type: ValueType)] = []
+        var paramsRead = true
         if let json = object["params"] {
             let paramsPath = path.appending("params")
-            guard let members = json.objectValue?.members else {
-                throw reader.error(paramsPath, "expected an object of parameter types, found \(json.kindDescription)", .wrongType)
-            }
-            for member in members {
-                params.append((member.key, try reader.valueType(member.value, at: paramsPath.appending(member.key))))
+            if let members = json.objectValue?.members {
+                for member in members {
+                    if let type = reader.collect({ () throws(RouteTableError) in try reader.valueType(member.value, at: paramsPath.appending(member.key)) }) {
+                        params.append((member.key, type))
+                    } else {
+                        paramsRead = false
+                    }
+                }
+            } else {
+                reader.record(reader.error(paramsPath, "expected an object of parameter types, found \(json.kindDescription)", .wrongType))
+                paramsRead = false
             }
         }
-        let segments: [PathSegment]
-        switch PatternParser.parse(pattern, params: params) {
-        case .success(let s): segments = s
-        case .failure(.pattern(let message)):
-            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) \(message)", .invalidPattern)
-        case .failure(.undeclared(let param)):
-            throw reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) uses :\(param) but \"params\" gives it no type", .missing)
-        case .failure(.unused(let param)):
-            throw reader.error(path.appending("params").appending(param), "parameter \(JSONWriter.quoted(param)) is not used in the pattern \(JSONWriter.quoted(pattern))")
+        var segments: [PathSegment]?
+        if let pattern, paramsRead {
+            switch PatternParser.parse(pattern, params: params) {
+            case .success(let s): segments = s
+            case .failure(.pattern(let message)):
+                reader.record(reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) \(message)", .invalidPattern))
+            case .failure(.undeclared(let param)):
+                reader.record(reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) uses :\(param) but \"params\" gives it no type", .missing))
+            case .failure(.unused(let param)):
+                reader.record(reader.error(path.appending("params").appending(param), "parameter \(JSONWriter.quoted(param)) is not used in the pattern \(JSONWriter.quoted(pattern))"))
+            }
         }
 
         var query: [QueryParameter] = []
         if let json = object["query"] {
             let queryPath = path.appending("query")
-            guard let members = json.objectValue?.members else {
-                throw reader.error(queryPath, "expected an object of query keys, found \(json.kindDescription)", .wrongType)
-            }
-            for member in members {
-                let keyPath = queryPath.appending(member.key)
-                try checkQueryKey(member.key, at: keyPath)
-                if passthrough.contains(member.key) {
-                    throw reader.error(keyPath, "query key \(JSONWriter.quoted(member.key)) is already in passthroughQuery")
+            if let members = json.objectValue?.members {
+                for member in members {
+                    let keyPath = queryPath.appending(member.key)
+                    let parameter = reader.collect { () throws(RouteTableError) -> QueryParameter in
+                        try checkQueryKey(member.key, at: keyPath)
+                        if passthrough.contains(member.key) {
+                            throw reader.error(keyPath, "query key \(JSONWriter.quoted(member.key)) is already in passthroughQuery")
+                        }
+                        return try readQueryParameter(key: member.key, member.value, at: keyPath)
+                    }
+                    if let parameter { query.append(parameter) }
                 }
-                query.append(try readQueryParameter(key: member.key, member.value, at: keyPath))
+            } else {
+                reader.record(reader.error(queryPath, "expected an object of query keys, found \(json.kindDescription)", .wrongType))
             }
         }
+        guard reader.problems.list.count == before, let name, let pattern, let segments else { return nil }
         return Route(name: name, pattern: pattern, segments: segments, query: query)
     }
 

@@ -1,14 +1,31 @@
 import StrictJSON
 
 /// Typed reads from the route table's JSON with errors that name the file and the path.
+/// A read that fails throws its problem; `collect` records it and lets the loader go on,
+/// so every problem in the table is reported at once.
 struct TableReader {
     let source: String
+    /// The problems recorded so far (shared by every copy of the reader).
+    final class Problems: @unchecked Sendable {
+        var list: [RouteTableError] = []
+    }
+    let problems = Problems()
+
+    /// The value, or nil after recording why not.
+    func collect<T>(_ read: () throws(RouteTableError) -> T) -> T? {
+        do { return try read() } catch {
+            problems.list.append(error)
+            return nil
+        }
+    }
+
+    func record(_ error: RouteTableError) { problems.list.append(error) }
 
     func error(_ path: JSONPath, _ message: String, _ code: DiagnosticCode = .invalidValue) -> RouteTableError {
         RouteTableError(code, source: source, path: path, message: message)
     }
 
-    /// The object at `path`, after checking it has no unknown and no missing keys.
+    /// The object at `path`; each unknown and each missing key is recorded.
     func object(_ json: JSON, at path: JSONPath, required: [String], optional: [String] = [])
         throws(RouteTableError) -> JSONObject
     {
@@ -17,10 +34,10 @@ struct TableReader {
         }
         for key in object.keys where !required.contains(key) && !optional.contains(key) {
             let known = (required + optional).joined(separator: ", ")
-            throw error(path.appending(key), "unknown key \(JSONWriter.quoted(key)) (known keys: \(known))", .unknownKey)
+            record(error(path.appending(key), "unknown key \(JSONWriter.quoted(key)) (known keys: \(known))", .unknownKey))
         }
         for key in required where object[key] == nil {
-            throw error(path, "missing key \(JSONWriter.quoted(key))", .missing)
+            record(error(path, "missing key \(JSONWriter.quoted(key))", .missing))
         }
         return object
     }

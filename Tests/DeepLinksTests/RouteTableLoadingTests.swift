@@ -26,6 +26,32 @@ import DeepLinks
                                       QueryParameter(key: "page", type: .int, required: false)])
     }
 
+    @Test func everyProblemIsReportedAtOnce() {
+        let json = """
+        {"app": {"teamId": "short", "bundleId": "com.example.shop", "scheme": "https"},
+         "hosts": ["example.com"], "colour": 1,
+         "routes": [{"name": "a", "path": "/a", "paht": "/b"},
+                    {"name": "b", "path": "/b/:id"},
+                    {"name": "c", "path": "/c", "query": {"q": "float"}},
+                    {"name": "a", "path": "/d"}]}
+        """
+        do {
+            _ = try RouteTable(json: json, source: "t.json")
+            Issue.record("accepted a broken table")
+        } catch {
+            let found = error.diagnostics.map { "\($0.location.place) [\($0.code)]" }
+            #expect(found == [
+                "t.json#/colour [unknownKey]",
+                "t.json#/app/teamId [invalidValue]",
+                "t.json#/app/scheme [invalidValue]",
+                "t.json#/routes/0/paht [unknownKey]",
+                "t.json#/routes/1/path [missing]",
+                "t.json#/routes/2/query/q [invalidValue]",
+            ], "\(error.diagnostics)")
+            #expect(error.description == "t.json: at colour: unknown key \"colour\" (known keys: app, hosts, routes, passthroughQuery)")
+        }
+    }
+
     @Test func invalidJSON() {
         #expect(loadError("{\"app\": ") == "t.json: at app: invalid JSON: line 1, column 9: unexpected end of input: expected a value")
         #expect(loadError(#"{"app": {}, "app": {}}"#)?.hasPrefix("t.json: at app: invalid JSON: line 1, column 13: duplicate key") == true,
