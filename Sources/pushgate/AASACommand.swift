@@ -48,7 +48,8 @@ enum AASACommand {
         guard args.positionals.count == 1 else { return usageError("validate takes exactly one AASA file (- for stdin)") }
         let file = args.positionals[0]
         guard let table = loadTable(args) else { return ExitStatus.usage }
-        let shownFile = file == "-" ? "<stdin>" : TextSafety.escapedForDisplay(file)
+        let label = file == "-" ? "<stdin>" : file
+        let shownFile = TextSafety.escapedForDisplay(label)
         let document: AASADocument
         var findings: [AASAFinding] = []
         switch readSmallFile(path: file == "-" ? "/dev/stdin" : file, limit: maxFileBytes) {
@@ -63,7 +64,7 @@ enum AASACommand {
             do throws(AASAError) {
                 document = try AASAParser.parse(bytes)
             } catch {
-                Output.error("pushgate aasa validate: \(shownFile): \(error.code.rawValue) at \(error.path): \(error.message)")
+                Output.error("pushgate aasa validate: " + Diagnostic(DiagnosticCode(rawValue: error.code.rawValue), at: .file(label, at: error.path), error.message).description)
                 return ExitStatus.usage
             }
         }
@@ -74,8 +75,8 @@ enum AASACommand {
             Output.writeBytes(AASAFindingsJSON.line(findings))
         } else {
             for finding in findings {
-                let location = finding.location.map { "\($0): " } ?? ""
-                Output.line("\(shownFile): \(location)\(finding.code.rawValue): \(finding.message)")
+                Output.line(Diagnostic(DiagnosticCode(rawValue: finding.code.rawValue), at: .file(label, at: finding.location ?? .root),
+                                       finding.message).description)
             }
             let routes = table.routes.count
             Output.line(findings.isEmpty

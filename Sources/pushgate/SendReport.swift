@@ -89,11 +89,12 @@ struct SendReport {
         if json {
             var w = JSONWriter(capacity: 128)
             w.raw("{\"line\":"); w.int(line)
-            w.raw(",\"result\":\"invalid\",\"code\":\"invalidDeviceToken\",\"message\":"); w.string(problem)
+            w.raw(",\"result\":\"invalid\",\"code\":"); w.string(PayloadErrorCode.invalidToken.rawValue)
+            w.raw(",\"message\":"); w.string(problem)
             w.raw("}\n")
             Output.writeBytes(w.bytes)
         } else {
-            explain("\(TextSafety.escapedForDisplay(source)):\(line): not a device token: \(problem)")
+            explain(Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .line(line, file: source), "not a device token: \(problem)").description)
         }
     }
 
@@ -124,7 +125,7 @@ struct SendReport {
         if dryRun { text += "built          \(dryRuns)\n" } else { text += "delivered      \(delivered)\n" }
         text += "unregistered   \(unregistered)\n"
         text += "failed         \(failures.values.reduce(0, +) + invalid)\n"
-        if invalid > 0 { text += "  " + "invalidDeviceToken".padding(to: 28) + "\(invalid)\n" }
+        if invalid > 0 { text += "  " + PayloadErrorCode.invalidToken.rawValue.padding(to: 28) + "\(invalid)\n" }
         for (reason, count) in failures.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
             text += "  " + reason.padding(to: 28) + "\(count)\n"
         }

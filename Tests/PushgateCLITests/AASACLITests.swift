@@ -25,7 +25,8 @@ import Testing
     @Test func missingRouteIsReported() throws {
         let r = try CLI.run(["aasa", "validate", fixture("aasa-missing-help.json")])
         #expect(r.status == 1)
-        #expect(r.stdout.contains(#"routeNotOpened: route help (/help/*): no rule opens "/help/x""#))
+        #expect(r.stdout.contains(#": route help (/help/*): no rule opens "/help/x""#))
+        #expect(r.stdout.contains("[routeNotOpened]\n"))
         #expect(r.stdout.hasSuffix(": 1 finding\n"))
     }
 
@@ -47,8 +48,8 @@ import Testing
     @Test func legacyPathsAreValidated() throws {
         let r = try CLI.run(["aasa", "validate", fixture("aasa-legacy-paths.json")])
         #expect(r.status == 1)
-        #expect(r.stdout.contains("applinks.details[0].paths[0]: routeExcluded: route help"))
-        #expect(r.stdout.contains(#"applinks.details[0].paths[1]: unroutedPattern: "/product/?*" opens the app for "/product/xx/y""#))
+        #expect(r.stdout.contains("aasa-legacy-paths.json#/applinks/details/0/paths/0: route help"))
+        #expect(r.stdout.contains(#"aasa-legacy-paths.json#/applinks/details/0/paths/1: "/product/?*" opens the app for "/product/xx/y", which no route handles [unroutedPattern]"#))
     }
 
     @Test func fileOverApplesLimitIsAFinding() throws {
@@ -56,7 +57,7 @@ import Testing
         text += String(repeating: " ", count: 128 * 1024)
         let r = try CLI.run(["aasa", "validate", "-"], stdin: Data(text.utf8))
         #expect(r.status == 1)
-        #expect(r.stdout == "<stdin>: fileTooLarge: the file is \(text.utf8.count) bytes; Apple reads at most 131072\n"
+        #expect(r.stdout == "<stdin>: the file is \(text.utf8.count) bytes; Apple reads at most 131072 [fileTooLarge]\n"
                 + "<stdin>: 1 finding\n")
     }
 
@@ -79,9 +80,9 @@ import Testing
     }
 
     @Test(arguments: [
-        ("aasa-invalid-json.json", "invalidJSON at applinks.details[0]: line 1, column 27"),
-        ("aasa-not-applinks.json", "missing at $: no \"applinks\""),
-        ("aasa-wrong-type.json", "wrongType at applinks.details[0].components[0].exclude: expected true or false"),
+        ("aasa-invalid-json.json", "aasa-invalid-json.json#/applinks/details/0: line 1, column 27"),
+        ("aasa-not-applinks.json", "aasa-not-applinks.json: no \"applinks\": not a universal-links association file [missing]"),
+        ("aasa-wrong-type.json", "aasa-wrong-type.json#/applinks/details/0/components/0/exclude: expected true or false"),
         ("no-such-file.json", "cannot open"),
     ])
     func unreadableInputIsStatusTwo(file: String, message: String) throws {

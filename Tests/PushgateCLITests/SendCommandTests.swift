@@ -47,9 +47,9 @@ import TestSupport
         #expect(r.status == 1)
         #expect(r.stderr.contains(":4: not a device token"))
         #expect(r.stdout.contains("devices        7"))
-        #expect(r.stdout.contains("invalidDeviceToken"))
+        #expect(r.stdout.contains("invalidToken"))
         let json = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path, "--json"], environment: Self.environment())
-        #expect(json.stdout.contains(#"{"line":4,"result":"invalid","code":"invalidDeviceToken""#))
+        #expect(json.stdout.contains(#"{"line":4,"result":"invalid","code":"invalidToken""#))
     }
 
     @Test func anOverlongLineIsOneProblemAndLineNumbersStayRight() throws {
