@@ -33,8 +33,7 @@ struct TableReader {
             throw error(path, "expected an object, found \(json.kindDescription)", .wrongType)
         }
         for key in object.keys where !required.contains(key) && !optional.contains(key) {
-            let known = (required + optional).joined(separator: ", ")
-            record(error(path.appending(key), "unknown key \(JSONWriter.quoted(key)) (known keys: \(known))", .unknownKey))
+            record(error(path.appending(key), Diagnostic.unknownKeyMessage(key, expected: required + optional), .unknownKey))
         }
         for key in required where object[key] == nil {
             record(error(path, "missing key \(JSONWriter.quoted(key))", .missing))

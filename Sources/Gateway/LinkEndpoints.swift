@@ -66,7 +66,7 @@ enum LinkEndpoints {
         }
         var errors: [Diagnostic] = []
         for key in object.keys where key != "link" && key != "links" {
-            errors.append(Diagnostic(.unknownKey, at: .pointer(.root.appending(key)), "unknown key; expected \"link\" or \"links\""))
+            errors.append(Diagnostic(.unknownKey, at: .pointer(.root.appending(key)), Diagnostic.unknownKeyMessage(key, expected: ["link", "links"])))
         }
         switch (object["link"], object["links"]) {
         case (.some(let single), nil):

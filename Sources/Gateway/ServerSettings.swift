@@ -102,7 +102,7 @@ public struct ServerSettings: Sendable {
                 continue
             }
             for key in object.keys where !["name", "sha256", "rateLimit"].contains(key) {
-                reader.report(.unknownKey, at: place(itemPath.appending(key)), "unknown key \(JSONWriter.quoted(key)); expected one of: name, sha256, rateLimit")
+                reader.report(.unknownKey, at: place(itemPath.appending(key)), Diagnostic.unknownKeyMessage(key, expected: ["name", "sha256", "rateLimit"]))
             }
             let name = object["name"]?.stringValue ?? ""
             if name.isEmpty || name.utf8.count > 64 || !name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {

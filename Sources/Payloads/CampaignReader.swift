@@ -48,7 +48,7 @@ public enum CampaignReader {
             return (nil, [PayloadError(.wrongType, at: .root, "a campaign is a JSON object, found \(json.kindDescription)")])
         }
         var r = FieldReader(object, at: .root)
-        r.rejectUnknownKeys(Set(knownKeys), expected: knownKeys.joined(separator: ", "))
+        r.rejectUnknownKeys(knownKeys)
         var c = Campaign()
 
         let templateName = r.string("template")
@@ -133,7 +133,7 @@ public enum CampaignReader {
             return nil
         }
         var a = FieldReader(o, at: .root.appending("alert"))
-        a.rejectUnknownKeys(Set(alertKeys), expected: alertKeys.joined(separator: ", "))
+        a.rejectUnknownKeys(alertKeys)
         var alert = InlineAlert()
         alert.title = a.string("title")
         alert.subtitle = a.string("subtitle")
@@ -188,7 +188,7 @@ public enum CampaignReader {
             return r.plainString("sound").map(Sound.named)
         case .object(let o):
             var s = FieldReader(o, at: r.path.appending("sound"))
-            s.rejectUnknownKeys(["critical", "name", "volume"], expected: "critical, name, volume")
+            s.rejectUnknownKeys(["critical", "name", "volume"])
             let critical = s.flag("critical")
             let name = s.plainString("name")
             let volume = s.unitInterval("volume", code: .invalidValue)
@@ -222,7 +222,7 @@ public enum CampaignReader {
                 tokenText = s
             case .object(let o):
                 var d = FieldReader(o, at: here)
-                d.rejectUnknownKeys(["token", "variables"], expected: "token, variables")
+                d.rejectUnknownKeys(["token", "variables"])
                 tokenText = d.string("token")
                 if !d.has("token") { d.problem(.missing, "token", "missing: the device token") }
                 if let v = o["variables"] {

@@ -13,11 +13,11 @@ struct FieldReader {
         self.path = path
     }
 
-    /// Records every member whose name is not in `known`.
-    mutating func rejectUnknownKeys(_ known: Set<String>, expected: String) {
+    /// Records every member whose name is not in `known` (listed in this order).
+    mutating func rejectUnknownKeys(_ known: [String]) {
         for member in object.members where !known.contains(member.key) {
             problems.append(PayloadError(.unknownKey, at: path.appending(member.key),
-                                         "unknown key \(TextSafetyQuote.string(member.key)); expected one of: \(expected)"))
+                                         Diagnostic.unknownKeyMessage(member.key, expected: known)))
         }
     }
 

@@ -69,12 +69,12 @@ public struct Template: Sendable, Equatable {
             return .failure(CampaignRejection(problems: [PayloadError(.wrongType, at: .root, "a template is a JSON object, found \(json.kindDescription)")]))
         }
         var r = FieldReader(object, at: .root)
-        r.rejectUnknownKeys(Set(knownKeys), expected: knownKeys.joined(separator: ", "))
+        r.rejectUnknownKeys(knownKeys)
         let description = r.string("description")
         var defaults = Defaults()
         if let d = r.object("defaults") {
             var dr = FieldReader(d, at: .root.appending("defaults"))
-            dr.rejectUnknownKeys(Set(defaultKeys), expected: defaultKeys.joined(separator: ", "))
+            dr.rejectUnknownKeys(defaultKeys)
             if let t = dr.string("push_type") {
                 defaults.pushType = PushType(rawValue: t)
                 if defaults.pushType == nil { dr.problem(.invalidValue, "push_type", "unknown push type \(TextSafetyQuote.string(t))") }
@@ -130,7 +130,7 @@ public struct Template: Sendable, Equatable {
 
     static func readStrings(_ o: JSONObject, at path: JSONPath, problems: inout [PayloadError]) -> Strings {
         var r = FieldReader(o, at: path)
-        r.rejectUnknownKeys(Set(stringKeys), expected: stringKeys.joined(separator: ", "))
+        r.rejectUnknownKeys(stringKeys)
         func text(_ key: String) -> TemplateText? {
             guard let s = r.string(key) else { return nil }
             switch TemplateText.parse(s) {

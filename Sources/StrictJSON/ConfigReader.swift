@@ -134,8 +134,7 @@ public struct ConfigReader: Sendable {
             return JSONObject()
         }
         for key in object.keys where !keys.contains(key) {
-            report(.unknownKey, at: path.appending(key),
-                   "unknown key \(JSONWriter.quoted(key)); expected one of: \(keys.joined(separator: ", "))")
+            report(.unknownKey, at: path.appending(key), Diagnostic.unknownKeyMessage(key, expected: keys))
         }
         return object
     }

@@ -166,6 +166,14 @@ extension DiagnosticDomain {
     public static let files = DiagnosticDomain("files", [.fileNotFound, .fileUnreadable, .fileTooLarge])
 }
 
+extension Diagnostic {
+    /// The one wording of an unknown key, for every document: `unknown key "colour";
+    /// expected one of: listen, threads`.
+    public static func unknownKeyMessage(_ key: String, expected: [String]) -> String {
+        "unknown key \(JSONWriter.quoted(key)); expected one of: \(expected.joined(separator: ", "))"
+    }
+}
+
 extension JSONParseError.Code {
     public var diagnosticCode: DiagnosticCode { DiagnosticCode(rawValue: rawValue) }
 }

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import APNs
+import Payloads
 import StrictJSON
 
 /// `pushgate config check [--config PATH]` and `pushgate config print [--config PATH]`:
@@ -35,6 +39,7 @@ enum ConfigCommand {
         if let problem = loaded.server.exposureProblem {
             reader.report(.invalidValue, at: reader.where(JSONPath.root.appending("server").appending("listen")), problem)
         }
+        reader.append(templateProblems(in: loaded.templatesPath))
         if reader.isValid, loaded.apns.keyFile != nil {
             do { _ = try APNsDelivery.providerTokens(for: loaded.apns) } catch {
                 reader.report(error.diagnosticCode, at: reader.where(error.setting), error.message)
@@ -42,6 +47,31 @@ enum ConfigCommand {
         }
         config = loaded
         return (config, reader)
+    }
+
+    /// Every template in the folder read as `preview` would read it, each problem at its
+    /// file and pointer (commands read templates only when a campaign names one).
+    static func templateProblems(in folder: String) -> [Diagnostic] {
+        guard let dir = opendir(folder) else { return [] }  // a missing folder is reported already
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".json") { names.append(String(name.dropLast(5))) }
+        }
+        closedir(dir)
+        var problems: [Diagnostic] = []
+        for name in names.sorted() {
+            let file = GatewayConfig.resolve(name + ".json", in: folder)
+            switch readSmallFile(path: file, limit: 1 << 20) {
+            case .failure(let failure):
+                problems.append(Diagnostic(.fileUnreadable, at: .file(file, at: .root), failure.message))
+            case .success(let bytes):
+                if case .failure(let rejection) = Template.parse(jsonBytes: bytes, name: name) {
+                    problems += rejection.problems.map { Diagnostic($0.diagnostic.code, at: .file(file, at: $0.path), $0.message) }
+                }
+            }
+        }
+        return problems
     }
 
     static func check(_ arguments: [String]) -> Int32 {

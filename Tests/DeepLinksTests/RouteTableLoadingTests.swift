@@ -48,7 +48,7 @@ import DeepLinks
                 "t.json#/routes/1/path [missing]",
                 "t.json#/routes/2/query/q [invalidValue]",
             ], "\(error.diagnostics)")
-            #expect(error.description == "t.json: at colour: unknown key \"colour\" (known keys: app, hosts, routes, passthroughQuery)")
+            #expect(error.description == "t.json: at colour: unknown key \"colour\"; expected one of: app, hosts, routes, passthroughQuery")
         }
     }
 
@@ -61,13 +61,13 @@ import DeepLinks
 
     @Test func unknownKeysAtEveryLevel() {
         #expect(loadError(#"{"app": {}, "hosts": [], "routes": [], "extra": 1}"#)
-                == #"t.json: at extra: unknown key "extra" (known keys: app, hosts, routes, passthroughQuery)"#)
+                == #"t.json: at extra: unknown key "extra"; expected one of: app, hosts, routes, passthroughQuery"#)
         let appExtra = #"{"app": {"teamId": "A1B2C3D4E5", "bundleId": "com.x.y", "scheme": "s", "x": 1}, "hosts": ["a.com"], "routes": []}"#
-        #expect(loadError(appExtra) == #"t.json: at app.x: unknown key "x" (known keys: teamId, bundleId, scheme)"#)
+        #expect(loadError(appExtra) == #"t.json: at app.x: unknown key "x"; expected one of: teamId, bundleId, scheme"#)
         #expect(loadError(tableJSON(routes: #"{"name": "a", "path": "/a", "paths": "/b"}"#))
-                == #"t.json: at routes[0].paths: unknown key "paths" (known keys: name, path, params, query)"#)
+                == #"t.json: at routes[0].paths: unknown key "paths"; expected one of: name, path, params, query"#)
         #expect(loadError(tableJSON(routes: #"{"name": "a", "path": "/a", "query": {"q": {"type": "int", "optional": true}}}"#))
-                == #"t.json: at routes[0].query.q.optional: unknown key "optional" (known keys: type, required)"#)
+                == #"t.json: at routes[0].query.q.optional: unknown key "optional"; expected one of: type, required"#)
     }
 
     @Test func missingKeys() {

@@ -117,6 +117,23 @@ import Testing
         #expect(fromEnvironment.stderr.contains("environment variable PUSHGATE_SERVER_LISTEN: refusing to listen on 0.0.0.0"))
     }
 
+    @Test func templatesAndRouteTableProblemsAreReportedWithTheConfiguration() throws {
+        let dir = try Self.folder(#"{"apns": {"dryRun": true}}"#)
+        try dir.write("Templates/bad.json", #"{"strings": {"titel": "x"}}"#)
+        try dir.write("conf/routes.json", #"{"app": {"teamId": "short", "bundleId": "com.x.y", "scheme": "s"}, "hosts": ["a.com"], "routes": [], "colour": 1}"#)
+        let r = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("conf/routes.json#/colour: unknown key \"colour\""))
+        #expect(r.stderr.contains("conf/routes.json#/app/teamId: team ID \"short\" must be 10 characters of A-Z and 0-9 [invalidValue]"))
+        #expect(r.stderr.contains("conf/routes.json#/routes: there must be at least one route [invalidValue]"))
+        // Templates are checked once the configuration itself loads.
+        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
+        let templates = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
+        #expect(templates.status == 2)
+        #expect(templates.stderr.contains("Templates/bad.json#/strings/titel: unknown key \"titel\"; expected one of: title, subtitle, body [unknownKey]"))
+        #expect(templates.stderr.contains("Templates/bad.json#/strings/body: missing: the default body [missing]"))
+    }
+
     @Test func unknownSubcommandsAreUsageErrors() throws {
         #expect(try CLI.run(["config"]).status == 2)
         #expect(try CLI.run(["config", "show"]).status == 2)
