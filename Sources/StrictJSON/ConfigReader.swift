@@ -50,6 +50,8 @@ public struct ConfigReader: Sendable {
     public let environment: [String: String]
     public private(set) var diagnostics: [Diagnostic] = []
     public private(set) var entries: [Entry] = []
+    /// Every variable a setting looked for, set or not.
+    public private(set) var consulted: Set<String> = []
 
     public init(file: String, environment: [String: String] = [:]) {
         self.file = file
@@ -87,6 +89,26 @@ public struct ConfigReader: Sendable {
     public static func overridingVariable(for path: JSONPath) -> String? {
         for component in path.components { if case .index = component { return nil } }
         return variableName(for: path)
+    }
+
+    /// The overriding variable of the setting at `path`, remembered as looked for.
+    mutating func consult(_ path: JSONPath) -> String? {
+        let variable = Self.overridingVariable(for: path)
+        if let variable { consulted.insert(variable) }
+        return variable
+    }
+
+    /// A variable in a settings namespace (`PUSHGATE_SERVER_…`) that no setting read is a
+    /// typo or a setting with no effect: reported, never silently ignored. Other
+    /// `PUSHGATE_` variables (`PUSHGATE_CONFIG`, tools' own) are not settings.
+    public mutating func reportUnreadVariables(namespaces: [JSONPath], names: [JSONPath] = []) {
+        let prefixes = namespaces.map { Self.variableName(for: $0) + "_" }
+        let exact = Set(names.map { Self.variableName(for: $0) })
+        for name in environment.keys.sorted() where !consulted.contains(name) {
+            guard exact.contains(name) || prefixes.contains(where: { name.hasPrefix($0) }) else { continue }
+            report(.unknownKey, at: .environment(name),
+                   "no setting reads this variable: a setting's variable is PUSHGATE_ and its path in upper snake case (PUSHGATE_SERVER_LISTEN), and webhook variables need a webhook")
+        }
     }
 
     /// The place in the file.
@@ -143,7 +165,7 @@ public struct ConfigReader: Sendable {
     /// arrays or objects. Nothing is recorded: the caller records what it made of it.
     public mutating func json(_ object: JSONObject, _ key: String, at section: JSONPath) -> Setting<JSON>? {
         let path = section.appending(key)
-        if let variable = Self.overridingVariable(for: path), let text = environment[variable] {
+        if let variable = consult(path), let text = environment[variable] {
             do {
                 return Setting(value: try JSONParser(maxDepth: 16).parse(text), location: .environment(variable), origin: .environment(variable))
             } catch {
@@ -161,7 +183,7 @@ public struct ConfigReader: Sendable {
                                 secret: Bool = false, validate: (String) -> String? = { _ in nil }) -> Setting<String>? {
         let path = section.appending(key)
         let found: Setting<String>
-        if let variable = Self.overridingVariable(for: path), let text = environment[variable] {
+        if let variable = consult(path), let text = environment[variable] {
             found = Setting(value: text, location: .environment(variable), origin: .environment(variable))
         } else if let json = object[key] {
             guard case .string(let text) = json else {
@@ -193,7 +215,7 @@ public struct ConfigReader: Sendable {
         let path = section.appending(key)
         var value = fallback
         var origin = Origin.defaultValue
-        if let variable = Self.overridingVariable(for: path), let text = environment[variable] {
+        if let variable = consult(path), let text = environment[variable] {
             switch text {
             case "true", "1": value = true
             case "false", "0": value = false
@@ -228,7 +250,7 @@ public struct ConfigReader: Sendable {
         let text: String
         let location: DiagnosticLocation
         let origin: Origin
-        if let variable = Self.overridingVariable(for: path), let value = environment[variable] {
+        if let variable = consult(path), let value = environment[variable] {
             (text, location, origin) = (value, .environment(variable), .environment(variable))
         } else if let json = object[key] {
             guard case .number(let literal) = json else {

@@ -74,6 +74,7 @@ struct GatewayConfig {
         let server = ServerSettings(object["server"], reader: &reader)
         let durable = DurableSettings(storage: object["storage"], dispatcher: object["dispatcher"], webhook: object["webhook"],
                                       defaultPath: defaultStoragePath, reader: &reader)
+        reader.reportUnreadVariables(namespaces: ["apns", "server", "storage", "dispatcher", "webhook"].map { JSONPath.root.appending($0) })
         if let templates, !isDirectory(templates.value) {
             reader.report(.fileNotFound, at: templates.location, missingFile(templates, what: "templates folder", reader: reader))
         }

@@ -84,6 +84,14 @@ import Testing
         #expect(!r.stderr.contains("gateway.json#/apns/keyFile"), "a variable's problem is not blamed on the file")
     }
 
+    @Test func aVariableNoSettingReadsIsReported() throws {
+        let r = try CLI.run(["config", "check"], environment: Self.environment(["PUSHGATE_SERVER_LISTN": "127.0.0.1:1", "PUSHGATE_BENCH_RUNS": "3"]))
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("environment variable PUSHGATE_SERVER_LISTN: no setting reads this variable"))
+        #expect(r.stderr.contains("[unknownKey]"))
+        #expect(!r.stderr.contains("PUSHGATE_BENCH_RUNS"), "variables outside the settings' namespaces are not settings")
+    }
+
     @Test func pushgateConfigGivesThePathAndMissingFilesSayWhereTheyWereLooked() throws {
         let dir = try Self.folder(#"{"routes": "tables/routes.json", "apns": {"dryRun": true}}"#)
         let r = try CLI.run(["config", "check"], environment: Self.environment(["PUSHGATE_CONFIG": dir.path("conf/gateway.json")]))
