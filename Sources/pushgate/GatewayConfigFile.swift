@@ -81,9 +81,10 @@ struct GatewayConfig {
         for key in ["keyFile", "caFile"] {
             let setting = JSONPath.root.appending("apns").appending(key)
             if let entry = reader.entries.last(where: { $0.path == setting }), let file = entry.value.stringValue, access(file, R_OK) != 0 {
+                let missing = errno == ENOENT
                 let found = ConfigReader.Setting(value: file, location: reader.where(setting), origin: entry.origin,
                                                  written: entry.origin == .file ? nil : file)
-                reader.report(.fileNotFound, at: found.location, missingFile(found, what: key, reader: reader))
+                reader.report(missing ? .fileNotFound : .fileUnreadable, at: found.location, missingFile(found, what: key, reader: reader))
                 if key == "keyFile" { apns.keyFile = nil }
             }
         }
