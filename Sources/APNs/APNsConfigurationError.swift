@@ -13,6 +13,10 @@ public struct APNsConfigurationError: Error, Sendable, Equatable, CustomStringCo
         case keyNotPKCS8
         case keyNotP256
         case keyInvalid
+        /// `caFile` cannot be read.
+        case caFileUnreadable
+        /// `caFile` holds no PEM certificate.
+        case caFileNotPEM
         case tokenStoreFailed
     }
 

@@ -24,6 +24,7 @@ public struct APNsDelivery: Sendable {
             sender = DryRunSender(tokens: tokens, baseURL: configuration.baseURL, topicOverride: configuration.topic)
             transport = nil
         } else {
+            if let caFile = configuration.caFile { try CAFile.check(caFile) }
             let curl: CurlHTTP2Transport
             do { curl = try CurlHTTP2Transport(settings: TransportSettings(configuration)) } catch {
                 throw APNsConfigurationError(.invalidValue, at: JSONPath.root.appending("apns").appending("url"), error.message)

@@ -16,7 +16,7 @@ public struct TransportSettings: Sendable, Equatable {
     /// not APNs attempts. A request never sent (no connection) is not counted here.
     public var maxResends: Int
     /// Failed connection attempts in a row (refused, timed out, TLS) after which APNs is
-    /// treated as unreachable: the queue ends as `unreachable`, and one probe at a time
+    /// treated as unreachable: the queue ends as `unreachable`, and a connect-only probe
     /// goes out with backoff until a connection works again.
     public var breakerThreshold: Int
     /// HTTP/2 PING on a connection quiet this long (libcurl's upkeep).
@@ -50,8 +50,6 @@ final class TransportJob: @unchecked Sendable {
     var sends = 0
     /// Times it went back to the queue to wait for a new connection.
     var reconnects = 0
-    /// Sent while the circuit breaker is open, to find out whether APNs is back.
-    var isProbe = false
     /// Monotonic milliseconds by which it must be answered: time spent waiting in our
     /// queue counts too. Set again when the request is re-queued after a lost connection.
     var deadline: UInt64

@@ -22,7 +22,7 @@ import Glibc
 /// * the connection was lost: parked, sent again after a reconnect backoff, counted;
 /// * no connection could be made: parked without counting (nothing was sent), until the
 ///   circuit breaker opens; then everything queued ends as `unreachable`, new requests too,
-///   but for one probe at a time with backoff; the first connection that works closes it.
+///   while a connect-only probe with backoff looks for APNs; the first that connects closes it.
 final class CurlLoop: @unchecked Sendable {
     private let multi: CurlMultiHandle
     private let settings: TransportSettings
@@ -117,6 +117,7 @@ final class CurlLoop: @unchecked Sendable {
             now = monotonicMilliseconds()
             if now >= nextDeadlineCheck { cancelOverdue(now: now) }
             if now >= nextUpkeep { upkeep(now: now) }
+            if probe == nil, breaker.probeDue(now: now) { startProbe() }
             if !active.isEmpty, now >= lastProgress + Self.stallMilliseconds || connectionLimit > settings.connections {
                 relieveStall(now: now)
             }
@@ -124,6 +125,7 @@ final class CurlLoop: @unchecked Sendable {
             var wait = 1000
             if !parked.isEmpty { wait = min(wait, max(0, Int(reconnectAt) - Int(now))) }
             if nextDeadlineCheck != .max { wait = min(wait, max(1, Int(nextDeadlineCheck) - Int(now))) }
+            if breaker.isOpen, probe == nil { wait = min(wait, max(1, Int(breaker.probeAt) - Int(now))) }
             if !active.isEmpty || wait > 0 {
                 curl_multi_poll(multi.pointer, nil, 0, Int32(wait), nil)
             }
@@ -136,11 +138,10 @@ final class CurlLoop: @unchecked Sendable {
             job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
             return
         }
-        guard breaker.allowAttempt(now: now) else {
+        guard !breaker.isOpen else {
             job.finish(.failure(unreachable))
             return
         }
-        job.isProbe = breaker.isOpen
         let easy: PooledEasy
         if let reused = idleHandles.popLast() {
             easy = reused
@@ -167,8 +168,12 @@ final class CurlLoop: @unchecked Sendable {
     private func collectFinished() {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi.pointer, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let transfer = active.removeValue(forKey: easy) else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            if let probe, easy == probe.handle.pointer {
+                probeFinished(probe, result: message.pointee.data.result)
+                continue
+            }
+            guard let transfer = active.removeValue(forKey: easy) else { continue }
             let result = message.pointee.data.result
             let status = transfer.responseCode
             let uploadedAll = transfer.uploadedWholeBody
@@ -204,7 +209,6 @@ final class CurlLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi.pointer, easy)
             idleHandles.append(transfer.easy)
             let sent = transfer.job.sends > 0
-            if transfer.job.isProbe { noteConnectFailure("no connection within the deadline", probe: true) }
             transfer.job.finish(.failure(TransportFailure(.timeout, sent
                 ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
                 : "not sent: no stream became free within \(settings.timeoutMilliseconds) ms")))
@@ -241,7 +245,7 @@ final class CurlLoop: @unchecked Sendable {
                 + "or the connection ended first); not sent again")))
         case CURLE_OPERATION_TIMEDOUT where job.sends == 0, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
             // Nothing was sent: back to the queue after a backoff, as long as the breaker allows.
-            noteConnectFailure(message, probe: job.isProbe)
+            noteConnectFailure(message)
             if breaker.isOpen {
                 job.finish(.failure(unreachable))
             } else {
@@ -250,7 +254,7 @@ final class CurlLoop: @unchecked Sendable {
         case CURLE_OPERATION_TIMEDOUT:
             job.finish(.failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms")))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
-            noteConnectFailure(message, probe: job.isProbe)
+            noteConnectFailure(message)
             job.finish(.failure(breaker.isOpen ? unreachable : TransportFailure(.tlsFailed, message)))
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_OUT_OF_MEMORY:
             job.finish(.failure(TransportFailure(.transportError, message)))
@@ -304,12 +308,12 @@ final class CurlLoop: @unchecked Sendable {
 
     /// A connection attempt failed (refused, timed out, TLS): counts towards the breaker,
     /// once per reconnect window, like connection losses.
-    private func noteConnectFailure(_ message: String, probe: Bool) {
+    private func noteConnectFailure(_ message: String) {
         lastConnectError = message
         let now = monotonicMilliseconds()
-        // While open, only the probe's outcome moves the breaker (requests that were
-        // already on their way when it opened do not push the next probe back).
-        guard breaker.isOpen ? probe : now >= reconnectAt else {
+        // While open, only probes move the breaker (requests that were already on their
+        // way when it opened do not push the next probe back).
+        guard !breaker.isOpen, now >= reconnectAt else {
             statistics.values.withLock { $0.lastError = message }
             return
         }
@@ -321,6 +325,33 @@ final class CurlLoop: @unchecked Sendable {
             parked.removeAll()
             while let job = waiting.pop() { job.finish(.failure(unreachable)) }
         } else {
+            statistics.values.withLock { $0.lastError = message }
+        }
+    }
+
+    /// While the breaker is open: a connection (TCP + TLS, `CURLOPT_CONNECT_ONLY`) to APNs
+    /// with nothing sent on it, so finding out whether APNs is back costs no request.
+    private var probe: PooledEasy?
+
+    private func startProbe() {
+        guard let easy = PooledEasy(settings: settings, statistics: statistics) else { return }
+        let e = easy.handle.pointer
+        _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, settings.baseURL + "/")
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECT_ONLY, 1)
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, min(settings.timeoutMilliseconds, 5_000))
+        guard curl_multi_add_handle(multi.pointer, e) == CURLM_OK else { return }
+        probe = easy
+    }
+
+    private func probeFinished(_ easy: PooledEasy, result: CURLcode) {
+        curl_multi_remove_handle(multi.pointer, easy.handle.pointer)
+        probe = nil  // the handle, and with it the probe's connection, goes away here
+        if result == CURLE_OK {
+            breakerSucceeded()
+        } else {
+            let message = curlMessage(result, easy.errorText)
+            lastConnectError = message
+            breaker.recordFailure(now: monotonicMilliseconds())
             statistics.values.withLock { $0.lastError = message }
         }
     }
@@ -338,6 +369,8 @@ final class CurlLoop: @unchecked Sendable {
             transfer.job.finish(cancelled)
         }
         active.removeAll()
+        if let probe { curl_multi_remove_handle(multi.pointer, probe.handle.pointer) }
+        probe = nil
         while let job = waiting.pop() { job.finish(cancelled) }
         for job in parked { job.finish(cancelled) }
         parked.removeAll()

@@ -101,5 +101,6 @@ extension DiagnosticDomain {
     /// pushgate's own decisions about a device when Apple gave no answer.
     public static let delivery = DiagnosticDomain("delivery", TransportFailure.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
     /// The provider-token key and the `apns` settings beyond the document codes.
-    public static let signingKey = DiagnosticDomain("signingKey", SigningKeyError.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
+    public static let signingKey = DiagnosticDomain("signingKey", SigningKeyError.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) }
+        + [APNsConfigurationError.Code.caFileUnreadable, .caFileNotPEM].map { DiagnosticCode(rawValue: $0.rawValue) })
 }

@@ -121,14 +121,15 @@ public final class SigningKey: @unchecked Sendable {
     /// SHA-256 of `publicKeyDER()`, hex: names the key in shared storage without revealing it.
     public var publicKeyFingerprint: String { SHA256.hex(publicKeyDER()) }
 
-    /// Reads at most 64 KiB: a .p8 is a few hundred bytes, anything bigger is not a key.
-    private static func readSmallFile(_ path: String) -> [UInt8]? {
+    /// Reads at most `limit` bytes (64 KiB: a .p8 is a few hundred bytes, anything bigger is
+    /// not a key); nil with `errno` set when it cannot.
+    static func readSmallFile(_ path: String, limit: Int = 65536) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 65536 {
+        while bytes.count <= limit {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }

@@ -23,6 +23,7 @@ public final class Metrics: Sendable {
     private let inFlight = Atomic<Int>(0)
     private let queueDepth = Atomic<Int>(0)
     private let sendingPause = Mutex<(@Sendable () -> Double)?>(nil)
+    private let apnsReachable = Mutex<(@Sendable () -> Bool)?>(nil)
 
     public init() {}
 
@@ -59,6 +60,11 @@ public final class Metrics: Sendable {
         sendingPause.withLock { $0 = source }
     }
 
+    /// Whether the transport can reach APNs (its circuit breaker closed).
+    public func observeAPNsReachability(_ source: @escaping @Sendable () -> Bool) {
+        apnsReachable.withLock { $0 = source }
+    }
+
     public func render() -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
@@ -85,6 +91,9 @@ public final class Metrics: Sendable {
                "Seconds until sends resume after APNs answered TooManyProviderTokenUpdates (0: sending).", to: &out)
         let paused = max(0, sendingPause.withLock { $0 }?() ?? 0)
         out += "pushgate_apns_sending_paused_seconds \(paused == paused.rounded() ? String(Int(paused)) : String(paused))\n"
+        family("pushgate_apns_reachable", "gauge",
+               "1 while APNs can be reached, 0 while every connection attempt fails (sends wait; probed with backoff).", to: &out)
+        out += "pushgate_apns_reachable \((apnsReachable.withLock { $0 }?() ?? true) ? 1 : 0)\n"
         return out
     }
 

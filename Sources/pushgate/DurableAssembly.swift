@@ -40,13 +40,19 @@ struct DurableAssembly {
     }
 
     static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, sender: any NotificationSender,
-                         dryRunSender: any NotificationSender, tokens: ProviderTokenManager,
+                         dryRunSender: any NotificationSender, tokens: ProviderTokenManager, transport: CurlHTTP2Transport?,
                          defaultInFlight: Int, metrics: Metrics) -> DurableAssembly {
         let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: { Output.error($0) }) }
         let d = settings.dispatcher
         let dispatcher = Dispatcher(
             storage: storage, sender: sender, dryRunSender: dryRunSender, metrics: metrics,
-            sendingPausedUntil: { tokens.pausedUntil().map(Double.init) },
+            // Paused while APNs paused the key, and while APNs cannot be reached (looked at
+            // again every second: the transport probes on its own and says when it is back).
+            sendingPausedUntil: {
+                let keyPause = tokens.pausedUntil().map(Double.init)
+                let unreachable = transport.map { $0.reachability != .reachable } == true ? wallClockSeconds() + 1 : nil
+                return [keyPause, unreachable].compactMap { $0 }.max()
+            },
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
                            retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds),
             log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },

@@ -43,6 +43,10 @@ enum SendCommand {
         if let until = delivery.tokens.pausedUntil() {
             Output.error("pushgate send: APNs answered TooManyProviderTokenUpdates: sends with key \(quotedForDisplay(delivery.tokens.identity.keyId)) are paused until \(CampaignJSON.timestamp(Double(until))) for every process sharing this storage; the devices failed with that reason were not sent, run again after it")
         }
+        if let reason = report.stopReason {
+            Output.error("pushgate send: \(reason) (\(report.notSent) devices not sent)")
+            return ExitStatus.usage
+        }
         return report.allDelivered ? ExitStatus.ok : ExitStatus.findings
     }
 

@@ -19,8 +19,12 @@ struct SendReport {
     private(set) var unregistered = 0
     private(set) var invalid = 0
     private(set) var failures: [String: Int] = [:]
-    var total: Int { delivered + dryRuns + unregistered + invalid + failures.values.reduce(0, +) }
-    var allDelivered: Bool { unregistered == 0 && invalid == 0 && failures.isEmpty }
+    /// Devices not sent because the whole send stopped (APNs unreachable, or the key
+    /// refused by APNs), with the one message that says why.
+    private(set) var notSent = 0
+    private(set) var stopReason: String?
+    var total: Int { delivered + dryRuns + unregistered + invalid + notSent + failures.values.reduce(0, +) }
+    var allDelivered: Bool { unregistered == 0 && invalid == 0 && notSent == 0 && failures.isEmpty }
 
     init(json: Bool, dryRun: Bool) {
         self.json = json
@@ -29,6 +33,13 @@ struct SendReport {
     }
 
     mutating func record(_ device: Device, _ result: DeliveryResult) {
+        if case .transportFailed(let failure) = result, failure.stopsTheSend {
+            notSent += 1
+            if stopReason == nil { stopReason = failure.message }
+            if json { Output.writeBytes(Self.jsonLine(device.token, result)) }
+            showProgress(fraction: nil)
+            return
+        }
         switch result {
         case .delivered: delivered += 1
         case .dryRun: dryRuns += 1
@@ -124,6 +135,7 @@ struct SendReport {
         text += "devices        \(total)\n"
         if dryRun { text += "built          \(dryRuns)\n" } else { text += "delivered      \(delivered)\n" }
         text += "unregistered   \(unregistered)\n"
+        if notSent > 0 { text += "not sent       \(notSent)\n" }
         text += "failed         \(failures.values.reduce(0, +) + invalid)\n"
         if invalid > 0 { text += "  " + PayloadErrorCode.invalidToken.rawValue.padding(to: 28) + "\(invalid)\n" }
         for (reason, count) in failures.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
@@ -137,6 +149,12 @@ struct SendReport {
     static func jsonLine(_ token: String, _ result: DeliveryResult) -> [UInt8] {
         var w = JSONWriter(capacity: 160)
         w.raw("{\"token\":"); w.string(token)
+        if case .transportFailed(let failure) = result, failure.stopsTheSend {
+            w.raw(",\"result\":\"not-sent\",\"reason\":"); w.string(failure.code.rawValue)
+            w.raw(",\"message\":"); w.string(failure.message)
+            w.raw("}\n")
+            return w.bytes
+        }
         w.raw(",\"result\":"); w.string(result.label)
         switch result {
         case .delivered(let apnsId):
@@ -171,4 +189,10 @@ func monotonicNanos() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+extension TransportFailure {
+    /// Failures that are not the device's: every other device would fail the same way, so
+    /// `send` ends with one message and exit 2 instead of a failure per device.
+    var stopsTheSend: Bool { code == .unreachable }
 }

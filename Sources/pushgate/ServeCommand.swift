@@ -116,11 +116,19 @@ enum ServeCommand {
         let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
         let durable = DurableAssembly.assemble(
             durableSettings, storage: storage, sender: delivery.sender, dryRunSender: dryRunSender, tokens: delivery.tokens,
+            transport: delivery.transport,
             defaultInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams), metrics: metrics)
         let tokens = delivery.tokens
         metrics.observeSendingPause { tokens.pausedUntil().map { Double($0) - wallClockSeconds() } ?? 0 }
+        let transport = delivery.transport
+        metrics.observeAPNsReachability { transport?.reachability ?? .reachable == .reachable }
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
+            // APNs unreachable: campaigns wait queued, so the service is not ready to deliver.
+            ReadinessCheck(name: "apns") {
+                guard case .unreachable(let since, let lastError)? = transport?.reachability else { return nil }
+                return "unreachable since \(CampaignJSON.timestamp(Double(since))) (last error \(lastError))"
+            },
             ReadinessCheck(name: "signing_key") {
                 do { _ = try tokens.currentToken(); return nil } catch { return "cannot sign a provider token" }
             },

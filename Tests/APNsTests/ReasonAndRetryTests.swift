@@ -40,22 +40,16 @@ import Testing
 @Suite struct CircuitBreakerTests {
     @Test func opensAfterTheThresholdProbesWithBackoffAndClosesOnSuccess() {
         var breaker = CircuitBreaker(threshold: 3, firstProbeMilliseconds: 1_000, maxProbeMilliseconds: 4_000)
-        let steps = [breaker.allowAttempt(now: 0), !breaker.recordFailure(now: 10), !breaker.recordFailure(now: 20),
-                     breaker.recordFailure(now: 30), !breaker.allowAttempt(now: 500), breaker.allowAttempt(now: 1_030),
-                     !breaker.allowAttempt(now: 1_031)]
-        // allowed; two failures keep it closed, the third opens it; no attempt before the
-        // first probe after a second; then only one probe at a time.
-        #expect(steps == [Bool](repeating: true, count: steps.count), "\(steps)")
+        let opened = [breaker.recordFailure(now: 10), breaker.recordFailure(now: 20), breaker.recordFailure(now: 30)]
+        #expect(opened == [false, false, true], "the third failure in a row opens it")
+        #expect(breaker.isOpen && !breaker.probeDue(now: 500) && breaker.probeDue(now: 1_030), "a probe a second later")
         breaker.recordFailure(now: 1_100)
-        let beforeSecondProbe = breaker.allowAttempt(now: 3_000)
-        let secondProbe = breaker.allowAttempt(now: 3_100)
-        #expect(!beforeSecondProbe && secondProbe, "the next probe two seconds after the failed one")
+        #expect(!breaker.probeDue(now: 3_000) && breaker.probeDue(now: 3_100), "the next two seconds after the failed one")
         breaker.recordFailure(now: 3_200)
         breaker.recordFailure(now: 3_300)
         #expect(breaker.probeAt == 3_300 + 4_000, "capped")
         breaker.recordSuccess()
-        let afterSuccess = [breaker.allowAttempt(now: 3_301), breaker.allowAttempt(now: 3_302)]
-        #expect(!breaker.isOpen && afterSuccess == [true, true])
+        #expect(!breaker.isOpen && !breaker.probeDue(now: 10_000))
     }
 
     @Test func aSuccessBeforeTheThresholdStartsTheCountOver() {

@@ -122,7 +122,7 @@ import TestSupport
 
     @Test func aSlowButInTimeAnswerIsDelivered() async throws {
         let fake = try FakeAPNs(script: ["delayMs": 300])
-        let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 1_500)
+        let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 6_000)
         let results = await sendAll(client, (0..<50).map { TestRequests.alert($0) })
         #expect(results.allSatisfy(Self.delivered))
     }
@@ -155,15 +155,14 @@ import TestSupport
         }
         #expect(lastError.contains("libcurl error 7"))
         #expect(fake.received().isEmpty)
+        #expect(Self.failure(await client.send(TestRequests.alert(5_000)))?.code == .unreachable, "still refused at once")
         fake.openPort()
-        // The breaker probes (after 1 s, then with backoff); the first probe that connects closes it.
-        var delivered = false
-        let deadline = Date().addingTimeInterval(20)
-        while !delivered, Date() < deadline {
-            delivered = Self.delivered(await client.send(TestRequests.alert(5_000)))
-            if !delivered { try await Task.sleep(nanoseconds: 100_000_000) }
-        }
-        #expect(delivered)
+        // The breaker probes on its own with a connect-only handle (after 1 s, then with
+        // backoff); the first probe that connects closes it. Nothing is sent meanwhile.
+        let deadline = Date().addingTimeInterval(30)
+        while transport.reachability != .reachable, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
         #expect(transport.reachability == .reachable)
+        #expect(fake.received().isEmpty, "the probe sent no request")
+        #expect(Self.delivered(await client.send(TestRequests.alert(5_001))))
     }
 }

@@ -77,6 +77,39 @@ import TestSupport
         #expect(k.stderr.contains(key) && k.stderr.contains("keyEncrypted"))
     }
 
+    static func realSend(_ url: String, caFile: String) -> [String: String] {
+        environment(["PUSHGATE_APNS_DRY_RUN": "false", "PUSHGATE_APNS_URL": url, "PUSHGATE_APNS_CA_FILE": caFile,
+                     "PUSHGATE_APNS_KEY_FILE": fixtures.appendingPathComponent("test-key.p8").path,
+                     "PUSHGATE_APNS_KEY_ID": "KEY1234567", "PUSHGATE_APNS_TEAM_ID": "TEAM123456"])
+    }
+
+    @Test func aMissingOrNonPEMCAFileIsAConfigurationError() throws {
+        let garbage = Self.fixtures.appendingPathComponent("test-key-garbage.p8").path
+        for (caFile, code) in [("/nonexistent/ca.pem", "caFileUnreadable"), (garbage, "caFileNotPEM")] {
+            let r = try CLI.run(["send", "--campaign", Self.campaign], environment: Self.realSend("https://127.0.0.1:9", caFile: caFile))
+            #expect(r.status == 2)
+            #expect(r.stderr.contains("apns.caFile") && r.stderr.contains(code) && r.stderr.contains(caFile), "\(r.stderr)")
+            #expect(!r.stdout.contains("devices"), "nothing was attempted")
+        }
+    }
+
+    @Test func anUnreachableAPNsEndsSendWithExitTwoAndOneMessage() throws {
+        let fake = try FakeAPNsServer()
+        fake.closePort()
+        defer { fake.stop() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
+        try (1...2_000).map { String(repeating: "0", count: 64 - String($0, radix: 16).count) + String($0, radix: 16) }
+            .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let start = Date()
+        let r = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path], environment: Self.realSend(fake.url, caFile: fake.caFile))
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("pushgate send: cannot reach APNs at \(fake.url): libcurl error 7"), "\(r.stderr)")
+        #expect(r.stderr.components(separatedBy: "cannot reach APNs").count == 2, "one message, not one per device")
+        #expect(r.stdout.contains("not sent       2004"), "\(r.stdout)")
+        // A hang guard (it takes well under a second alone), not a speed check.
+        #expect(Date().timeIntervalSince(start) < 45)
+    }
+
     @Test func jwtPrintsAFreshES256Token() throws {
         let key = Self.fixtures.appendingPathComponent("test-key.p8").path
         let r = try CLI.run(["jwt"], environment: Self.environment(["PUSHGATE_APNS_KEY_FILE": key,
