@@ -117,7 +117,8 @@ import TestSupport
         let results = await sendAll(client, (0..<100).map { TestRequests.alert($0) })
         #expect(Self.failure(results[2])?.code == .timeout)
         #expect(results.enumerated().filter { $0.offset != 2 }.allSatisfy { Self.delivered($0.element) })
-        Self.expectAnsweredAreDelivered(fake, results) { Int($0, radix: 16) }
+        // The slow one's answer, if the fake wrote it at all, came 2 s after its deadline.
+        Self.expectAnsweredAreDelivered(fake, results) { $0 == slow ? nil : Int($0, radix: 16) }
     }
 
     @Test func aSlowButInTimeAnswerIsDelivered() async throws {
