@@ -85,10 +85,11 @@ import TestSupport
 
     @Test func aMissingOrNonPEMCAFileIsAConfigurationError() throws {
         let garbage = Self.fixtures.appendingPathComponent("test-key-garbage.p8").path
-        for (caFile, code) in [("/nonexistent/ca.pem", "caFileUnreadable"), (garbage, "caFileNotPEM")] {
+        for (caFile, code) in [("/nonexistent/ca.pem", "fileNotFound"), (garbage, "caFileNotPEM")] {
             let r = try CLI.run(["send", "--campaign", Self.campaign], environment: Self.realSend("https://127.0.0.1:9", caFile: caFile))
             #expect(r.status == 2)
-            #expect(r.stderr.contains("apns.caFile") && r.stderr.contains(code) && r.stderr.contains(caFile), "\(r.stderr)")
+            // The setting is named where its value came from: here the environment variable.
+            #expect(r.stderr.contains("PUSHGATE_APNS_CA_FILE") && r.stderr.contains(code) && r.stderr.contains(caFile), "\(r.stderr)")
             #expect(!r.stdout.contains("devices"), "nothing was attempted")
         }
     }
