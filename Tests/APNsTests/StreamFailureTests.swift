@@ -7,7 +7,7 @@ import TestSupport
 /// A single misbehaving stream, or a misbehaving server, must not hurt devices that did
 /// nothing wrong; no device is sent more often than the documented bound
 /// (`TransportSettings.maxResends` + 1); a device the server answered is never reported failed.
-@Suite struct StreamFailureTests {
+@Suite(.serialized) struct StreamFailureTests {
     static let maxSends = TransportSettings(baseURL: "https://x").maxResends + 1
 
     /// Sends per token, as the fake received them (answered or not).
