@@ -249,6 +249,13 @@ public final class Dispatcher: Sendable {
             } else if RetryPolicy().isRetryable(status: status, reason: reason) {
                 retryLater(&update, attempt: claim.attempt, always: false)
             }
+        case .transportFailed(let failure) where failure.code == .unreachable:
+            // APNs cannot be reached: not the device's fault. Claims pause until the
+            // transport's probe finds APNs again (`sendingPausedUntil`); no attempt spent.
+            update.reason = failure.code.rawValue
+            update.state = .retrying
+            update.refundAttempt = true
+            update.nextAttemptAt = now() + 1
         case .transportFailed(let failure):
             update.reason = failure.code.rawValue
             // Cancelled means we were stopping: not the device's fault, so no attempt is spent.

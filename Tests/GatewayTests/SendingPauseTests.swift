@@ -70,6 +70,18 @@ final class TokenUpdateRefusingSender: NotificationSender {
         #expect(final.state == .failed)
     }
 
+    @Test func anUnreachableAPNsCostsTheDeviceNoAttempt() {
+        let storage = try! SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
+                                    options: .init(maxAttempts: 2), now: { 1000 })
+        // Even on its last attempt: the device stays queued, and the attempt is given back.
+        let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 2)
+        let update = dispatcher.outcome(of: .transportFailed(TransportFailure(.unreachable, "cannot reach APNs at https://x: refused")), for: claim)
+        #expect(update.state == .retrying && update.refundAttempt && update.reason == "unreachable")
+        let timeout = dispatcher.outcome(of: .transportFailed(TransportFailure(.timeout, "no answer")), for: claim)
+        #expect(timeout.state == .failed, "a device's own timeout still counts")
+    }
+
     @Test func aNonBlockingCheckIsShownButLeavesTheServiceReady() throws {
         let gateway = try LiveGateway(readiness: [
             ReadinessCheck(name: "apns_sending", blocking: false) { "paused until 2026-12-01T10:00:00.000Z" },
