@@ -16,6 +16,8 @@ enum APNsBenchmark {
         defer { sink.stop() }
         let body = #"{"aps":{"alert":{"title":"Summer sale","body":"Up to 40% off everything in the app."},"badge":1},"deeplink":"https://example.com/product/1042"}"#
         let h2loadRates = (0..<runs).compactMap { _ in sink.h2load(requests: requests, body: body) }.sorted()
+        let bare = BareCurl.build().map { program in (0..<runs).compactMap { _ in program.run(sink: sink, requests: requests, body: body) } } ?? []
+        let bareRate = bare.map(\.rate).sorted(), bareCPU = bare.map(\.cpuMicroseconds).sorted()
         var rates: [Double] = []
         var cpuPerRequest: [Double] = []
         for _ in 0..<runs {
@@ -32,12 +34,22 @@ enum APNsBenchmark {
         }
         let h2load = h2loadRates[h2loadRates.count / 2]
         let ours = rates[rates.count / 2]
+        let ourCPU = cpuPerRequest[cpuPerRequest.count / 2]
+        var bareLines = "  bare libcurl multi     (could not build or run Benchmarks/bare-curl/bare_curl.c with cc -lcurl)"
+        if !bareRate.isEmpty {
+            let rate = bareRate[bareRate.count / 2], cpu = bareCPU[bareCPU.count / 2]
+            bareLines = """
+              bare libcurl multi     \(Int(rate)) req/s (\(String(format: "%.1f", cpu)) µs CPU/request; Benchmarks/bare-curl/bare_curl.c)
+              pushgate vs bare       \(String(format: "%.0f", ours / rate * 100))% of its rate, \(String(format: "%.2f", ourCPU / cpu))× its CPU per request
+            """
+        }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         print("""
         apns (TLS, 1 connection, 100 streams, \(requests) requests, median of \(runs))
           h2load -c1 -m100       \(Int(h2load)) req/s
-          pushgate transport     \(Int(ours)) req/s (\(String(format: "%.1f", cpuPerRequest[cpuPerRequest.count / 2])) µs CPU/request)
+          pushgate transport     \(Int(ours)) req/s (\(String(format: "%.1f", ourCPU)) µs CPU/request)
+        \(bareLines)
           ratio                  \(String(format: "%.0f", ours / h2load * 100))% of h2load
           Swift side alone       \(String(format: "%.1f", overhead.isEmpty ? 0 : overhead[overhead.count / 2])) µs CPU/request (instant transport, no libcurl)
           peak RSS               \(usage.ru_maxrss / 1024) MB (whole benchmark process)
@@ -128,5 +140,37 @@ private final class ResultBox<T>: @unchecked Sendable {
 struct InstantTransport: HTTPTransport {
     func send(_ request: TransportRequest) async -> TransportOutcome {
         .response(TransportResponse(status: 200, apnsId: "8f0c2a4e-3b1d-4c5e-9f6a-7b8c9d0e1f2a"))
+    }
+}
+
+/// Benchmarks/bare-curl/bare_curl.c: libcurl's multi interface driven like pushgate's
+/// transport with nothing else, built here with the system's `cc` and libcurl.
+struct BareCurl {
+    let executable: String
+
+    static func build() -> BareCurl? {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("bare-curl/bare_curl.c").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-bare-curl-\(getpid())").path
+        let cc = Process()
+        cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        cc.arguments = ["cc", "-O2", "-o", output, source, "-lcurl"]
+        guard (try? cc.run()) != nil else { return nil }
+        cc.waitUntilExit()
+        return cc.terminationStatus == 0 ? BareCurl(executable: output) : nil
+    }
+
+    func run(sink: H2OSink, requests: Int, body: String) -> (rate: Double, cpuMicroseconds: Double)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [sink.url, sink.caFile, String(requests), body]
+        let out = Pipe()
+        process.standardOutput = out
+        guard (try? process.run()) != nil else { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard process.terminationStatus == 0, fields.count == 3 else { return nil }
+        return (fields[0], fields[1])
     }
 }
