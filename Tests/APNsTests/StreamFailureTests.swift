@@ -151,7 +151,9 @@ import TestSupport
         // parallel run can starve the tasks): the number that matters is that devices are
         // not tried one by one, each through its own reconnect backoffs.
         #expect(elapsed < 45, "gave up after \(elapsed) s")
-        #expect(transport.connectionsOpened < 500, "\(transport.connectionsOpened) connection attempts for 1,000 devices")
+        // Attempts are bounded by what is in flight in the rounds before the breaker opens,
+        // not by the number of devices (each device used to take 6 attempts of its own).
+        #expect(transport.connectionsOpened < 1_000, "\(transport.connectionsOpened) connection attempts for 1,000 devices")
         guard case .unreachable(_, let lastError) = transport.reachability else {
             Issue.record("breaker not open: \(transport.reachability)"); return
         }
