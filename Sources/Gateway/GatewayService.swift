@@ -12,6 +12,8 @@ public final class GatewayService: HTTPResponder {
     public let keyring: APIKeyring
     public let defaultRateLimit: RateLimit?
     public let rateLimiter: RateLimiter
+    /// Failed authentication attempts, per client address.
+    public let authFailures: RateLimiter
     public let metrics: Metrics
     public let log: RequestLog
     private let now: @Sendable () -> Double
@@ -22,6 +24,7 @@ public final class GatewayService: HTTPResponder {
         self.keyring = keyring
         self.defaultRateLimit = defaultRateLimit
         self.rateLimiter = RateLimiter(now: now)
+        self.authFailures = RateLimiter(now: now, maxEntries: 10_000)
         self.metrics = metrics
         self.log = log
         self.now = now
@@ -96,16 +99,31 @@ public final class GatewayService: HTTPResponder {
 
     /// Authentication, then the caller's rate limit. With no keys configured every
     /// caller is let in (the server refuses to listen beyond loopback in that case).
+    /// Failed attempts from one client address (a wrong or malformed key): a burst of
+    /// 10, then one more every 6 seconds. While the address is over it, every attempt is
+    /// answered 429 without looking at the key, so guessing goes no faster.
+    public static let authFailureLimit = RateLimit(perSecond: 1.0 / 6, burst: 10)
+
     private func admit(_ request: HTTPRequest, isPublic: Bool) -> Result<APIKey?, Problem> {
         if isPublic || keyring.isEmpty { return .success(nil) }
-        guard let authorization = request.header("authorization") else {
+        let authorizations = request.headers.filter { $0.name == "authorization" }
+        guard let authorization = authorizations.first?.value else {
             return .failure(.unauthorized("missing Authorization: Bearer <key>"))
+        }
+        if authorizations.count > 1 {
+            return .failure(.framing(FramingViolation(.duplicateAuthorization, "Authorization appears \(authorizations.count) times")))
+        }
+        let address = request.remoteAddress
+        if case .limited(let retryAfter) = authFailures.check(key: address, limit: Self.authFailureLimit) {
+            return .failure(.tooManyFailedLogins(retryAfterSeconds: retryAfter))
         }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            _ = authFailures.take(key: address, limit: Self.authFailureLimit)
             return .failure(.unauthorized("the Authorization header must be 'Bearer <key>'"))
         }
         guard let key = keyring.authenticate(bearer: String(parts[1])) else {
+            _ = authFailures.take(key: address, limit: Self.authFailureLimit)
             return .failure(.unauthorized("unknown API key"))
         }
         if let limit = key.rateLimit ?? defaultRateLimit,

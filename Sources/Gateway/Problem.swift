@@ -187,6 +187,12 @@ extension Problem {
                 headers: [("Retry-After", String(retryAfterSeconds))])
     }
 
+    static func tooManyFailedLogins(retryAfterSeconds: Int) -> Problem {
+        Problem(status: 429, code: .rateLimited, title: "Too Many Requests",
+                detail: "too many failed authentication attempts from this address; retry in \(retryAfterSeconds) s",
+                headers: [("Retry-After", String(retryAfterSeconds))])
+    }
+
     static let shuttingDown = Problem(status: 503, code: .shuttingDown, title: "Service Unavailable",
                                       detail: "the gateway is shutting down",
                                       headers: [("Connection", "close"), ("Retry-After", "5")])

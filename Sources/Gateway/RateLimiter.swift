@@ -11,7 +11,9 @@ public struct RateLimit: Sendable, Equatable {
     }
 }
 
-/// Per-key token buckets. The clock is injected so tests control time.
+/// Per-key token buckets. The clock is injected so tests control time. With
+/// `maxEntries`, buckets that have refilled are forgotten once there are more than that
+/// many (keys chosen by clients, such as their addresses, cannot grow it without bound).
 public final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
@@ -20,9 +22,25 @@ public final class RateLimiter: Sendable {
 
     private let buckets = Mutex<[String: Bucket]>([:])
     private let now: @Sendable () -> Double
+    private let maxEntries: Int
 
-    public init(now: @escaping @Sendable () -> Double) {
+    public init(now: @escaping @Sendable () -> Double, maxEntries: Int = .max) {
         self.now = now
+        self.maxEntries = maxEntries
+    }
+
+    /// Buckets held now.
+    var entries: Int { buckets.withLock { $0.count } }
+
+    /// What `take` would decide, without taking.
+    public func check(key: String, limit: RateLimit) -> Decision {
+        let time = now()
+        return buckets.withLock { buckets in
+            guard let bucket = buckets[key] else { return .allowed }
+            let tokens = min(limit.burst, bucket.tokens + max(0, time - bucket.updated) * limit.perSecond)
+            if tokens >= 1 { return .allowed }
+            return .limited(retryAfterSeconds: max(1, Int(((1 - tokens) / max(limit.perSecond, 1e-9)).rounded(.up))))
+        }
     }
 
     public enum Decision: Sendable, Equatable {
@@ -36,7 +54,13 @@ public final class RateLimiter: Sendable {
             var bucket = buckets[key] ?? Bucket(tokens: limit.burst, updated: time)
             bucket.tokens = min(limit.burst, bucket.tokens + max(0, time - bucket.updated) * limit.perSecond)
             bucket.updated = time
-            defer { buckets[key] = bucket }
+            defer {
+                buckets[key] = bucket
+                if buckets.count > maxEntries {
+                    buckets = buckets.filter { min(limit.burst, $0.value.tokens + (time - $0.value.updated) * limit.perSecond) < limit.burst }
+                    if buckets.count > maxEntries { buckets = [key: bucket] }
+                }
+            }
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
                 return .allowed

@@ -117,6 +117,56 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
     }
 }
 
+@Suite struct FailedLoginTests {
+    static let key = "pg_test_key_1"
+
+    func attempt(_ service: GatewayService, _ authorization: String, from address: String = "192.0.2.7") -> HTTPResponse {
+        service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", headers: [("authorization", authorization)],
+                                        remoteAddress: address))
+    }
+
+    @Test func aBurstOfFailuresFromOneAddressIsAnswered429UntilItRefills() throws {
+        let clock = ManualClock()
+        let service = try makeService(keys: [APIKey(name: "ci", sha256: APIKeyring.hash(Self.key))], clock: clock)
+        for _ in 0..<10 { #expect(attempt(service, "Bearer guess").status == 401) }
+        let limited = attempt(service, "Bearer guess")
+        #expect(limited.status == 429)
+        #expect(limited.header("retry-after") == "6")
+        // Even the right key is not looked at while the address is over the limit.
+        #expect(attempt(service, "Bearer \(Self.key)").status == 429)
+        // Other addresses are not affected, and a missing header is not a guess.
+        #expect(attempt(service, "Bearer \(Self.key)", from: "192.0.2.8").status == 200)
+        #expect(service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", remoteAddress: "192.0.2.9")).status == 401)
+        clock.advance(6)
+        #expect(attempt(service, "Bearer \(Self.key)").status == 200)
+        #expect(attempt(service, "Basic eDp5").status == 401)
+        #expect(attempt(service, "Bearer guess").status == 429)
+    }
+
+    @Test func twoAuthorizationHeadersAre400() throws {
+        let service = try makeService(keys: [APIKey(name: "ci", sha256: APIKeyring.hash(Self.key))])
+        let response = service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1",
+                                                       headers: [("authorization", "Bearer \(Self.key)"), ("authorization", "Bearer x")]))
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("duplicateAuthorization"))
+    }
+
+    @Test func addressesBeyondTheTableLimitAreForgottenOnceRefilled() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(now: { clock.now }, maxEntries: 100)
+        let limit = RateLimit(perSecond: 1, burst: 2)
+        for i in 0..<1000 {
+            _ = limiter.take(key: "a\(i)", limit: limit)
+            clock.advance(0.1)
+            #expect(limiter.entries <= 101)
+        }
+        // Still limited addresses are kept while refilled ones go.
+        _ = limiter.take(key: "busy", limit: limit)
+        _ = limiter.take(key: "busy", limit: limit)
+        #expect(limiter.check(key: "busy", limit: limit) != .allowed)
+    }
+}
+
 @Suite struct ObservabilityTests {
     @Test func metricsCountRequestsByOperationAndStatus() throws {
         let service = try makeService()
