@@ -1,5 +1,8 @@
 #include <arpa/inet.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "CShimsMHD.h"
 
 static int pg_hex_value(char c) {
@@ -148,4 +151,10 @@ size_t pg_mhd_head_size(struct MHD_Connection *connection) {
 unsigned int pg_mhd_status(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
     return info == NULL ? 0 : info->http_status;
+}
+
+void pg_lower_thread_priority(void) {
+    // Linux applies a nice value per thread (the tid as the "process"): workers running
+    // long requests yield the CPU to the threads answering probes.
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
 }

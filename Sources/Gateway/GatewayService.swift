@@ -67,6 +67,21 @@ public final class GatewayService: HTTPResponder {
         answerEarly(request, problem: .shuttingDown)
     }
 
+    /// Previews, campaign intake and link batches run on the server's worker pool; a
+    /// single link check is cheap and stays on the I/O threads.
+    public func runsLong(_ request: HTTPRequest) -> Bool {
+        guard request.method == "POST" else { return false }
+        switch request.path {
+        case "/v1/notifications/preview", "/v1/campaigns": return true
+        case "/v1/links/check": return request.body.count > 4096
+        default: return false
+        }
+    }
+
+    public func overloaded(_ request: HTTPRequest) -> HTTPResponse {
+        answerEarly(request, problem: .overloaded)
+    }
+
     /// A head that breaks the framing rules: logged with method and path "-" (the head
     /// is not trusted enough to quote), answered as a problem, the connection closed.
     public func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse {

@@ -37,7 +37,7 @@ enum OpenAPIDocument {
           "title": {"type": "string"},
           "status": {"type": "integer"},
           "code": {"description": "The kind of problem (docs/errors.md); never depends on how many errors there are.",
-                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "rateLimited", "shuttingDown", "storageUnavailable", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported"]},
+                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported"]},
           "detail": {"type": "string"},
           "errors": {
             "type": "array",

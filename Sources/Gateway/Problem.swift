@@ -115,6 +115,7 @@ extension DiagnosticCode {
     public static let unsupportedMediaType = DiagnosticCode(rawValue: "unsupportedMediaType")
     public static let rateLimited = DiagnosticCode(rawValue: "rateLimited")
     public static let shuttingDown = DiagnosticCode(rawValue: "shuttingDown")
+    public static let overloaded = DiagnosticCode(rawValue: "overloaded")
     public static let storageUnavailable = DiagnosticCode(rawValue: "storageUnavailable")
 
     // What can be wrong with a request beyond its body's JSON.
@@ -134,7 +135,7 @@ extension DiagnosticDomain {
         (.malformedJSON, 400), (.invalidQuery, 400), (.invalidHeader, 400), (.unauthorized, 401),
         (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.bodyTooLarge, 413),
         (.unsupportedMediaType, 415), (.validationFailed, 422), (.rateLimited, 429),
-        (.shuttingDown, 503), (.storageUnavailable, 503),
+        (.shuttingDown, 503), (.storageUnavailable, 503), (.overloaded, 503),
         (.malformedRequest, 400), (.requestLineTooLong, 414), (.headersTooLarge, 431), (.httpVersionNotSupported, 505),
     ]
     public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))
@@ -192,6 +193,10 @@ extension Problem {
                 detail: "too many failed authentication attempts from this address; retry in \(retryAfterSeconds) s",
                 headers: [("Retry-After", String(retryAfterSeconds))])
     }
+
+    static let overloaded = Problem(status: 503, code: .overloaded, title: "Service Unavailable",
+                                    detail: "every worker is busy and the queue is full; retry shortly",
+                                    headers: [("Retry-After", "1")])
 
     static let shuttingDown = Problem(status: 503, code: .shuttingDown, title: "Service Unavailable",
                                       detail: "the gateway is shutting down",

@@ -20,7 +20,7 @@ public struct ServerSettings: Sendable {
     }
 
     public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
-                              "connectionTimeoutSeconds", "threads", "shutdownDeadlineSeconds",
+                              "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "shutdownDeadlineSeconds",
                               "apiKeys", "rateLimit", "requestLog"]
 
     /// Reads the section into `reader` (absent: the defaults); every problem is collected.
@@ -40,6 +40,8 @@ public struct ServerSettings: Sendable {
         http.perIPConnectionLimit = integer("perIPConnectionLimit", 1...100_000, http.perIPConnectionLimit)
         http.connectionTimeoutSeconds = integer("connectionTimeoutSeconds", 1...3600, http.connectionTimeoutSeconds)
         http.threads = integer("threads", 1...256, http.threads)
+        http.workers = integer("workers", 1...256, http.workers)
+        http.workerQueue = integer("workerQueue", 0...100_000, http.workerQueue)
         shutdownDeadlineSeconds = reader.number(object, "shutdownDeadlineSeconds", at: path, in: 0...3600,
                                                 default: shutdownDeadlineSeconds) ?? shutdownDeadlineSeconds
         requestLog = reader.choice(object, "requestLog", at: path, ["stderr", "stdout", "off"], default: requestLog)

@@ -62,10 +62,22 @@ public protocol HTTPResponder: Sendable {
     /// A request libmicrohttpd answered by itself (`status`, 0 if none) before its head
     /// was whole; only possible after the first request of a kept-alive connection.
     func answeredByLibrary(status: Int, remoteAddress: String)
+    /// True for requests that can take long (big bodies to plan or check): they run on
+    /// the server's worker pool, their connection suspended, so probes never wait.
+    func runsLong(_ request: HTTPRequest) -> Bool
+    /// The answer when the worker pool and its queue are full (503, `Retry-After`).
+    func overloaded(_ request: HTTPRequest) -> HTTPResponse
 }
 
 extension HTTPResponder {
     public func answeredByLibrary(status: Int, remoteAddress: String) {}
+
+    public func runsLong(_ request: HTTPRequest) -> Bool { false }
+
+    public func overloaded(_ request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(status: 503, headers: [("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")],
+                     body: Array("overloaded\n".utf8))
+    }
 
     /// A plain answer naming the violated rule, for responders that do not render
     /// their own (the gateway answers with problem+json).

@@ -27,7 +27,8 @@ public final class HTTPServer: @unchecked Sendable {
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
         self.configuration = configuration
         let check = RequestHeadCheck()
-        let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes, check: check)
+        let pool = try WorkerPool(workers: configuration.workers, queueLimit: configuration.workerQueue)
+        let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes, check: check, pool: pool)
         self.context = context
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
         self.contextPointer = contextPointer
@@ -40,7 +41,7 @@ public final class HTTPServer: @unchecked Sendable {
             throw error
         }
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
-            | MHD_USE_NO_LISTEN_SOCKET.rawValue)
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if listener.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let started: OpaquePointer? = pg_mhd_start_daemon(
             flags,
@@ -53,12 +54,14 @@ public final class HTTPServer: @unchecked Sendable {
             UInt32(clamping: max(1, configuration.threads)),
             64 * 1024)
         guard let started else {
+            pool.stop()
             close(listener.fd)
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
             throw HTTPServerError(code: .startFailed,
                                   message: "cannot start the HTTP server: \(String(cString: strerror(errno)))")
         }
         daemon = started
+        context.daemonRunning.withLock { $0 = true }
         port = listener.port
         let daemonAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started)))
         do {
@@ -76,6 +79,7 @@ public final class HTTPServer: @unchecked Sendable {
                 })
         } catch {
             MHD_stop_daemon(started)
+            pool.stop()
             close(listener.fd)
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
             throw error
@@ -100,6 +104,9 @@ public final class HTTPServer: @unchecked Sendable {
     public func shutdown(deadlineSeconds: Double) -> Bool {
         context.shuttingDown.store(true, ordering: .relaxed)
         gate.stop()
+        // Long requests still waiting for a worker are answered now; running ones may
+        // finish until the deadline.
+        context.answerSuspended(onlyIfQueued: true)
         let deadline = monotonicSeconds() + deadlineSeconds
         var drained = context.inFlight.load(ordering: .relaxed) == 0
         while !drained && monotonicSeconds() < deadline {
@@ -110,11 +117,23 @@ public final class HTTPServer: @unchecked Sendable {
         return drained
     }
 
+    /// Requests waiting for or running on the worker pool.
+    public var workerLoad: Int { context.pool.load }
+
     private func stopDaemon() {
         stopped.withLock { isStopped in
             guard !isStopped else { return }
             isStopped = true
+            context.shuttingDown.store(true, ordering: .relaxed)
+            // libmicrohttpd refuses to stop with a suspended connection: answer those
+            // still on the pool and give its threads a moment to send the answers.
+            if context.answerSuspended(onlyIfQueued: false) > 0 {
+                let until = monotonicSeconds() + 1
+                while context.inFlight.load(ordering: .relaxed) > 0 && monotonicSeconds() < until { usleep(5_000) }
+            }
+            context.daemonRunning.withLock { $0 = false }
             MHD_stop_daemon(daemon)
+            context.pool.stop()
         }
     }
 }
@@ -130,13 +149,70 @@ final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let maxBodyBytes: Int
     let check: RequestHeadCheck
+    let pool: WorkerPool
     let inFlight = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
+    /// Guards every `MHD_resume_connection` against a stopped daemon.
+    let daemonRunning = Mutex(false)
+    /// Requests on the pool; `closing` once a stop has begun (no new ones then).
+    private let suspended = Mutex<(jobs: [ObjectIdentifier: SuspendedRequest], closing: Bool)>(([:], false))
 
-    init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck) {
+    init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck, pool: WorkerPool) {
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
         self.check = check
+        self.pool = pool
+    }
+
+    /// Suspends the connection and hands the request to the pool; a full pool answers
+    /// `overloaded` at once (the connection is resumed with it).
+    func runOnPool(_ request: HTTPRequest, connection: OpaquePointer) -> SuspendedRequest? {
+        let job = SuspendedRequest(request: request, connection: connection)
+        let registered = suspended.withLock { state -> Bool in
+            guard !state.closing else { return false }
+            state.jobs[ObjectIdentifier(job)] = job
+            return true
+        }
+        guard registered else { return nil }
+        MHD_suspend_connection(connection)
+        let submitted = pool.submit { [self] in
+            guard job.start() else { return }
+            finish(job, with: responder.respond(to: job.request))
+        }
+        if !submitted { finish(job, with: responder.overloaded(request)) }
+        return job
+    }
+
+    func finish(_ job: SuspendedRequest, with response: HTTPResponse, onlyIfQueued: Bool = false) {
+        let answered = job.finish(with: response, onlyIfQueued: onlyIfQueued) { connection in
+            daemonRunning.withLock { running in
+                if running { MHD_resume_connection(connection) }
+            }
+        }
+        if answered { _ = suspended.withLock { $0.jobs.removeValue(forKey: ObjectIdentifier(job)) } }
+    }
+
+    /// Answers suspended requests with `shuttingDown`: with `onlyIfQueued` those not
+    /// started, else all, and from then on none is taken. Returns how many it answered.
+    @discardableResult
+    func answerSuspended(onlyIfQueued: Bool) -> Int {
+        let jobs = suspended.withLock { state -> [SuspendedRequest] in
+            if !onlyIfQueued { state.closing = true }
+            return Array(state.jobs.values)
+        }
+        var count = 0
+        for job in jobs {
+            let answered = job.finish(with: responder.shuttingDown(job.request), onlyIfQueued: onlyIfQueued) { connection in
+                daemonRunning.withLock { running in
+                    if running { MHD_resume_connection(connection) }
+                }
+            }
+            if answered {
+                count += 1
+                _ = suspended.withLock { $0.jobs.removeValue(forKey: ObjectIdentifier(job)) }
+            }
+        }
+        return count
     }
 }
 
@@ -149,6 +225,8 @@ final class RequestState {
     /// The raw request line failed the layout check (a NUL, control byte or bare LF).
     var rawTargetProblem: Int32
     var answered = false
+    /// Set while the request runs on the worker pool.
+    var job: SuspendedRequest?
     var overLimit = false
     var discardedBytes = 0
 
@@ -228,16 +306,30 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         }
         return .YES
     }
+    if let job = state.job {
+        // Resumed: the pool (or a stop) has the answer.
+        state.job = nil
+        state.answered = true
+        let response = job.takeAnswer() ?? context.responder.shuttingDown(state.request)
+        return queue(response, on: connection, closing: !layoutChecks)
+    }
     if state.answered { return .YES }
-    state.answered = true
     if pg_mhd_trailer_count(connection) > 0 {
+        state.answered = true
         let violation = FramingViolation(.malformedChunk, "trailer fields after a chunked body are not accepted")
         return queue(context.responder.refused(violation, remoteAddress: state.request.remoteAddress), on: connection,
                      closing: true)
     }
     if state.overLimit {
+        state.answered = true
         return queue(context.responder.bodyTooLarge(state.request, limit: context.maxBodyBytes), on: connection)
     }
+    if context.responder.runsLong(state.request), let job = context.runOnPool(state.request, connection: connection) {
+        state.job = job
+        state.request.body = []
+        return .YES
+    }
+    state.answered = true
     return queue(context.responder.respond(to: state.request), on: connection, closing: !layoutChecks)
 }
 

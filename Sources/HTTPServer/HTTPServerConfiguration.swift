@@ -10,10 +10,16 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// Idle seconds before a connection is closed (also bounds a slow sender).
     public var connectionTimeoutSeconds: Int
     public var threads: Int
+    /// Threads for requests the responder says run long (`HTTPResponder.runsLong`).
+    public var workers: Int
+    /// Long requests that may wait for a worker; one more is answered 503 at once.
+    public var workerQueue: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, maxBodyBytes: Int = 1 << 20,
                 connectionLimit: Int = 1024, perIPConnectionLimit: Int = 256,
-                connectionTimeoutSeconds: Int = 30, threads: Int = 2) {
+                connectionTimeoutSeconds: Int = 30, threads: Int = 2, workers: Int = 2, workerQueue: Int = 32) {
+        self.workers = workers
+        self.workerQueue = workerQueue
         self.host = host
         self.port = port
         self.maxBodyBytes = maxBodyBytes

@@ -35,6 +35,8 @@ public protocol CampaignStorage: ProviderTokenStorage {
 
     /// nil when a write transaction commits; otherwise why not.
     func checkWritable(now: Double) -> String?
+    /// nil when the database answers a read and the last write (if any) worked; writes nothing.
+    func checkReady() -> String?
 }
 
 /// The provider token every process signing with one key shares (Apple allows one per

@@ -36,6 +36,9 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     private let writer: Mutex<SQLiteDatabase?>
     let reader: Mutex<SQLiteDatabase>
     private let lock: InstanceLock?
+    /// Why the last write failed; nil after a write that worked (what readiness reports
+    /// without writing anything itself).
+    let lastWriteFailure = Mutex<String?>(nil)
 
     /// Opens (creating if needed) and migrates the database, as `options.access` allows.
     public init(path: String, options: Options = Options()) throws(StorageError) {
@@ -84,10 +87,17 @@ public final class SQLiteCampaignStorage: CampaignStorage {
 
     /// Runs `body` on the writing connection, leaving no statement open afterwards.
     func writing<T>(_ body: (SQLiteDatabase) throws(StorageError) -> T) throws(StorageError) -> T {
-        try writer.withLock { connection throws(StorageError) in
-            guard let db = connection else { throw StorageError(.notWritable, "\(path) is open read-only") }
-            defer { db.resetStatements() }
-            return try body(db)
+        do {
+            let result = try writer.withLock { connection throws(StorageError) in
+                guard let db = connection else { throw StorageError(.notWritable, "\(path) is open read-only") }
+                defer { db.resetStatements() }
+                return try body(db)
+            }
+            lastWriteFailure.withLock { $0 = nil }
+            return result
+        } catch {
+            lastWriteFailure.withLock { $0 = error.description }
+            throw error
         }
     }
 
@@ -252,6 +262,17 @@ public final class SQLiteCampaignStorage: CampaignStorage {
             let sum = try db.statement("SELECT coalesce(sum(remaining), 0) FROM campaigns WHERE finished_at IS NULL")
             return try sum.step() ? Int(sum.int(0)) : 0
         }
+    }
+
+    /// For readiness probes: a read on the database and the outcome of the last real
+    /// write. Writes nothing, so a probe can never cause an fsync.
+    public func checkReady() -> String? {
+        do throws(StorageError) {
+            try reading { db throws(StorageError) in _ = try db.statement("SELECT 1").step() }
+        } catch {
+            return "storage not readable: \(error.description)"
+        }
+        return lastWriteFailure.withLock { $0 }.map { "storage not writable: the last write failed: \($0)" }
     }
 
     public func checkWritable(now: Double) -> String? {

@@ -139,7 +139,8 @@ enum ServeCommand {
                     "paused until \(CampaignJSON.timestamp(Double($0))): APNs answered TooManyProviderTokenUpdates for key \(tokens.identity.keyId)"
                 }
             },
-            ReadinessCheck(name: "storage") { storage.checkWritable(now: wallClockSeconds()) },
+            // Read-only: a probe must never cause a write (and an fsync).
+            ReadinessCheck(name: "storage") { storage.checkReady() },
         ]
         let components = GatewayComponents(
             routeTable: table, planner: planner, sender: delivery.sender,

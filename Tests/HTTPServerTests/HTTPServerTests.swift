@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 import Testing
 @testable import HTTPServer
 import TestSupport
@@ -31,6 +32,31 @@ struct EchoResponder: HTTPResponder {
         HTTPResponse(status: violation.status, headers: [("Content-Type", "text/plain")],
                      body: Array(violation.code.rawValue.utf8))
     }
+}
+
+/// `/slow` runs on the pool and waits until released; everything else is immediate.
+final class PoolResponder: HTTPResponder {
+    let started = Atomic<Int>(0)
+    private let gate = DispatchSemaphore(value: 0)
+    private let released = Atomic<Bool>(false)
+
+    func release() {
+        released.store(true, ordering: .relaxed)
+        for _ in 0..<16 { gate.signal() }
+    }
+
+    func runsLong(_ request: HTTPRequest) -> Bool { request.path == "/slow" }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        if request.path == "/slow" {
+            started.add(1, ordering: .relaxed)
+            if !released.load(ordering: .relaxed) { _ = gate.wait(timeout: .now() + 10) }
+        }
+        return HTTPResponse(status: 200, body: Array(request.path.utf8))
+    }
+
+    func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse { HTTPResponse(status: 413) }
+    func shuttingDown(_ request: HTTPRequest) -> HTTPResponse { HTTPResponse(status: 503, headers: [("Connection", "close")]) }
 }
 
 func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {
@@ -132,6 +158,61 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         }
         #expect(response)
         #expect(RawHTTPClient(port: port) == nil, "still accepting after shutdown")
+    }
+
+    @Test func longRequestsRunOnThePoolWhileProbesAnswer() throws {
+        let responder = PoolResponder()
+        let server = try startServer(responder) { $0.workers = 1; $0.workerQueue = 1 }
+        let slow = (0..<2).map { _ in RawHTTPClient(port: server.port) }
+        for client in slow { client?.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n") }
+        var waited = 0
+        while server.workerLoad < 2 && waited < 400 { usleep(5_000); waited += 1 }
+        #expect(server.workerLoad == 2)
+        // One running, one queued: a third long request is refused at once.
+        let third = try #require(RawHTTPClient(port: server.port))
+        third.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        let refused = try #require(third.readResponse())
+        #expect(refused.status == 503)
+        #expect(refused.header("retry-after") == "1")
+        // Probes are answered by the I/O threads while the pool is full.
+        for _ in 0..<5 {
+            let probe = try #require(RawHTTPClient(port: server.port))
+            probe.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(probe.readResponse()?.status == 200)
+            #expect(server.workerLoad == 2, "a probe finished while the slow ones still ran")
+        }
+        responder.release()
+        for client in slow { #expect(client?.readResponse()?.status == 200) }
+    }
+
+    @Test func aStopAnswersQueuedLongRequestsAndLetsTheRunningOneFinish() throws {
+        let responder = PoolResponder()
+        let server = try startServer(responder) { $0.workers = 1; $0.workerQueue = 4 }
+        let running = try #require(RawHTTPClient(port: server.port))
+        running.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        var waited = 0
+        while responder.started.load(ordering: .relaxed) == 0 && waited < 400 { usleep(5_000); waited += 1 }
+        let queued = try #require(RawHTTPClient(port: server.port))
+        queued.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        waited = 0
+        while server.workerLoad < 2 && waited < 400 { usleep(5_000); waited += 1 }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { responder.release() }
+        #expect(server.shutdown(deadlineSeconds: 5))
+        #expect(queued.readResponse()?.status == 503)
+        #expect(running.readResponse()?.status == 200)
+        #expect(responder.started.load(ordering: .relaxed) == 1, "the queued request ran after the stop")
+    }
+
+    @Test func aStopPastItsDeadlineAnswersTheRunningLongRequest() throws {
+        let responder = PoolResponder()
+        let server = try startServer(responder) { $0.workers = 1 }
+        let running = try #require(RawHTTPClient(port: server.port))
+        running.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        var waited = 0
+        while responder.started.load(ordering: .relaxed) == 0 && waited < 400 { usleep(5_000); waited += 1 }
+        #expect(!server.shutdown(deadlineSeconds: 0.2))
+        #expect(running.readResponse()?.status == 503)
+        responder.release()
     }
 
     @Test func refusesAnAddressThatIsNotALiteral() {

@@ -198,6 +198,22 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
         #expect(storage.checkWritable(now: 1) == nil)
     }
 
+    @Test func readinessCheckWritesNothing() throws {
+        let path = temporaryDatabasePath()
+        let storage = try SQLiteCampaignStorage(path: path)
+        _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1))], now: 1000)
+        func walBytes() -> Int {
+            var info = stat()
+            return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : -1
+        }
+        let before = walBytes()
+        #expect(before > 0)
+        for _ in 0..<50 { #expect(storage.checkReady() == nil) }
+        #expect(walBytes() == before, "a readiness check wrote to the database")
+        #expect(storage.checkWritable(now: 2) == nil)
+        #expect(walBytes() > before, "the WAL measure does see a write")
+    }
+
     @Test func messageKeepsHeadersInOrder() throws {
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
         _ = try storage.insert(newCampaign("c1", dryRun: true), deliveries: [NewDelivery(token: token(1))], now: 1000)

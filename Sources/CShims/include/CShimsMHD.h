@@ -48,4 +48,7 @@ unsigned int pg_mhd_trailer_count(struct MHD_Connection *connection);
 // The status libmicrohttpd queued (its own error answers included); 0 if none.
 unsigned int pg_mhd_status(struct MHD_Connection *connection);
 
+// Lowers the calling thread's CPU priority (nice 5): the HTTP worker pool's threads.
+void pg_lower_thread_priority(void);
+
 #endif

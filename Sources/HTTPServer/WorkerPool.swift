@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CShims
+import Dispatch
+import Synchronization
+
+/// A fixed set of threads running long requests (previews, campaign intake, link
+/// batches) so libmicrohttpd's own threads stay free for probes. The queue is bounded:
+/// `submit` refuses when it is full, and the caller answers 503 instead of waiting.
+final class WorkerPool: Sendable {
+    private struct State {
+        var queue: [@Sendable () -> Void] = []
+        var head = 0
+        var running = 0
+        var stopping = false
+    }
+
+    let workers: Int
+    let queueLimit: Int
+    private let state = Mutex(State())
+    private let available = DispatchSemaphore(value: 0)
+
+    init(workers: Int, queueLimit: Int) throws(HTTPServerError) {
+        self.workers = max(1, workers)
+        self.queueLimit = max(0, queueLimit)
+        var started = 0
+        for _ in 0..<self.workers {
+            var thread = pthread_t()
+            let context = Unmanaged.passRetained(self).toOpaque()
+            let result = pthread_create(&thread, nil, { argument in
+                let pool = Unmanaged<WorkerPool>.fromOpaque(argument!).takeRetainedValue()
+                pool.work()
+                return nil
+            }, context)
+            guard result == 0 else {
+                Unmanaged<WorkerPool>.fromOpaque(context).release()
+                stop(threads: started)
+                throw HTTPServerError(code: .startFailed, message: "cannot start the worker threads")
+            }
+            // Detached: a stop does not wait for a long job; the job's answer is
+            // dropped if the server has answered for it already.
+            pthread_detach(thread)
+            started += 1
+        }
+    }
+
+    /// Jobs waiting plus jobs running.
+    var load: Int { state.withLock { $0.queue.count - $0.head + $0.running } }
+
+    /// Queues `job`; false when `workers` jobs are running and `queueLimit` wait already.
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            let waiting = state.queue.count - state.head
+            guard !state.stopping, state.running + waiting < workers + queueLimit else { return false }
+            state.queue.append(job)
+            return true
+        }
+        if accepted { available.signal() }
+        return accepted
+    }
+
+    /// Takes no more jobs; the threads end once the queue is empty. Does not wait.
+    func stop() { stop(threads: workers) }
+
+    private func stop(threads: Int) {
+        let already = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return state.stopping
+        }
+        guard !already else { return }
+        for _ in 0..<threads { available.signal() }
+    }
+
+    private func work() {
+        pg_lower_thread_priority()
+        while true {
+            available.wait()
+            let job = state.withLock { state -> (@Sendable () -> Void)? in
+                guard state.head < state.queue.count else { return nil }
+                let job = state.queue[state.head]
+                state.head += 1
+                if state.head > 64 && state.head * 2 > state.queue.count {
+                    state.queue.removeFirst(state.head)
+                    state.head = 0
+                }
+                state.running += 1
+                return job
+            }
+            guard let job else {
+                if state.withLock({ $0.stopping }) { return }
+                continue
+            }
+            job()
+            state.withLock { $0.running -= 1 }
+        }
+    }
+}
