@@ -41,6 +41,7 @@ test: deps
 bench: release
 	.build/release/PushgateBench
 	bash Benchmarks/http/run.sh
+	bash Benchmarks/http/probes.sh
 	bash Benchmarks/linkcheck/run.sh
 	bash Benchmarks/durable/run.sh
 

@@ -1,4 +1,5 @@
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -157,4 +158,8 @@ void pg_lower_thread_priority(void) {
     // Linux applies a nice value per thread (the tid as the "process"): workers running
     // long requests yield the CPU to the threads answering probes.
     (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
+}
+
+void pg_malloc_trim(void) {
+    (void)malloc_trim(0);
 }

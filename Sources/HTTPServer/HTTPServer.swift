@@ -152,6 +152,8 @@ final class ServerContext: Sendable {
     let pool: WorkerPool
     let inFlight = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
+    /// Bodies from this size up are followed by a heap trim.
+    static let bigBodyBytes = 256 * 1024
     /// Guards every `MHD_resume_connection` against a stopped daemon.
     let daemonRunning = Mutex(false)
     /// Requests on the pool; `closing` once a stop has begun (no new ones then).
@@ -176,8 +178,9 @@ final class ServerContext: Sendable {
         guard registered else { return nil }
         MHD_suspend_connection(connection)
         let submitted = pool.submit { [self] in
-            guard job.start() else { return }
+            guard job.start() else { return false }
             finish(job, with: responder.respond(to: job.request))
+            return job.request.body.count >= ServerContext.bigBodyBytes
         }
         if !submitted { finish(job, with: responder.overloaded(request)) }
         return job

@@ -9,8 +9,12 @@ import Synchronization
 /// batches) so libmicrohttpd's own threads stay free for probes. The queue is bounded:
 /// `submit` refuses when it is full, and the caller answers 503 instead of waiting.
 final class WorkerPool: Sendable {
+    /// Runs one request; returns true when it held enough memory (a big body) that the
+    /// heap should be trimmed afterwards.
+    typealias Job = @Sendable () -> Bool
+
     private struct State {
-        var queue: [@Sendable () -> Void] = []
+        var queue: [Job] = []
         var head = 0
         var running = 0
         var stopping = false
@@ -49,7 +53,7 @@ final class WorkerPool: Sendable {
     var load: Int { state.withLock { $0.queue.count - $0.head + $0.running } }
 
     /// Queues `job`; false when `workers` jobs are running and `queueLimit` wait already.
-    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+    func submit(_ job: @escaping Job) -> Bool {
         let accepted = state.withLock { state -> Bool in
             let waiting = state.queue.count - state.head
             guard !state.stopping, state.running + waiting < workers + queueLimit else { return false }
@@ -76,7 +80,7 @@ final class WorkerPool: Sendable {
         pg_lower_thread_priority()
         while true {
             available.wait()
-            let job = state.withLock { state -> (@Sendable () -> Void)? in
+            var job = state.withLock { state -> Job? in
                 guard state.head < state.queue.count else { return nil }
                 let job = state.queue[state.head]
                 state.head += 1
@@ -87,12 +91,16 @@ final class WorkerPool: Sendable {
                 state.running += 1
                 return job
             }
-            guard let job else {
+            guard let run = job else {
                 if state.withLock({ $0.stopping }) { return }
                 continue
             }
-            job()
+            let big = run()
+            job = nil
             state.withLock { $0.running -= 1 }
+            // glibc keeps freed memory in its arenas (one per thread): after a big
+            // request, hand it back so the resident size returns near idle.
+            if big { pg_malloc_trim() }
         }
     }
 }

@@ -111,6 +111,7 @@ public enum CampaignReader {
                 r.problems.append(PayloadError(.reservedDataKey, at: .root.appending("data").appending(member.key),
                                                "\(TextSafetyQuote.string(member.key)) is reserved: the body's \"aps\", \"deeplink\" and \"route\" are written by pushgate"))
             }
+            NumberSafety.check(.object(data), at: .root.appending("data"), problems: &r.problems)
             c.data = data
         }
         if let devices = object["devices"] {

@@ -89,7 +89,11 @@ struct FieldReader {
             return nil
         }
         guard d >= 0 && d <= 1 else {
-            problem(code, key, "must be from 0 to 1, found \(text)")
+            problem(code, key, "must be from 0 to 1, found \(text.prefix(64))")
+            return nil
+        }
+        if let why = NumberSafety.problem(text) {
+            problem(.unsafeNumber, key, why)
             return nil
         }
         return text
@@ -125,7 +129,12 @@ struct FieldReader {
         for member in o.members {
             switch member.value {
             case .string(let s): out.append(NamedValue(name: member.key, value: s))
-            case .number(let n): out.append(NamedValue(name: member.key, value: n))
+            case .number(let n):
+                if let why = NumberSafety.problem(n) {
+                    problems.append(PayloadError(.unsafeNumber, at: path.appending(member.key), why))
+                } else {
+                    out.append(NamedValue(name: member.key, value: n))
+                }
             default:
                 problems.append(PayloadError(.wrongType, at: path.appending(member.key),
                                              "expected a string or a number, found \(member.value.kindDescription)"))

@@ -33,6 +33,9 @@ public enum PayloadErrorCode: String, Sendable, CaseIterable {
     case relevanceScoreOutOfRange
     case invalidExpiration
     case reservedDataKey
+    /// A number in `data`, `relevance_score` or a template variable that a phone's
+    /// parser cannot read as written (beyond a double's range, or an integer past ±2^53).
+    case unsafeNumber
     case payloadTooLarge
 }
 

@@ -199,6 +199,18 @@ final class LiveGateway {
         #expect(gateway.service.metrics.render().contains("status=\"400\""))
     }
 
+    @Test func aNumberAPhoneCannotReadIs422WithItsPointer() throws {
+        let gateway = try LiveGateway()
+        let body = #"{"alert":{"body":"x"},"data":{"n":1e999,"id":9007199254740993},"devices":["\#(Fixtures.token("a", 1))"]}"#
+        for path in ["/v1/notifications/preview", "/v1/campaigns"] {
+            let response = gateway.request("POST", path, json: body)
+            #expect(response?.status == 422)
+            let errors = try #require(try gateway.object(response)["errors"]?.arrayValue)
+            #expect(errors.compactMap { $0.objectValue?["pointer"]?.stringValue } == ["/data/n", "/data/id"])
+            #expect(errors.allSatisfy { $0.objectValue?["code"]?.stringValue == "unsafeNumber" })
+        }
+    }
+
     @Test func unroutableCampaignLinkIs422WithTheLinkCode() throws {
         let gateway = try LiveGateway()
         let body = #"{"alert":{"body":"x"},"deeplink":"https://example.com/product/abc","devices":["\#(Fixtures.token("a", 1))", "nothex"]}"#

@@ -144,3 +144,34 @@ import Testing
         #expect(r.header("apns-expiration") == "1796148000")
     }
 }
+
+@Suite struct NumberSafetyTests {
+    @Test func numbersAPhoneCannotReadAsWrittenAreRefusedWithTheirPointer() {
+        let json = """
+        {"template": "order_ready", "variables": {"order_id": 1e999, "store_name": "x"},
+         "relevance_score": 1e-999,
+         "data": {"n": 1e999, "m": -1e999, "list": [1, 9007199254740993, {"deep": 0.0000e-400}], "tiny": 1e-400,
+                  "ok": [9007199254740992, -9007199254740992, 1.5e300, 0, -0, 0.0, 1e20, 0e-999, 2.5]},
+         "devices": ["\(Fixtures.tokenA)"]}
+        """
+        let codes = Fixtures.codes(json)
+        #expect(codes == [
+            "variables.order_id: unsafeNumber",
+            "relevance_score: unsafeNumber",
+            "data.n: unsafeNumber",
+            "data.m: unsafeNumber",
+            "data.list[1]: unsafeNumber",
+            "data.tiny: unsafeNumber",
+            "devices[0]: missingVariable",  // the refused variable fills nothing
+        ], "\(codes)")
+    }
+
+    @Test func messagesSayWhy() {
+        let problems = Fixtures.problems(#"{"alert": {"body": "x"}, "data": {"a": 12345678901234567890, "b": 1e999, "c": 1e-999}, "devices": ["\#(Fixtures.tokenA)"]}"#)
+        #expect(problems.map(\.description) == [
+            "data.a: the integer 12345678901234567890 is beyond ±2^53 (9007199254740992), where a double loses digits [unsafeNumber]",
+            "data.b: 1e999 is beyond the range of a double [unsafeNumber]",
+            "data.c: 1e-999 underflows to 0 as a double [unsafeNumber]",
+        ])
+    }
+}
