@@ -1,7 +1,7 @@
 /// Query keys that carry secrets. Secrets do not belong in links (they end up in logs,
 /// screenshots and analytics), so a link with one is refused as `credentialInQuery`
 /// whatever the route declares, and a table may not declare one.
-enum CredentialKeys {
+public enum CredentialKeys {
     static let all: [String] = [
         "token", "access_token", "id_token", "refresh_token", "auth_token", "jwt",
         "password", "passwd", "pwd", "secret", "client_secret",
@@ -26,7 +26,7 @@ enum CredentialKeys {
         return false
     }
 
-    static func contains(_ key: String) -> Bool {
+    public static func contains(_ key: String) -> Bool {
         var copy = key
         return copy.withUTF8 { contains($0) }
     }

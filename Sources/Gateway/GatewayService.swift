@@ -34,7 +34,7 @@ public final class GatewayService: HTTPResponder {
         let started = now()
         metrics.requestStarted()
         defer { metrics.requestFinished() }
-        let requestID = randomRequestID()
+        let (requestID, clientRequestID) = requestIDs(request)
         var keyName: String?
         var operation = "unmatched"
         var response: HTTPResponse
@@ -55,8 +55,21 @@ public final class GatewayService: HTTPResponder {
             }
         }
         response.headers.append(("X-Request-Id", requestID))
-        finish(request, response: response, operation: operation, keyName: keyName, requestID: requestID, started: started)
+        finish(request, response: response, operation: operation, keyName: keyName, requestID: requestID,
+               clientRequestID: clientRequestID, started: started)
         return response
+    }
+
+    /// A client's own `X-Request-Id` is kept when it is short and safe (1–64 of
+    /// `[A-Za-z0-9._-]`); otherwise a new one is made and the client's is logged beside
+    /// it (cut and escaped).
+    func requestIDs(_ request: HTTPRequest) -> (id: String, client: String?) {
+        guard let given = request.header("x-request-id") else { return (randomRequestID(), nil) }
+        let safe = !given.isEmpty && given.utf8.count <= 64 && given.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+        }
+        return safe ? (given, nil) : (randomRequestID(), TextSafety.excerpt(given, limit: 64))
     }
 
     public func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
@@ -99,7 +112,7 @@ public final class GatewayService: HTTPResponder {
 
     private func answerEarly(_ request: HTTPRequest, problem: Problem) -> HTTPResponse {
         let started = now()
-        let requestID = randomRequestID()
+        let (requestID, clientRequestID) = requestIDs(request)
         var response = problem.response
         response.headers.append(("X-Request-Id", requestID))
         let operation: String
@@ -108,7 +121,8 @@ public final class GatewayService: HTTPResponder {
         } else {
             operation = "unmatched"
         }
-        finish(request, response: response, operation: operation, keyName: nil, requestID: requestID, started: started)
+        finish(request, response: response, operation: operation, keyName: nil, requestID: requestID,
+               clientRequestID: clientRequestID, started: started)
         return response
     }
 
@@ -149,11 +163,13 @@ public final class GatewayService: HTTPResponder {
     }
 
     private func finish(_ request: HTTPRequest, response: HTTPResponse, operation: String, keyName: String?,
-                        requestID: String, started: Double) {
+                        requestID: String, clientRequestID: String? = nil, started: Double) {
         metrics.recordRequest(operation: operation, status: response.status)
         let elapsed = max(0, now() - started)
-        log.record(RequestLog.Entry(time: started, requestID: requestID, keyName: keyName, method: request.method,
-                                    path: request.path, status: response.status,
+        log.record(RequestLog.Entry(time: started, requestID: requestID, clientRequestID: clientRequestID, keyName: keyName,
+                                    method: request.method, path: request.path, query: request.query,
+                                    userAgent: request.header("user-agent"), status: response.status,
+                                    responseBytes: response.body.count,
                                     durationMicroseconds: Int(elapsed * 1_000_000), remoteAddress: request.remoteAddress))
     }
 }

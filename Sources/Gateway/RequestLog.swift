@@ -1,59 +1,109 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DeepLinks
 import Storage
 import StrictJSON
 import Synchronization
 
-/// One JSON line per request. Lines are collected in memory and written in blocks by
-/// `flush()` (the service flushes on a timer and at shutdown), so logging costs a
-/// lock and a copy on the request path, not a system call.
+/// The gateway's log: one line per request, and the start-up and shutdown messages, in
+/// one format (`server.logFormat`: `json`, one object per line, or `text`) and above one
+/// level (`server.logLevel`). Request lines are collected in memory and written in
+/// blocks by `flush()` (the service flushes on a timer and at shutdown), so logging costs
+/// a lock and a copy on the request path, not a system call. Messages are written at once.
 public final class RequestLog: Sendable {
+    public enum Format: String, Sendable, CaseIterable { case json, text }
+
+    public enum Level: String, Sendable, CaseIterable, Comparable {
+        case debug, info, warn, error
+
+        var rank: Int { Level.allCases.firstIndex(of: self)! }
+        public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+
+        /// A request's level: server errors are errors, refusals warnings.
+        static func of(status: Int) -> Level { status >= 500 || status == 0 ? .error : status >= 400 ? .warn : .info }
+    }
+
     public struct Entry: Sendable {
         public var time: Double
         public var requestID: String
+        /// The client's own `X-Request-Id` when it was not usable (too long or unsafe), cut.
+        public var clientRequestID: String?
         public var keyName: String?
         public var method: String
         public var path: String
+        /// Name and value pairs as decoded; credentials are redacted when written.
+        public var query: [(name: String, value: String)]
+        public var userAgent: String?
         public var status: Int
+        public var responseBytes: Int
         public var durationMicroseconds: Int
         public var remoteAddress: String
+
+        public init(time: Double, requestID: String, clientRequestID: String? = nil, keyName: String?, method: String,
+                    path: String, query: [(name: String, value: String)] = [], userAgent: String? = nil, status: Int,
+                    responseBytes: Int = 0, durationMicroseconds: Int, remoteAddress: String) {
+            self.time = time
+            self.requestID = requestID
+            self.clientRequestID = clientRequestID
+            self.keyName = keyName
+            self.method = method
+            self.path = path
+            self.query = query
+            self.userAgent = userAgent
+            self.status = status
+            self.responseBytes = responseBytes
+            self.durationMicroseconds = durationMicroseconds
+            self.remoteAddress = remoteAddress
+        }
     }
 
+    public let format: Format
+    public let level: Level
     private let pending = Mutex<[UInt8]>([])
     private let fd: Int32
+    private let messageFD: Int32
 
-    /// `fd` 2 is stderr; tests pass a pipe. A negative fd keeps nothing.
-    public init(fd: Int32 = 2) {
+    /// `fd` receives request lines (2 is stderr; a negative fd keeps none); messages
+    /// always go to `messageFD`. Tests pass pipes.
+    public init(fd: Int32 = 2, messageFD: Int32 = 2, format: Format = .json, level: Level = .info) {
         self.fd = fd
+        self.messageFD = messageFD
+        self.format = format
+        self.level = level
     }
 
     public func record(_ entry: Entry) {
-        guard fd >= 0 else { return }
-        var w = JSONWriter(capacity: 200)
-        w.raw("{\"time\":")
-        w.string(rfc3339(entry.time))
-        w.raw(",\"request_id\":")
-        w.string(entry.requestID)
-        w.raw(",\"key\":")
-        if let key = entry.keyName { w.string(key) } else { w.null() }
-        w.raw(",\"method\":")
-        w.string(entry.method)
-        w.raw(",\"path\":")
-        w.string(RequestLog.redactedPath(entry.path))
-        w.raw(",\"status\":")
-        w.int(entry.status)
-        w.raw(",\"duration_us\":")
-        w.int(entry.durationMicroseconds)
-        w.raw(",\"remote\":")
-        w.string(entry.remoteAddress)
-        w.raw("}\n")
-        let line = w.bytes
+        let entryLevel = Level.of(status: entry.status)
+        guard fd >= 0, entryLevel >= level else { return }
+        let line = format == .json ? jsonLine(entry, level: entryLevel) : textLine(entry, level: entryLevel)
         let full = pending.withLock { buffer -> Bool in
             buffer.append(contentsOf: line)
             return buffer.count >= 1 << 16
         }
         if full { flush() }
+    }
+
+    /// A start-up, shutdown or failure message, in the log's format, written at once
+    /// (after any request lines still buffered).
+    public func message(_ level: Level, _ text: String, time: Double = wallClockSeconds()) {
+        guard level >= self.level else { return }
+        var line: [UInt8]
+        if format == .json {
+            var w = JSONWriter(capacity: 64 + text.utf8.count)
+            w.raw("{\"time\":")
+            w.string(rfc3339(time))
+            w.raw(",\"level\":")
+            w.string(level.rawValue)
+            w.raw(",\"message\":")
+            w.string(text)
+            w.raw("}\n")
+            line = w.bytes
+        } else {
+            line = Array("\(rfc3339(time)) \(level.rawValue) \(TextSafety.clipped(text, maxBytes: 4096))\n".utf8)
+        }
+        flush()
+        write(line, to: messageFD)
     }
 
     public func flush() {
@@ -62,15 +112,75 @@ public final class RequestLog: Sendable {
             return buffer
         }
         guard !bytes.isEmpty else { return }
+        write(bytes, to: fd)
+    }
+
+    private func write(_ bytes: [UInt8], to fd: Int32) {
+        guard fd >= 0 else { return }
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return }
                 offset += n
             }
         }
+    }
+
+    private func jsonLine(_ entry: Entry, level: Level) -> [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.raw("{\"time\":")
+        w.string(rfc3339(entry.time))
+        w.raw(",\"level\":")
+        w.string(level.rawValue)
+        w.raw(",\"request_id\":")
+        w.string(entry.requestID)
+        if let client = entry.clientRequestID {
+            w.raw(",\"client_request_id\":")
+            w.string(client)
+        }
+        w.raw(",\"key\":")
+        if let key = entry.keyName { w.string(key) } else { w.null() }
+        w.raw(",\"method\":")
+        w.string(TextSafety.clipped(entry.method, maxBytes: 64))
+        w.raw(",\"path\":")
+        w.string(TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
+        w.raw(",\"query\":")
+        w.string(RequestLog.redactedQuery(entry.query))
+        w.raw(",\"status\":")
+        w.int(entry.status)
+        w.raw(",\"bytes\":")
+        w.int(entry.responseBytes)
+        w.raw(",\"duration_us\":")
+        w.int(entry.durationMicroseconds)
+        w.raw(",\"remote\":")
+        w.string(entry.remoteAddress)
+        w.raw(",\"user_agent\":")
+        if let agent = entry.userAgent { w.string(TextSafety.clipped(agent, maxBytes: 256)) } else { w.null() }
+        w.raw("}\n")
+        return w.bytes
+    }
+
+    private func textLine(_ entry: Entry, level: Level) -> [UInt8] {
+        func field(_ name: String, _ value: String) -> String {
+            let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }
+            return " \(name)=" + (plain ? value : "\"" + TextSafety.escapedForDisplay(value) + "\"")
+        }
+        var line = "\(rfc3339(entry.time)) \(level.rawValue) request"
+        line += field("id", entry.requestID)
+        if let client = entry.clientRequestID { line += field("client_id", client) }
+        line += field("key", entry.keyName ?? "-")
+        line += field("method", TextSafety.clipped(entry.method, maxBytes: 64))
+        line += field("path", TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
+        let query = RequestLog.redactedQuery(entry.query)
+        if !query.isEmpty { line += field("query", query) }
+        line += field("status", String(entry.status))
+        line += field("bytes", String(entry.responseBytes))
+        line += field("duration_us", String(entry.durationMicroseconds))
+        line += field("remote", entry.remoteAddress)
+        if let agent = entry.userAgent { line += field("user_agent", TextSafety.clipped(agent, maxBytes: 256)) }
+        return Array((line + "\n").utf8)
     }
 
     /// Device tokens in paths (`/v1/tokens/<hex>/register`) shortened to 8 hex digits.
@@ -81,6 +191,16 @@ public final class RequestLog: Sendable {
             }
             return isToken ? String(segment.prefix(8)) + "…" : String(segment)
         }.joined(separator: "/")
+    }
+
+    /// `name=value&…` as decoded, each value of a credential-like name (`token`,
+    /// `api_key`, `password`, …, as deep links refuse them) written as `REDACTED`, at
+    /// most 1 KiB.
+    static func redactedQuery(_ query: [(name: String, value: String)]) -> String {
+        let text = query.map { item in
+            item.name + "=" + (CredentialKeys.contains(item.name) ? "REDACTED" : item.value)
+        }.joined(separator: "&")
+        return TextSafety.clipped(text, maxBytes: 1024)
     }
 }
 

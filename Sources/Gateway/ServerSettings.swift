@@ -9,6 +9,10 @@ public struct ServerSettings: Sendable {
     public var defaultRateLimit: RateLimit?
     /// Where the JSON request log goes: "stderr" (default), "stdout" or "off".
     public var requestLog: String
+    /// Every log line as one JSON object (default) or as text.
+    public var logFormat: RequestLog.Format = .json
+    /// Lines below this level are not written (requests: 5xx error, 4xx warn, else info).
+    public var logLevel: RequestLog.Level = .info
 
     public init(http: HTTPServerConfiguration = HTTPServerConfiguration(), shutdownDeadlineSeconds: Double = 10,
                 apiKeys: [APIKey] = [], defaultRateLimit: RateLimit? = nil, requestLog: String = "stderr") {
@@ -21,7 +25,7 @@ public struct ServerSettings: Sendable {
 
     public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
                               "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "shutdownDeadlineSeconds",
-                              "apiKeys", "rateLimit", "requestLog"]
+                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel"]
 
     /// Reads the section into `reader` (absent: the defaults); every problem is collected.
     public init(_ json: JSON?, reader: inout ConfigReader, at path: JSONPath = JSONPath.root.appending("server")) {
@@ -45,6 +49,10 @@ public struct ServerSettings: Sendable {
         shutdownDeadlineSeconds = reader.number(object, "shutdownDeadlineSeconds", at: path, in: 0...3600,
                                                 default: shutdownDeadlineSeconds) ?? shutdownDeadlineSeconds
         requestLog = reader.choice(object, "requestLog", at: path, ["stderr", "stdout", "off"], default: requestLog)
+        logFormat = RequestLog.Format(rawValue: reader.choice(object, "logFormat", at: path, RequestLog.Format.allCases.map(\.rawValue),
+                                                              default: logFormat.rawValue)) ?? logFormat
+        logLevel = RequestLog.Level(rawValue: reader.choice(object, "logLevel", at: path, RequestLog.Level.allCases.map(\.rawValue),
+                                                            default: logLevel.rawValue)) ?? logLevel
         if object["rateLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: path.appending("rateLimit"))) }) {
             defaultRateLimit = Self.readRateLimit(object["rateLimit"], reader: &reader, at: path.appending("rateLimit"))
         }

@@ -76,6 +76,9 @@ public final class HTTPServer: @unchecked Sendable {
                 },
                 refuse: { violation, remoteAddress in
                     serialize(responder.refused(violation, remoteAddress: remoteAddress), closing: true)
+                },
+                idle: {
+                    if context.trimWanted.exchange(false, ordering: .relaxed) { pg_malloc_trim() }
                 })
         } catch {
             MHD_stop_daemon(started)
@@ -154,6 +157,9 @@ final class ServerContext: Sendable {
     let shuttingDown = Atomic<Bool>(false)
     /// Bodies from this size up are followed by a heap trim.
     static let bigBodyBytes = 256 * 1024
+    /// Set when a big request completed; the gate thread trims the heap (glibc keeps
+    /// freed memory in per-thread arenas) so the resident size returns near idle.
+    let trimWanted = Atomic<Bool>(false)
     /// Guards every `MHD_resume_connection` against a stopped daemon.
     let daemonRunning = Mutex(false)
     /// Requests on the pool; `closing` once a stop has begun (no new ones then).
@@ -178,16 +184,15 @@ final class ServerContext: Sendable {
         guard registered else { return nil }
         MHD_suspend_connection(connection)
         let submitted = pool.submit { [self] in
-            guard job.start() else { return false }
+            guard job.start() else { return }
             finish(job, with: responder.respond(to: job.request))
-            return job.request.body.count >= ServerContext.bigBodyBytes
         }
         if !submitted { finish(job, with: responder.overloaded(request)) }
         return job
     }
 
     func finish(_ job: SuspendedRequest, with response: HTTPResponse, onlyIfQueued: Bool = false) {
-        let answered = job.finish(with: response, onlyIfQueued: onlyIfQueued) { connection in
+        let answered = job.finish(with: PreparedResponse(response, closing: !layoutChecks), onlyIfQueued: onlyIfQueued) { connection in
             daemonRunning.withLock { running in
                 if running { MHD_resume_connection(connection) }
             }
@@ -205,7 +210,8 @@ final class ServerContext: Sendable {
         }
         var count = 0
         for job in jobs {
-            let answered = job.finish(with: responder.shuttingDown(job.request), onlyIfQueued: onlyIfQueued) { connection in
+            let answered = job.finish(with: PreparedResponse(responder.shuttingDown(job.request), closing: true),
+                                      onlyIfQueued: onlyIfQueued) { connection in
                 daemonRunning.withLock { running in
                     if running { MHD_resume_connection(connection) }
                 }
@@ -232,6 +238,8 @@ final class RequestState {
     var job: SuspendedRequest?
     var overLimit = false
     var discardedBytes = 0
+    /// The body's size, kept after the body itself is handed over or dropped.
+    var bodyBytes = 0
 
     init(rawTargetProblem: Int32) {
         self.rawTargetProblem = rawTargetProblem
@@ -250,7 +258,7 @@ private let requestLineParsed: @convention(c) (UnsafeMutableRawPointer?, UnsafeP
 
 /// Whether this libmicrohttpd's head layout is known (see mhd.c); without it every
 /// connection is closed after one request, so every head passes the raw check.
-private let layoutChecks = pg_mhd_layout_checks_supported() != 0
+let layoutChecks = pg_mhd_layout_checks_supported() != 0
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let requestContext, let uploadDataSize else { return .NO }
@@ -302,6 +310,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
             state.discardedBytes += chunkSize
             return state.discardedBytes > 64 * context.maxBodyBytes ? .NO : .YES
         }
+        state.bodyBytes += chunkSize
         if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: chunkSize) { bytes in
                 state.request.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: chunkSize))
@@ -310,11 +319,13 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return .YES
     }
     if let job = state.job {
-        // Resumed: the pool (or a stop) has the answer.
+        // Resumed: the pool (or a stop) has the answer, ready to queue.
         state.job = nil
         state.answered = true
-        let response = job.takeAnswer() ?? context.responder.shuttingDown(state.request)
-        return queue(response, on: connection, closing: !layoutChecks)
+        guard let prepared = job.takeAnswer() else {
+            return queue(context.responder.shuttingDown(state.request), on: connection, closing: true)
+        }
+        return prepared.queue(on: connection)
     }
     if state.answered { return .YES }
     if pg_mhd_trailer_count(connection) > 0 {
@@ -343,6 +354,8 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     if state.headSeen {
         context.inFlight.subtract(1, ordering: .relaxed)
+        // The body and the answer are freed now: let the gate thread trim the heap.
+        if state.bodyBytes >= ServerContext.bigBodyBytes { context.trimWanted.store(true, ordering: .relaxed) }
     } else if let connection {
         // libmicrohttpd answered (or dropped) this request by itself, before the head
         // was whole: a malformed Content-Length, a version it refuses, a head over its
@@ -410,21 +423,44 @@ private let collectValue: MHD_KeyValueIterator = { cls, _, key, value in
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool = false) -> MHD_Result {
-    var response = response
-    if closing {
-        response.headers.removeAll { $0.name.lowercased() == "connection" }
-        response.headers.append(("Connection", "close"))
+    guard let prepared = PreparedResponse(response, closing: closing) else { return .NO }
+    return prepared.queue(on: connection)
+}
+
+/// A libmicrohttpd response object, built (and its body copied) on whichever thread
+/// makes it: a worker makes the answer of a long request, so the I/O thread that
+/// resumes the connection only queues it. Destroyed with its owner.
+final class PreparedResponse: @unchecked Sendable {
+    // @unchecked: the handle is only read after init; libmicrohttpd reference-counts
+    // response objects and allows queueing them from any thread.
+    private let handle: OpaquePointer
+    let status: Int
+    let bodyBytes: Int
+
+    init?(_ response: HTTPResponse, closing: Bool) {
+        var headers = response.headers
+        if closing {
+            headers.removeAll { $0.name.lowercased() == "connection" }
+            headers.append(("Connection", "close"))
+        }
+        let made: OpaquePointer? = response.body.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
+                                            .RESPMEM_MUST_COPY)
+        }
+        guard let made else { return nil }
+        for header in headers {
+            _ = MHD_add_response_header(made, header.name, header.value)
+        }
+        handle = made
+        status = response.status
+        bodyBytes = response.body.count
     }
-    let handle: OpaquePointer? = response.body.withUnsafeBytes { raw in
-        MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
-                                        .RESPMEM_MUST_COPY)
+
+    deinit { MHD_destroy_response(handle) }
+
+    func queue(on connection: OpaquePointer) -> MHD_Result {
+        MHD_queue_response(connection, UInt32(clamping: status), handle)
     }
-    guard let handle else { return .NO }
-    defer { MHD_destroy_response(handle) }
-    for header in response.headers {
-        _ = MHD_add_response_header(handle, header.name, header.value)
-    }
-    return MHD_queue_response(connection, UInt32(clamping: response.status), handle)
 }
 
 /// The checks that can still be made once libmicrohttpd has parsed a head: the same

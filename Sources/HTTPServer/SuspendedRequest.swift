@@ -11,7 +11,7 @@ final class SuspendedRequest: Sendable {
     /// The connection's address bits (`OpaquePointer` is not `Sendable`).
     private let connection: UInt
     private let phase = Atomic<Int>(Phase.queued.rawValue)
-    private let answer = Mutex<HTTPResponse?>(nil)
+    private let answer = Mutex<PreparedResponse?>(nil)
 
     init(request: HTTPRequest, connection: OpaquePointer) {
         self.request = request
@@ -26,7 +26,7 @@ final class SuspendedRequest: Sendable {
     /// Sets the answer and resumes the connection, unless it was answered already.
     /// `onlyIfQueued`: answer only a job that has not started (a stop before its deadline).
     @discardableResult
-    func finish(with response: HTTPResponse, onlyIfQueued: Bool = false, resume: (OpaquePointer) -> Void) -> Bool {
+    func finish(with response: PreparedResponse?, onlyIfQueued: Bool = false, resume: (OpaquePointer) -> Void) -> Bool {
         while true {
             let current = phase.load(ordering: .acquiring)
             if current == Phase.answered.rawValue { return false }
@@ -41,7 +41,7 @@ final class SuspendedRequest: Sendable {
     }
 
     /// The answer, after the connection was resumed.
-    func takeAnswer() -> HTTPResponse? {
+    func takeAnswer() -> PreparedResponse? {
         answer.withLock { answer in
             defer { answer = nil }
             return answer

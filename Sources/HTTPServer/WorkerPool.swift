@@ -9,9 +9,7 @@ import Synchronization
 /// batches) so libmicrohttpd's own threads stay free for probes. The queue is bounded:
 /// `submit` refuses when it is full, and the caller answers 503 instead of waiting.
 final class WorkerPool: Sendable {
-    /// Runs one request; returns true when it held enough memory (a big body) that the
-    /// heap should be trimmed afterwards.
-    typealias Job = @Sendable () -> Bool
+    typealias Job = @Sendable () -> Void
 
     private struct State {
         var queue: [Job] = []
@@ -95,12 +93,9 @@ final class WorkerPool: Sendable {
                 if state.withLock({ $0.stopping }) { return }
                 continue
             }
-            let big = run()
+            run()
             job = nil
             state.withLock { $0.running -= 1 }
-            // glibc keeps freed memory in its arenas (one per thread): after a big
-            // request, hand it back so the resident size returns near idle.
-            if big { pg_malloc_trim() }
         }
     }
 }

@@ -52,12 +52,13 @@ enum ServeCommand {
         }
         assembled.durable.webhook?.start()
         let host = assembled.settings.http.host.contains(":") ? "[\(assembled.settings.http.host)]" : assembled.settings.http.host
-        Output.error("pushgate: listening on http://\(host):\(server.port)"
+        let log = assembled.log
+        log.message(.info, "pushgate: listening on http://\(host):\(server.port)"
             + (assembled.dryRun ? " (dry run: nothing is sent to APNs)" : "")
             + (assembled.settings.apiKeys.isEmpty ? " (no API keys: loopback only)" : ""))
 
-        stopSignal.wait(flushingEvery: 0.2, log: assembled.log)
-        Output.error("pushgate: stopping: finishing requests and sends in flight (deadline \(assembled.settings.shutdownDeadlineSeconds) s)")
+        stopSignal.wait(flushingEvery: 0.2, log: log)
+        log.message(.info, "pushgate: stopping: finishing requests and sends in flight (deadline \(assembled.settings.shutdownDeadlineSeconds) s)")
         let deadline = assembled.settings.shutdownDeadlineSeconds
         let requestsDrained = server.shutdown(deadlineSeconds: deadline)
         let sendsDrained = assembled.durable.dispatcher.stop(deadlineSeconds: deadline)
@@ -65,9 +66,9 @@ enum ServeCommand {
         assembled.delivery.transport?.shutdown()
         assembled.log.flush()
         if !requestsDrained || !sendsDrained {
-            Output.error("pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), sends: \(assembled.durable.dispatcher.inFlight), which are sent again at the next start)")
+            log.message(.warn, "pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), sends: \(assembled.durable.dispatcher.inFlight), which are sent again at the next start)")
         }
-        Output.error("pushgate: stopped")
+        log.message(.info, "pushgate: stopped")
         return ExitStatus.ok
     }
 
@@ -147,11 +148,12 @@ enum ServeCommand {
             dryRunSender: dryRunSender,
             configuredIsDryRun: apnsConfiguration.dryRun, readiness: readiness)
         let log: RequestLog
-        switch settings.requestLog {
-        case "off": log = RequestLog(fd: -1)
-        case "stdout": log = RequestLog(fd: 1)
-        default: log = RequestLog(fd: 2)
+        let requestFD: Int32 = switch settings.requestLog {
+        case "off": -1
+        case "stdout": 1
+        default: 2
         }
+        log = RequestLog(fd: requestFD, messageFD: 2, format: settings.logFormat, level: settings.logLevel)
         do throws(APIRouter.ConflictError) {
             let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: durable.campaigns)
             return .success(Assembled(settings: settings, service: service, durable: durable, delivery: delivery,
