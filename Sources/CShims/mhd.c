@@ -1,9 +1,6 @@
 #include <arpa/inet.h>
 #include <malloc.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "CShimsMHD.h"
 
 static int pg_hex_value(char c) {
@@ -154,11 +151,6 @@ unsigned int pg_mhd_status(struct MHD_Connection *connection) {
     return info == NULL ? 0 : info->http_status;
 }
 
-void pg_lower_thread_priority(void) {
-    // Linux applies a nice value per thread (the tid as the "process"): workers running
-    // long requests yield the CPU to the threads answering probes.
-    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
-}
 
 void pg_malloc_trim(void) {
     (void)malloc_trim(0);

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CShims
 import Dispatch
 import Synchronization
 
@@ -75,7 +74,6 @@ final class WorkerPool: Sendable {
     }
 
     private func work() {
-        pg_lower_thread_priority()
         while true {
             available.wait()
             var job = state.withLock { state -> Job? in

@@ -48,8 +48,6 @@ unsigned int pg_mhd_trailer_count(struct MHD_Connection *connection);
 // The status libmicrohttpd queued (its own error answers included); 0 if none.
 unsigned int pg_mhd_status(struct MHD_Connection *connection);
 
-// Lowers the calling thread's CPU priority (nice 5): the HTTP worker pool's threads.
-void pg_lower_thread_priority(void);
 // Returns freed heap memory to the system (glibc's malloc_trim(0), every arena).
 void pg_malloc_trim(void);
 
