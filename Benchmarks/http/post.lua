@@ -1,9 +1,12 @@
--- wrk script: POST the file named by BODY_FILE as JSON; counts non-2xx answers as errors.
-local f = assert(io.open(os.getenv("BODY_FILE"), "rb"))
-wrk.method = "POST"
-wrk.body = f:read("*a")
-f:close()
-wrk.headers["Content-Type"] = "application/json"
+-- wrk script: POST the file named by BODY_FILE as JSON (without BODY_FILE: GET the URL);
+-- counts non-2xx answers as errors.
+if os.getenv("BODY_FILE") then
+  local f = assert(io.open(os.getenv("BODY_FILE"), "rb"))
+  wrk.method = "POST"
+  wrk.body = f:read("*a")
+  f:close()
+  wrk.headers["Content-Type"] = "application/json"
+end
 
 local bad = 0
 response = function(status, headers, body)

@@ -34,7 +34,7 @@ load=$!
 sleep 1
 for probe in healthz readyz metrics; do
   echo "-- /$probe while the pool is full"
-  wrk -t1 -c1 -d"$((seconds / 3))"s -s Benchmarks/http/probes.lua "http://127.0.0.1:18080/$probe" | sed -n '/^probe/,$p'
+  wrk -t1 -c1 -d"$((seconds / 3))"s -s Benchmarks/http/post.lua "http://127.0.0.1:18080/$probe" | sed -n '/^requests:/,$p'
 done
 wait $load
 sed -n '/^requests:/,$p' var/bench-previews.txt | sed 's/^/previews: /'
