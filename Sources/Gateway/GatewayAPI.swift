@@ -38,7 +38,7 @@ public enum GatewayAPI {
         CampaignEndpoints.register(in: &builder, planner: components.planner, configuredIsDryRun: components.configuredIsDryRun,
                                    campaigns: campaigns, metrics: metrics)
         TokenEndpoints.register(in: &builder, storage: campaigns.storage, now: now)
-        let document = Array(OpenAPIDocument.text.utf8)
+        let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),
                               defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, now: now)

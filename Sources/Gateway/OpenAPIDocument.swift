@@ -1,6 +1,15 @@
 /// The API's OpenAPI 3.1 description, served at `GET /openapi.json`. A test checks that
 /// every route the router knows is described here and nothing else is.
 enum OpenAPIDocument {
+    /// The document as this server serves it: with no API keys configured (loopback
+    /// only) no operation needs the bearer scheme, and the document says so.
+    static func text(keysRequired: Bool) -> String {
+        guard !keysRequired else { return text }
+        return text.replacing("\n  \"security\": [{\"bearer\": []}],\n", with: "\n  \"security\": [],\n")
+            .replacing("Not required when no keys are configured and the server listens on loopback only.",
+                       with: "This server has no keys configured and listens on loopback only: no operation requires it.")
+    }
+
     static let text = #"""
 {
   "openapi": "3.1.0",
@@ -9,7 +18,7 @@ enum OpenAPIDocument {
     "version": "0.1.0",
     "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code."
   },
-  "servers": [{"url": "http://127.0.0.1:8080"}],
+  "servers": [{"url": "/", "description": "The server this document was fetched from."}],
   "security": [{"bearer": []}],
   "components": {
     "securitySchemes": {
@@ -67,6 +76,7 @@ enum OpenAPIDocument {
           {
             "type": "object",
             "required": ["ok", "canonical", "route", "params", "query"],
+            "additionalProperties": false,
             "properties": {
               "ok": {"const": true},
               "canonical": {"type": "string"},
@@ -78,11 +88,13 @@ enum OpenAPIDocument {
           {
             "type": "object",
             "required": ["ok", "error"],
+            "additionalProperties": false,
             "properties": {
               "ok": {"const": false},
               "error": {
                 "type": "object",
                 "required": ["code", "message"],
+                "additionalProperties": false,
                 "properties": {"code": {"enum": ["tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute"]}, "message": {"type": "string"}}
               }
             }
@@ -138,14 +150,14 @@ enum OpenAPIDocument {
         "requestBody": {
           "required": true,
           "content": {"application/json": {"schema": {"oneOf": [
-            {"type": "object", "required": ["link"], "properties": {"link": {"type": "string"}}},
-            {"type": "object", "required": ["links"], "properties": {"links": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 1000}}}
+            {"type": "object", "required": ["link"], "additionalProperties": false, "properties": {"link": {"type": "string"}}},
+            {"type": "object", "required": ["links"], "additionalProperties": false, "properties": {"links": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 1000}}}
           ]}}}
         },
         "responses": {
           "200": {"description": "The canonicaliser's answer (ok true or false).", "content": {"application/json": {"schema": {"oneOf": [
             {"$ref": "#/components/schemas/LinkResult"},
-            {"type": "object", "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/LinkResult"}}, "accepted": {"type": "integer"}, "rejected": {"type": "integer"}}}
+            {"type": "object", "required": ["results", "accepted", "rejected"], "additionalProperties": false, "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/LinkResult"}, "minItems": 1, "maxItems": 1000}, "accepted": {"type": "integer", "minimum": 0}, "rejected": {"type": "integer", "minimum": 0}}}
           ]}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},

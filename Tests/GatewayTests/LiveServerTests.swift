@@ -345,6 +345,35 @@ final class LiveGateway {
         #expect(sender.sent.withLock { Set($0).count } == 16)
     }
 
+    @Test func openAPIServersAreRelativeAndSecurityFollowsTheMode() throws {
+        for keys in [[], [APIKey(name: "ci", sha256: APIKeyring.hash("k"))]] {
+            let gateway = try LiveGateway(keys: keys)
+            let response = try #require(gateway.request("GET", "/openapi.json"))
+            let document = try gateway.object(response)
+            #expect(document["servers"]?.arrayValue?.first?.objectValue?["url"] == .string("/"))
+            let security = document["security"]?.arrayValue ?? []
+            #expect(security.isEmpty == keys.isEmpty, "keys: \(keys.count), security: \(security)")
+        }
+    }
+
+    @Test func theLinkCheckAnswerMatchesExactlyOneShape() throws {
+        let document = try #require(try JSONParser().parse(OpenAPIDocument.text).objectValue)
+        let schemas = document["components"]?.objectValue?["schemas"]?.objectValue
+        let branches = schemas?["LinkResult"]?.objectValue?["oneOf"]?.arrayValue ?? []
+        #expect(branches.count == 2)
+        #expect(branches.allSatisfy { $0.objectValue?["additionalProperties"] == .bool(false) })
+        let operation = document["paths"]?.objectValue?["/v1/links/check"]?.objectValue?["post"]?.objectValue
+        let answers = operation?["responses"]?.objectValue?["200"]?.objectValue?["content"]?.objectValue?["application/json"]?
+            .objectValue?["schema"]?.objectValue?["oneOf"]?.arrayValue ?? []
+        let batch = answers.last?.objectValue
+        // A single result has none of the batch's required members, and a batch has no `ok`.
+        #expect(batch?["required"]?.arrayValue?.compactMap(\.stringValue) == ["results", "accepted", "rejected"])
+        #expect(batch?["additionalProperties"] == .bool(false))
+        let requests = operation?["requestBody"]?.objectValue?["content"]?.objectValue?["application/json"]?
+            .objectValue?["schema"]?.objectValue?["oneOf"]?.arrayValue ?? []
+        #expect(requests.allSatisfy { $0.objectValue?["additionalProperties"] == .bool(false) })
+    }
+
     @Test func openAPIDescribesEveryRoute() throws {
         let document = try #require(try JSONParser().parse(OpenAPIDocument.text).objectValue)
         #expect(document["openapi"] == .string("3.1.0"))
