@@ -18,9 +18,13 @@ public final class Dispatcher: Sendable {
         public var maxAttempts: Int
         public var retryBaseSeconds: Double
         public var retryMaxSeconds: Double
+        /// Who claims and for how long (renewed every third of it while sends are in flight).
+        public var lease: LeaseTerms
 
         public init(inFlight: Int = 256, claimBatch: Int = 500, maxAttempts: Int = 5,
-                    retryBaseSeconds: Double = 2, retryMaxSeconds: Double = 300) {
+                    retryBaseSeconds: Double = 2, retryMaxSeconds: Double = 300,
+                    lease: LeaseTerms = LeaseTerms(instance: InstanceID.current(now: wallClockSeconds()), seconds: 30)) {
+            self.lease = lease
             self.inFlight = max(1, inFlight)
             self.claimBatch = max(1, claimBatch)
             self.maxAttempts = max(1, maxAttempts)
@@ -117,6 +121,7 @@ public final class Dispatcher: Sendable {
         var messages: [Int64: CampaignMessage] = [:]
         var unrecorded: [DeliveryUpdate] = []
         var lastHousekeeping = now()
+        var lastRenewal = now()
         while true {
             let deadline = stopDeadline.withLock { $0 }
             unrecorded += completed.withLock { done in
@@ -136,7 +141,7 @@ public final class Dispatcher: Sendable {
             if !unrecorded.isEmpty || limit > 0 {
                 do throws(StorageError) {
                     // Results and the next claim share one transaction: one commit per turn.
-                    claims = try storage.recordAndClaim(unrecorded, claimLimit: limit, now: now())
+                    claims = try storage.recordAndClaim(unrecorded, claimLimit: limit, lease: options.lease, now: now())
                 } catch {
                     log("pushgate: cannot record results or claim deliveries (results kept in memory, retrying): \(error.description)")
                     // Stopping: give up at the deadline; the rows stay in flight and are sent again at the next start.
@@ -153,6 +158,11 @@ public final class Dispatcher: Sendable {
             if let deadline, inFlight == 0 || now() >= deadline { break }
             // Cheap (a sum over unfinished campaigns); turns are at most ~1000/s (see `wait`).
             if let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
+            // Renewed well before expiry, so a live process never loses a lease it is using.
+            if inFlight > 0, now() - lastRenewal >= options.lease.seconds / 3 {
+                _ = try? storage.renewLeases(options.lease, now: now())
+                lastRenewal = now()
+            }
             if now() - lastHousekeeping > 60 {
                 housekeeping()
                 lastHousekeeping = now()
@@ -181,7 +191,8 @@ public final class Dispatcher: Sendable {
                 messages[claim.campaign] = message
             }
             guard let message = messages[claim.campaign] else {
-                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: DiagnosticCode.campaignMissing.rawValue))
+                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: DiagnosticCode.campaignMissing.rawValue,
+                                      lease: claim.lease))
                 continue
             }
             let request = Self.request(for: claim, message: message)
@@ -224,7 +235,7 @@ public final class Dispatcher: Sendable {
     /// to `maxAttempts`. TooManyProviderTokenUpdates is the key's problem: it waits for the
     /// pause to end and costs the device nothing.
     func outcome(of result: DeliveryResult, for claim: ClaimedDelivery) -> DeliveryUpdate {
-        var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed)
+        var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, lease: claim.lease)
         switch result {
         case .delivered(let id):
             update.state = .delivered

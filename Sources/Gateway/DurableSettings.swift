@@ -23,6 +23,9 @@ public struct DurableSettings: Sendable {
         public var maxAttempts = 5
         public var retryBaseSeconds: Double = 2
         public var retryMaxSeconds: Double = 300
+        /// How long a claim is this process's: renewed while the send is in flight; once
+        /// expired (the process died or hangs) another may take the delivery over.
+        public var leaseSeconds: Double = 30
     }
 
     public struct Webhook: Sendable {
@@ -43,7 +46,7 @@ public struct DurableSettings: Sendable {
     }
 
     public static let storageKeys = ["path", "synchronous", "busyTimeoutMilliseconds", "idempotencyRetentionHours"]
-    public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds"]
+    public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
     public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds"]
 
     /// Reads the three sections (any may be absent) into `reader`. `defaultPath` is the
@@ -71,6 +74,7 @@ public struct DurableSettings: Sendable {
         d.maxAttempts = reader.integer(object, "maxAttempts", at: path, in: 1...100, default: d.maxAttempts) ?? d.maxAttempts
         d.retryBaseSeconds = reader.number(object, "retryBaseSeconds", at: path, in: 0...3600, default: d.retryBaseSeconds) ?? d.retryBaseSeconds
         d.retryMaxSeconds = reader.number(object, "retryMaxSeconds", at: path, in: 0...86_400, default: d.retryMaxSeconds) ?? d.retryMaxSeconds
+        d.leaseSeconds = reader.number(object, "leaseSeconds", at: path, in: 1...3600, default: d.leaseSeconds) ?? d.leaseSeconds
         self.dispatcher = d
 
         path = root.appending("webhook")

@@ -8,14 +8,23 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func idempotencyRecord(key: String, notBefore: Double) throws(StorageError) -> IdempotencyRecord?
     func purgeIdempotencyKeys(olderThan: Double) throws(StorageError) -> Int
 
-    /// Marks up to `limit` due deliveries in flight (attempt + 1) and returns them.
-    func claim(limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery]
+    /// Leases up to `limit` deliveries to `lease.owner` until `now + lease.seconds` (attempt
+    /// + 1, fencing number + 1) and returns them: expired leases first (taken over), then
+    /// due pending and retrying rows.
+    func claim(limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery]
+    /// Extends every unexpired lease `lease.owner` holds to `now + lease.seconds`. Returns how many.
+    func renewLeases(_ lease: LeaseTerms, now: Double) throws(StorageError) -> Int
     func message(campaign: Int64) throws(StorageError) -> CampaignMessage?
-    /// Records results in one transaction; finishes campaigns with nothing left.
-    func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError)
+    /// Records results in one transaction; finishes campaigns with nothing left. An update
+    /// whose `lease` is no longer the row's (the lease expired and was taken over) changes
+    /// nothing: a late answer can never overwrite or double-count. Returns how many counted.
+    @discardableResult
+    func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int
     /// `record` then `claim` in one transaction: one commit (one fsync) per dispatcher turn.
-    func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery]
-    /// After a crash: everything left in flight becomes pending again. Returns how many.
+    func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery]
+    /// For a backend owned by one process (SQLite): at start, every lease a previous owner
+    /// left (it is dead: the owner lock says so) is given back at once instead of waiting
+    /// for it to expire; the rows become pending again. Returns how many.
     func requeueInFlight() throws(StorageError) -> Int
     /// Deliveries not yet in a final state, over all campaigns.
     func queueDepth() throws(StorageError) -> Int

@@ -1,34 +1,60 @@
 /// The dispatcher's side of the SQLite storage: claim, record, recover.
 extension SQLiteCampaignStorage {
-    public func claim(limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
-        try recordAndClaim([], claimLimit: limit, now: now)
+    public func claim(limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        try recordAndClaim([], claimLimit: limit, lease: lease, now: now)
     }
 
-    public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+    public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
+                               now: Double) throws(StorageError) -> [ClaimedDelivery] {
         guard !updates.isEmpty || claimLimit > 0 else { return [] }
         return try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> [ClaimedDelivery] in
-                try recordRows(db, updates, now: now)
-                return claimLimit > 0 ? try claimRows(db, limit: claimLimit, now: now) : []
+                _ = try recordRows(db, updates, now: now)
+                return claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now) : []
             }
         }
     }
 
-    private func claimRows(_ db: SQLiteDatabase, limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
-        let due = try db.statement("""
-            SELECT campaign, idx, token, body, attempts, state FROM deliveries INDEXED BY deliveries_due
-            WHERE state IN (0, 2) AND next_at <= ? ORDER BY next_at, campaign, idx LIMIT ?
-            """).bind(.double(now), .integer(limit))
+    public func renewLeases(_ lease: LeaseTerms, now: Double) throws(StorageError) -> Int {
+        try writing { db throws(StorageError) in
+            try db.statement("""
+                UPDATE deliveries INDEXED BY deliveries_lease_expiry SET lease_until = ?
+                WHERE state = 1 AND lease_until > ? AND lease_owner = ?
+                """).bind(.double(now + lease.seconds), .double(now), .text(lease.owner)).run()
+            return db.changes
+        }
+    }
+
+    private func claimRows(_ db: SQLiteDatabase, limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery] {
         var claimed: [ClaimedDelivery] = []
         var tally = StateTally()
-        while try due.step() {
-            claimed.append(ClaimedDelivery(campaign: due.int(0), index: Int(due.int(1)), token: due.text(2),
-                                           body: due.optionalBlob(3), attempt: Int(due.int(4)) + 1))
-            tally.move(due.int(0), from: DeliveryState(rawValue: Int(due.int(5))) ?? .pending, to: .inFlight)
+        // Leases that expired (their owner died or hung) are taken over first.
+        let expired = try db.statement("""
+            SELECT campaign, idx, token, body, attempts, lease FROM deliveries INDEXED BY deliveries_lease_expiry
+            WHERE state = 1 AND lease_until <= ? ORDER BY lease_until LIMIT ?
+            """).bind(.double(now), .integer(limit))
+        while try expired.step() {
+            claimed.append(ClaimedDelivery(campaign: expired.int(0), index: Int(expired.int(1)), token: expired.text(2),
+                                           body: expired.optionalBlob(3), attempt: Int(expired.int(4)) + 1, lease: expired.int(5) + 1))
         }
-        let mark = "UPDATE deliveries SET state = 1, attempts = attempts + 1 WHERE campaign = ? AND idx = ?"
+        if claimed.count < limit {
+            let due = try db.statement("""
+                SELECT campaign, idx, token, body, attempts, state, lease FROM deliveries INDEXED BY deliveries_due
+                WHERE state IN (0, 2) AND next_at <= ? ORDER BY next_at, campaign, idx LIMIT ?
+                """).bind(.double(now), .integer(limit - claimed.count))
+            while try due.step() {
+                claimed.append(ClaimedDelivery(campaign: due.int(0), index: Int(due.int(1)), token: due.text(2),
+                                               body: due.optionalBlob(3), attempt: Int(due.int(4)) + 1, lease: due.int(6) + 1))
+                tally.move(due.int(0), from: DeliveryState(rawValue: Int(due.int(5))) ?? .pending, to: .inFlight)
+            }
+        }
+        let mark = """
+            UPDATE deliveries SET state = 1, attempts = attempts + 1, lease = lease + 1, lease_owner = ?, lease_until = ?
+            WHERE campaign = ? AND idx = ?
+            """
+        let until = now + lease.seconds
         for delivery in claimed {
-            try db.statement(mark).bind(.int(delivery.campaign), .integer(delivery.index)).run()
+            try db.statement(mark).bind(.text(lease.owner), .double(until), .int(delivery.campaign), .integer(delivery.index)).run()
         }
         try tally.apply(db)
         return claimed
@@ -43,26 +69,33 @@ extension SQLiteCampaignStorage {
         }
     }
 
-    public func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) {
-        _ = try recordAndClaim(updates, claimLimit: 0, now: now)
+    @discardableResult
+    public func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int {
+        guard !updates.isEmpty else { return 0 }
+        return try writing { db throws(StorageError) in
+            try db.transaction { () throws(StorageError) -> Int in try recordRows(db, updates, now: now) }
+        }
     }
 
-    private func recordRows(_ db: SQLiteDatabase, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) {
+    private func recordRows(_ db: SQLiteDatabase, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int {
+        var counted = 0
         var finishedByCampaign: [Int64: Int] = [:]
         var tally = StateTally()
         for update in updates {
             let final = update.state.isFinal
-            // Only a row still in flight takes a result: a late duplicate cannot undo a final state.
+            // Only the current lease records: a late answer from a lease that expired and was
+            // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
             try db.statement("""
                 UPDATE deliveries SET state = ?, status = ?, reason = ?, apns_id = ?, timestamp_ms = ?,
-                    next_at = ?, finished_at = ?, attempts = attempts - ?
-                WHERE campaign = ? AND idx = ? AND state = 1
+                    next_at = ?, finished_at = ?, attempts = attempts - ?, lease_owner = NULL, lease_until = NULL
+                WHERE campaign = ? AND idx = ? AND state = 1 AND lease = ?
                 """)
                 .bind(.integer(update.state.rawValue), .optional(update.status.map(Int64.init)), .optional(update.reason),
                       .optional(update.apnsID), .optional(update.timestampMilliseconds),
                       .double(update.nextAttemptAt ?? now), final ? .double(now) : .null, .integer(update.refundAttempt ? 1 : 0),
-                      .int(update.campaign), .integer(update.index)).run()
+                      .int(update.campaign), .integer(update.index), .int(update.lease)).run()
             guard db.changes == 1 else { continue }
+            counted += 1
             tally.move(update.campaign, from: .inFlight, to: update.state)
             if final { finishedByCampaign[update.campaign, default: 0] += 1 }
             if update.state == .unregistered {
@@ -77,6 +110,7 @@ extension SQLiteCampaignStorage {
                 WHERE seq = ?
                 """).bind(.integer(finished), .integer(finished), .double(now), .int(seq)).run()
         }
+        return counted
     }
 
     /// A 410: the token is dead as of Apple's timestamp (or now, when Apple gave none),
@@ -99,7 +133,8 @@ extension SQLiteCampaignStorage {
     public func requeueInFlight() throws(StorageError) -> Int {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> Int in
-                try db.statement("UPDATE deliveries SET state = 0 WHERE state = 1").run()
+                // The fencing number moves on too: nothing the dead owner sent can be recorded.
+                try db.statement("UPDATE deliveries SET state = 0, lease = lease + 1, lease_owner = NULL, lease_until = NULL WHERE state = 1").run()
                 let requeued = db.changes
                 if requeued > 0 {
                     // Rare (after a crash): recount the unfinished campaigns from their rows.

@@ -79,6 +79,14 @@ enum Schema {
             PRIMARY KEY (team_id, key_id, key_sha256)
         ) WITHOUT ROWID;
         """,
+        // 3: leases. A claim names its owner and an expiry, and bumps the fencing number:
+        // only the current lease records a result; an expired lease can be taken over.
+        """
+        ALTER TABLE deliveries ADD COLUMN lease_owner TEXT;
+        ALTER TABLE deliveries ADD COLUMN lease_until REAL;
+        ALTER TABLE deliveries ADD COLUMN lease INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX deliveries_lease_expiry ON deliveries(lease_until) WHERE state = 1;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -133,6 +133,23 @@ public struct CampaignMessage: Sendable {
     public var apnsIDPrefix: String
 }
 
+/// Who claims, and for how long: a claim is a lease that its owner renews while the send
+/// is in flight (`renewLeases`); once expired, any claimer may take it over.
+public struct LeaseTerms: Sendable, Equatable {
+    /// The instance, as `host/pid/start`.
+    public var owner: String
+    public var seconds: Double
+
+    public init(owner: String, seconds: Double) {
+        self.owner = owner
+        self.seconds = seconds
+    }
+
+    public init(instance: InstanceID, seconds: Double) {
+        self.init(owner: "\(instance.host)/\(instance.pid)/\(instance.startedAt)", seconds: seconds)
+    }
+}
+
 /// A delivery claimed for sending.
 public struct ClaimedDelivery: Sendable {
     public var campaign: Int64
@@ -142,13 +159,16 @@ public struct ClaimedDelivery: Sendable {
     public var body: [UInt8]?
     /// Attempts including this one.
     public var attempt: Int
+    /// The fencing number of this claim: a result is recorded only with the current one.
+    public var lease: Int64
 
-    public init(campaign: Int64, index: Int, token: String, body: [UInt8]?, attempt: Int) {
+    public init(campaign: Int64, index: Int, token: String, body: [UInt8]?, attempt: Int, lease: Int64) {
         self.campaign = campaign
         self.index = index
         self.token = token
         self.body = body
         self.attempt = attempt
+        self.lease = lease
     }
 }
 
@@ -165,9 +185,12 @@ public struct DeliveryUpdate: Sendable {
     public var nextAttemptAt: Double?
     /// The attempt was not the device's (sends were paused): it is not counted.
     public var refundAttempt = false
+    /// The claim's fencing number: recorded only if it is still the row's current lease.
+    public var lease: Int64
 
     public init(campaign: Int64, index: Int, state: DeliveryState, status: Int? = nil, reason: String? = nil,
-                apnsID: String? = nil, timestampMilliseconds: Int64? = nil, nextAttemptAt: Double? = nil) {
+                apnsID: String? = nil, timestampMilliseconds: Int64? = nil, nextAttemptAt: Double? = nil, lease: Int64) {
+        self.lease = lease
         self.campaign = campaign
         self.index = index
         self.state = state

@@ -41,7 +41,7 @@ struct DurableAssembly {
 
     static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, sender: any NotificationSender,
                          dryRunSender: any NotificationSender, tokens: ProviderTokenManager, transport: CurlHTTP2Transport?,
-                         defaultInFlight: Int, metrics: Metrics) -> DurableAssembly {
+                         instance: InstanceID, defaultInFlight: Int, metrics: Metrics) -> DurableAssembly {
         let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: { Output.error($0) }) }
         let d = settings.dispatcher
         let dispatcher = Dispatcher(
@@ -54,7 +54,8 @@ struct DurableAssembly {
                 return [keyPause, unreachable].compactMap { $0 }.max()
             },
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
-                           retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds),
+                           retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds,
+                           lease: LeaseTerms(instance: instance, seconds: d.leaseSeconds)),
             log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },
             housekeeping: {
                 _ = try? storage.purgeIdempotencyKeys(olderThan: wallClockSeconds() - settings.storage.idempotencyRetentionSeconds)

@@ -98,7 +98,8 @@ enum ServeCommand {
         }
         let durableSettings = config.durable
         let storage: SQLiteCampaignStorage
-        switch DurableAssembly.openStorage(durableSettings.storage, access: .owner(InstanceID.current(now: wallClockSeconds()))) {
+        let instance = InstanceID.current(now: wallClockSeconds())
+        switch DurableAssembly.openStorage(durableSettings.storage, access: .owner(instance)) {
         case .failure(let failure): return .failure(failure)
         case .success(let s): storage = s
         }
@@ -117,7 +118,7 @@ enum ServeCommand {
         let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
         let durable = DurableAssembly.assemble(
             durableSettings, storage: storage, sender: delivery.sender, dryRunSender: dryRunSender, tokens: delivery.tokens,
-            transport: delivery.transport,
+            transport: delivery.transport, instance: instance,
             defaultInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams), metrics: metrics)
         let tokens = delivery.tokens
         metrics.observeSendingPause { tokens.pausedUntil().map { Double($0) - wallClockSeconds() } ?? 0 }

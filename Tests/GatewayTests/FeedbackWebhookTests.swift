@@ -33,10 +33,10 @@ final class WebhookReceiver: HTTPResponder {
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let campaign = NewCampaign(id: "c1", createdAt: 1, dryRun: false, headers: [], body: Array("{}".utf8), apnsIDPrefix: "00000000-0000-4000-8000-")
         _ = try storage.insert(campaign, deliveries: (0..<count).map { NewDelivery(token: Fixtures.token("dead", $0)) }, now: 1)
-        let claimed = try storage.claim(limit: count, now: 1)
+        let claimed = try storage.claim(limit: count, lease: LeaseTerms(owner: "test", seconds: 30), now: 1)
         try storage.record(claimed.map {
             DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, reason: "Unregistered",
-                           timestampMilliseconds: 1_700_000_000_000 + Int64($0.index))
+                           timestampMilliseconds: 1_700_000_000_000 + Int64($0.index), lease: $0.lease)
         }, now: 2)
         return storage
     }
@@ -114,7 +114,7 @@ final class WebhookReceiver: HTTPResponder {
 
     @Test func settingsResolveTheStoragePathAndReadEverySection() throws {
         let storage = try JSONParser().parse(#"{"path": "../var/db.sqlite", "synchronous": "normal", "idempotencyRetentionHours": 2}"#)
-        let dispatcher = try JSONParser().parse(#"{"inFlight": 64, "maxAttempts": 3}"#)
+        let dispatcher = try JSONParser().parse(#"{"inFlight": 64, "maxAttempts": 3, "leaseSeconds": 12}"#)
         var reader = ConfigReader(file: "config/gateway.json")
         let settings = DurableSettings(storage: storage, dispatcher: dispatcher, webhook: nil, defaultPath: "var/x.db", reader: &reader)
         #expect(reader.isValid)
@@ -122,10 +122,16 @@ final class WebhookReceiver: HTTPResponder {
         #expect(!settings.storage.synchronousFull)
         #expect(settings.storage.idempotencyRetentionSeconds == 7200)
         #expect(settings.dispatcher.inFlight == 64 && settings.dispatcher.maxAttempts == 3)
+        #expect(settings.dispatcher.leaseSeconds == 12)
         #expect(settings.webhook == nil)
         var defaultsReader = ConfigReader(file: "config/gateway.json")
         let defaults = DurableSettings(storage: nil, dispatcher: nil, webhook: nil, defaultPath: "../var/pushgate.db", reader: &defaultsReader)
         #expect(defaults.storage.path == "config/../var/pushgate.db" && defaults.storage.synchronousFull)
+        #expect(defaults.dispatcher.leaseSeconds == 30)
+        var badReader = ConfigReader(file: "config/gateway.json")
+        _ = DurableSettings(storage: nil, dispatcher: try JSONParser().parse(#"{"leaseSeconds": 0}"#), webhook: nil,
+                            defaultPath: "x.db", reader: &badReader)
+        #expect(badReader.diagnostics.compactMap { $0.location.path?.description } == ["dispatcher.leaseSeconds"])
     }
 
     @Test func theWebhookSecretAndURLComeFromTheEnvironment() {

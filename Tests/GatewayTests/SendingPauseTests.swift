@@ -61,7 +61,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let storage = try! SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
                                     sendingPausedUntil: { 5000 }, options: .init(maxAttempts: 5), now: { 1000 })
-        let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 1)
+        let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 1, lease: 1)
         let busy = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyRequests), for: claim)
         #expect(busy.state == .retrying && !busy.refundAttempt)
         let token = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyProviderTokenUpdates), for: claim)
@@ -75,7 +75,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
                                     options: .init(maxAttempts: 2), now: { 1000 })
         // Even on its last attempt: the device stays queued, and the attempt is given back.
-        let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 2)
+        let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 2, lease: 1)
         let update = dispatcher.outcome(of: .transportFailed(TransportFailure(.unreachable, "cannot reach APNs at https://x: refused")), for: claim)
         #expect(update.state == .retrying && update.refundAttempt && update.reason == "unreachable")
         let timeout = dispatcher.outcome(of: .transportFailed(TransportFailure(.timeout, "no answer")), for: claim)

@@ -19,6 +19,15 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
                 body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-", idempotency: key)
 }
 
+/// The lease every test claim takes unless it says otherwise.
+let testLease = LeaseTerms(owner: "test-host/1/0", seconds: 30)
+
+extension SQLiteCampaignStorage {
+    func claim(limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        try claim(limit: limit, lease: testLease, now: now)
+    }
+}
+
 @Suite struct StorageTests {
     @Test func migratesAFreshFileAndReopensIt() throws {
         let path = temporaryDatabasePath()
@@ -72,11 +81,11 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
 
         let seq = first[0].campaign
         try storage.record([
-            DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "id-0"),
-            DeliveryUpdate(campaign: seq, index: 1, state: .failed, status: 400, reason: "BadDeviceToken"),
-            DeliveryUpdate(campaign: seq, index: 2, state: .unregistered, status: 410, reason: "Unregistered", timestampMilliseconds: 1_700_000_000_000),
-            DeliveryUpdate(campaign: seq, index: 3, state: .retrying, status: 503, reason: "ServiceUnavailable", nextAttemptAt: 1005),
-            DeliveryUpdate(campaign: seq, index: 4, state: .delivered, status: 200, apnsID: "id-4"),
+            DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "id-0", lease: 1),
+            DeliveryUpdate(campaign: seq, index: 1, state: .failed, status: 400, reason: "BadDeviceToken", lease: 1),
+            DeliveryUpdate(campaign: seq, index: 2, state: .unregistered, status: 410, reason: "Unregistered", timestampMilliseconds: 1_700_000_000_000, lease: 1),
+            DeliveryUpdate(campaign: seq, index: 3, state: .retrying, status: 503, reason: "ServiceUnavailable", nextAttemptAt: 1005, lease: 1),
+            DeliveryUpdate(campaign: seq, index: 4, state: .delivered, status: 200, apnsID: "id-4", lease: 1),
         ], now: 1002)
         var summary = try #require(try storage.campaign(id: "c1"))
         #expect(summary.finishedAt == nil)
@@ -87,7 +96,7 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
         #expect(try storage.claim(limit: 10, now: 1004).isEmpty)
         let retry = try storage.claim(limit: 10, now: 1005)
         #expect(retry.map(\.index) == [3] && retry[0].attempt == 2)
-        try storage.record([DeliveryUpdate(campaign: seq, index: 3, state: .delivered, status: 200, apnsID: "id-3")], now: 1006)
+        try storage.record([DeliveryUpdate(campaign: seq, index: 3, state: .delivered, status: 200, apnsID: "id-3", lease: retry[0].lease)], now: 1006)
         summary = try #require(try storage.campaign(id: "c1"))
         #expect(summary.finishedAt == 1006 && summary.status == "completed")
         #expect(try storage.queueDepth() == 0)
@@ -102,8 +111,8 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
         _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1))], now: 1000)
         let claimed = try storage.claim(limit: 1, now: 1000)
         let seq = claimed[0].campaign
-        try storage.record([DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "x")], now: 1001)
-        try storage.record([DeliveryUpdate(campaign: seq, index: 0, state: .failed, status: 500, reason: "InternalServerError")], now: 1002)
+        try storage.record([DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "x", lease: claimed[0].lease)], now: 1001)
+        try storage.record([DeliveryUpdate(campaign: seq, index: 0, state: .failed, status: 500, reason: "InternalServerError", lease: claimed[0].lease)], now: 1002)
         let row = try storage.results(campaign: seq, offset: 0, limit: 1)[0]
         #expect(row.state == .delivered && row.apnsID == "x")
         #expect(try storage.campaign(id: "c1")?.finishedAt == 1001)
@@ -113,7 +122,7 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
         _ = try storage.insert(newCampaign("c1"), deliveries: (0..<4).map { NewDelivery(token: token($0)) }, now: 1000)
         let claimed = try storage.claim(limit: 3, now: 1000)
-        try storage.record([DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .delivered, status: 200)], now: 1001)
+        try storage.record([DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .delivered, status: 200, lease: claimed[0].lease)], now: 1001)
         #expect(try storage.requeueInFlight() == 2)
         // The counters are rebuilt from the rows: nothing in flight after a restart.
         let counts = try #require(try storage.campaign(id: "c1")).counts
@@ -127,8 +136,8 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
         _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1)), NewDelivery(token: token(2))], now: 1000)
         let claimed = try storage.claim(limit: 2, now: 1000)
         try storage.record([
-            DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .unregistered, status: 410, reason: "Unregistered", timestampMilliseconds: 5000),
-            DeliveryUpdate(campaign: claimed[0].campaign, index: 1, state: .delivered, status: 200),
+            DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .unregistered, status: 410, reason: "Unregistered", timestampMilliseconds: 5000, lease: 1),
+            DeliveryUpdate(campaign: claimed[0].campaign, index: 1, state: .delivered, status: 200, lease: 1),
         ], now: 1001)
         #expect(try storage.deadTokens(sinceMilliseconds: 0, after: nil, limit: 10).map(\.token) == [token(1)])
         #expect(try storage.pendingFeedback(limit: 10).map(\.token) == [token(1)])
@@ -155,7 +164,7 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
         let claimed = try storage.claim(limit: 5, now: 1000)
         try storage.record(claimed.map {
             DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, reason: "ExpiredToken",
-                           timestampMilliseconds: Int64(10_000 - $0.index * 1000))
+                           timestampMilliseconds: Int64(10_000 - $0.index * 1000), lease: $0.lease)
         }, now: 1001)
         let first = try storage.deadTokens(sinceMilliseconds: 7000, after: nil, limit: 2)
         #expect(first.map(\.timestampMilliseconds) == [7000, 8000])
