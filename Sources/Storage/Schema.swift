@@ -87,6 +87,10 @@ enum Schema {
         ALTER TABLE deliveries ADD COLUMN lease INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX deliveries_lease_expiry ON deliveries(lease_until) WHERE state = 1;
         """,
+        // 4: webhook batches fixed once formed, so a retry sends the same id and body.
+        """
+        ALTER TABLE feedback_outbox ADD COLUMN batch INTEGER;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -172,8 +172,32 @@ extension SQLiteCampaignStorage {
         let second = try storage.deadTokens(sinceMilliseconds: 7000, after: (last.timestampMilliseconds, last.token), limit: 2)
         #expect(second.map(\.timestampMilliseconds) == [9000, 10000])
         let feedback = try storage.pendingFeedback(limit: 3)
+        // Not acknowledged (the receiver failed): the same batch again, whatever the limit.
+        #expect(try storage.pendingFeedback(limit: 10).map(\.seq) == feedback.map(\.seq))
         try storage.acknowledgeFeedback(through: feedback[2].seq)
         #expect(try storage.pendingFeedback(limit: 10).count == 2)
+    }
+
+    @Test func aWebhookBatchKeepsItsRowsWhenMoreArriveAndAcrossARestart() throws {
+        let path = temporaryDatabasePath()
+        let storage = try SQLiteCampaignStorage(path: path)
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<4).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 2, now: 1000)
+        try storage.record(claimed.map {
+            DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, reason: "Unregistered", lease: $0.lease)
+        }, now: 1001)
+        let batch = try storage.pendingFeedback(limit: 500)
+        #expect(batch.count == 2)
+        // Two more dead tokens arrive while the receiver is down.
+        let more = try storage.claim(limit: 2, now: 1002)
+        try storage.record(more.map {
+            DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, reason: "Unregistered", lease: $0.lease)
+        }, now: 1003)
+        #expect(try storage.pendingFeedback(limit: 500) == batch, "the retry is the same batch")
+        let reopened = try SQLiteCampaignStorage(path: path)
+        #expect(try reopened.pendingFeedback(limit: 500) == batch, "and after a restart")
+        try reopened.acknowledgeFeedback(through: batch[1].seq)
+        #expect(try reopened.pendingFeedback(limit: 500).map(\.token) == [token(2), token(3)])
     }
 
     @Test func idempotencyKeysReturnTheFirstCampaignUntilTheyExpire() throws {
