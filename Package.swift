@@ -26,6 +26,11 @@ let package = Package(
         .target(name: "StrictJSON"),
         .target(name: "DeepLinks", dependencies: ["StrictJSON"]),
         .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON"]),
+        // The app's half of the route table: the Swift router generator. It embeds the link
+        // engine's sources (Sources/DeepLinks/Engine, TextSafety) at build time.
+        .target(name: "Codegen", dependencies: ["DeepLinks", "StrictJSON"], plugins: ["EmbedLinkEngine"]),
+        .executableTarget(name: "EmbedSources"),
+        .plugin(name: "EmbedLinkEngine", capability: .buildTool(), dependencies: ["EmbedSources"]),
 
         // Talks to Apple.
         .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "COpenSSL", "CCurl", "CShims"]),
@@ -37,7 +42,7 @@ let package = Package(
         // The service's logic: API, auth, limits, metrics, campaigns.
         .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage"]),
+        .executableTarget(name: "pushgate", dependencies: ["Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
@@ -50,6 +55,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -38,7 +38,13 @@ enum LinkEndpoints {
             }
         }
 
-        let routesBody = Array(JSONWriter.pretty(table.document).utf8)
+        // The table as configured, plus its fingerprint (what a generated router carries).
+        var routesDocument = table.document
+        if case .object(var members) = routesDocument {
+            members.members.append(JSONMember(key: "fingerprint", value: .string(table.fingerprint)))
+            routesDocument = .object(members)
+        }
+        let routesBody = Array(JSONWriter.pretty(routesDocument).utf8)
         builder.add("GET", "/v1/routes", operation: "routes") { _, _ in jsonResponse(routesBody) }
 
         // Served as Apple fetches it: JSON, at this exact path, never a redirect.

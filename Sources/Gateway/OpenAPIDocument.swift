@@ -309,7 +309,7 @@ enum OpenAPIDocument {
         "operationId": "routes",
         "summary": "The route table the gateway checks links against.",
         "responses": {
-          "200": {"description": "The route table (config/routes.json format).", "content": {"application/json": {"schema": {"type": "object"}}}},
+          "200": {"description": "The route table (config/routes.json format) plus its fingerprint, the SHA-256 a generated Swift router carries as tableFingerprint.", "content": {"application/json": {"schema": {"type": "object", "required": ["app", "hosts", "routes", "fingerprint"], "properties": {"fingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}}}}},
           "401": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}
         }

@@ -1,6 +1,9 @@
 /// Characters that must never reach a terminal, a log viewer or a link raw: they hide,
 /// reorder or break text (Trojan Source, CVE-2021-42574). Shared by the JSON writer, the
 /// display escaper and the deep-link canonicaliser so all three agree.
+///
+/// Self-contained (standard library only): the generated Swift router embeds this file
+/// with the canonicaliser (see docs/codegen.md).
 public enum TextSafety {
     /// True for C0 and C1 controls, DEL, U+2028/U+2029, bidi controls and every other
     /// format (Cf) character: zero-width spaces and joiners, U+FEFF, soft hyphen, tags…
@@ -71,12 +74,34 @@ public enum TextSafety {
             if scalar == "\\" { out += "\\\\"; continue }
             if scalar == "\"" { out += "\\\""; continue }
             if isUnsafe(scalar) {
-                JSONWriter.appendUnicodeEscape(scalar, to: &out)
+                appendUnicodeEscape(scalar, to: &out)
             } else {
                 out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    /// `"text"`, escaped for display. Printable ASCII without quotes or backslashes (the
+    /// usual route name, key or path) is copied as it is.
+    public static func quoted(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return "\"" + text + "\"" }
+        return "\"" + escapedForDisplay(text) + "\""
+    }
+
+    /// `\uXXXX` (lowercase hex; a surrogate pair above U+FFFF), as JSON writes it.
+    static func appendUnicodeEscape(_ scalar: Unicode.Scalar, to out: inout String) {
+        func unit(_ u: UInt32) {
+            let hex = String(u, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.utf8.count) + hex
+        }
+        let v = scalar.value
+        if v > 0xFFFF {
+            unit(0xD800 + ((v - 0x10000) >> 10))
+            unit(0xDC00 + ((v - 0x10000) & 0x3FF))
+        } else {
+            unit(v)
+        }
     }
 }
 

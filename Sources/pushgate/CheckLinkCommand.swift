@@ -7,11 +7,6 @@ enum CheckLinkCommand {
     static let usage = "usage: pushgate check-link URL [--routes PATH] [--json]\n"
         + "       pushgate check-link --stdin [--routes PATH]"
 
-    /// Lines up to this many bytes are handed to the canonicaliser (which refuses anything
-    /// over 2048 with its own message); longer ones are answered `tooLong` while being
-    /// skipped, never held.
-    static let maxHeldLineBytes = LinkLimits.maxBytes + 2048
-
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
@@ -55,12 +50,12 @@ enum CheckLinkCommand {
         var anyRejected = false
         var w = JSONWriter(capacity: 1 << 17)
         do throws(LineReader.ReadError) {
-            try LineReader(fd: 0, maxLineBytes: maxHeldLineBytes).forEachLine { line in
+            try LineReader(fd: 0, maxLineBytes: LinkLimits.maxLineBytes).forEachLine { line in
                 switch line {
                 case .text(let bytes):
                     if !LinkResultJSON.write(checking: bytes, against: table, to: &w) { anyRejected = true }
                 case .tooLong(let byteCount):
-                    LinkResultJSON.write(.rejected(tooLong(byteCount)), to: &w)
+                    LinkResultJSON.write(.rejected(.tooLong(byteCount: byteCount)), to: &w)
                     anyRejected = true
                 }
                 w.raw("\n")
@@ -76,11 +71,6 @@ enum CheckLinkCommand {
             return ExitStatus.usage
         }
         return anyRejected ? ExitStatus.findings : ExitStatus.ok
-    }
-
-    /// A line too long to hold, answered without reading it into memory.
-    static func tooLong(_ byteCount: Int) -> LinkRejection {
-        LinkRejection(code: .tooLong, message: "link is \(byteCount) bytes; the limit is \(LinkLimits.maxBytes)")
     }
 
     private static func usageError(_ message: String) -> Int32 {

@@ -11,6 +11,8 @@ enum CommandRegistry {
         CommandSpec(name: "help", summary: "show this list", run: { _ in printHelp(); return 0 }),
         CommandSpec(name: "check-link", summary: "check deep links against the route table", run: CheckLinkCommand.run),
         CommandSpec(name: "aasa", summary: "generate or validate apple-app-site-association", run: AASACommand.run),
+        CommandSpec(name: "codegen", summary: "generate the app's Swift router, its conformance runner and test vectors", run: CodegenCommand.run),
+        CommandSpec(name: "routes", summary: "print the route table's fingerprint", run: RoutesCommand.run),
         CommandSpec(name: "preview", summary: "show the exact APNs requests a campaign would send", run: PreviewCommand.run),
         CommandSpec(name: "send", summary: "send a campaign to APNs (or dry-run it) and summarise the results", run: SendCommand.run),
         CommandSpec(name: "jwt", summary: "print a fresh APNs provider token (for curl)", run: JWTCommand.run),

@@ -13,7 +13,7 @@ extension LinkScanner {
         for i in 0..<itemCount {
             let key = itemKey(i), value = itemValue(i)
             guard let slot = route.slot(for: key) else {
-                throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(JSONWriter.quoted(route.route.name)) nor passed through")
+                throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(TextSafety.quoted(route.route.name)) nor passed through")
             }
             let type = route.slotTypes[slot]
             guard type.accepts(safeBytes: value) else {
@@ -22,7 +22,7 @@ extension LinkScanner {
             itemBounds[4 * i + 2] = UInt16(truncatingIfNeeded: slot)
         }
         for slot in route.requiredSlots where item(inSlot: slot) == nil {
-            throw reject(.invalidParameter, "route \(JSONWriter.quoted(route.route.name)) requires query key \(JSONWriter.quoted(route.slotNames[slot]))")
+            throw reject(.invalidParameter, "route \(TextSafety.quoted(route.route.name)) requires query key \(TextSafety.quoted(route.slotNames[slot]))")
         }
         return try build(route, path: path, consume)
     }
@@ -38,12 +38,12 @@ extension LinkScanner {
             let route = table.routes[near]
             for (k, segment) in route.segments.enumerated() {
                 guard case .parameter(let name, let type) = segment, !type.accepts(safeBytes: path.segment(k)) else { continue }
-                return reject(.invalidParameter, "path segment \(k + 1) \(quoted(path.segment(k))) is not a valid :\(name) for route \(JSONWriter.quoted(route.name)) (\(route.pattern)): it must be \(type.requirement)")
+                return reject(.invalidParameter, "path segment \(k + 1) \(quoted(path.segment(k))) is not a valid :\(name) for route \(TextSafety.quoted(route.name)) (\(route.pattern)): it must be \(type.requirement)")
             }
         }
         var shown = ""
         for k in 0..<path.count { shown += "/" + path.string(k) }
-        return reject(.noMatchingRoute, "no route matches the path \(JSONWriter.quoted(shown.isEmpty ? "/" : shown))")
+        return reject(.noMatchingRoute, "no route matches the path \(TextSafety.quoted(shown.isEmpty ? "/" : shown))")
     }
 
     /// Writes the canonical form into stack memory and hands `consume` a view of it and

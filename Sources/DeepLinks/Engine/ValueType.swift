@@ -21,7 +21,7 @@ public enum ValueType: Sendable, Equatable {
         case .uuid: return "uuid"
         case .slug: return "slug"
         case .string: return "string"
-        case .oneOf(let values): return "one of [" + values.map { JSONWriter.quoted($0) }.joined(separator: ", ") + "]"
+        case .oneOf(let values): return "one of [" + values.map { TextSafety.quoted($0) }.joined(separator: ", ") + "]"
         }
     }
 

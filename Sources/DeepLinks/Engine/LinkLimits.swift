@@ -4,4 +4,7 @@ public enum LinkLimits {
     public static let maxBytes = 2048
     public static let maxPathSegments = 32
     public static let maxQueryItems = 64
+    /// Lines of `check-link --stdin` up to this many bytes (a trailing CR included) are
+    /// checked; longer ones are answered `tooLong` while being skipped, never held.
+    public static let maxLineBytes = maxBytes + 2048
 }
