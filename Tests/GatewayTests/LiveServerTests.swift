@@ -303,6 +303,7 @@ final class LiveGateway {
         let routes = gateway.request("GET", "/v1/routes", headers: auth)
         #expect(routes?.status == 200)
         #expect(try gateway.object(routes)["hosts"] == .array([.string("example.com"), .string("www.example.com")]))
+        #expect(try gateway.object(routes)["fingerprint"] == .string(Fixtures.routeTable().fingerprint))
         #expect(gateway.request("GET", "/v1/routes", headers: auth)?.status == 200)
         let limited = gateway.request("GET", "/v1/routes", headers: auth)
         #expect(limited?.status == 429)
