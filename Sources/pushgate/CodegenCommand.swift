@@ -96,17 +96,21 @@ enum CodegenCommand {
         case .success(let t): table = t
         }
         var generator = SampleLinkGenerator(table: table, seed: seed)
-        var out: [UInt8] = []
+        var w = JSONWriter(capacity: 1 << 17)
         for i in 0..<count {
             let link = i % 2 == 0 ? generator.validLink() : generator.hostileLink()
-            out.removeAll(keepingCapacity: true)
-            out.append(contentsOf: #"{"link":"#.utf8)
-            JSONWriter.appendQuoted(link, to: &out)
-            out.append(contentsOf: #","expected":"#.utf8)
-            LinkResultJSON.append(table.check(link), to: &out)
-            out.append(contentsOf: "}\n".utf8)
-            Output.writeBytes(out)
+            w.object { w in
+                w.member("link", link)
+                w.key("expected")
+                LinkResultJSON.write(table.check(link), to: &w)
+            }
+            w.raw("\n")
+            if w.count >= 1 << 16 {
+                Output.writeBytes(w.bytes)
+                w.removeAll()
+            }
         }
+        Output.writeBytes(w.bytes)
         return ExitStatus.ok
     }
 

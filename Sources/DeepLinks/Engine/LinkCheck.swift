@@ -1,5 +1,3 @@
-import StrictJSON
-
 /// The stable reasons a deep link is refused. The raw values are the contract shared by
 /// the CLI's `--json`, the HTTP API and the metrics: never rename one.
 public enum LinkErrorCode: String, Sendable, CaseIterable, Codable {
@@ -22,15 +20,6 @@ public enum LinkErrorCode: String, Sendable, CaseIterable, Codable {
     case credentialInQuery
     case invalidParameter
     case noMatchingRoute
-}
-
-extension LinkErrorCode {
-    public var diagnosticCode: DiagnosticCode { DiagnosticCode(rawValue: rawValue) }
-}
-
-extension DiagnosticDomain {
-    /// Why the canonicaliser refuses a deep link.
-    public static let link = DiagnosticDomain("link", LinkErrorCode.allCases.map(\.diagnosticCode))
 }
 
 /// A refused link: exactly one code, and a message that quotes input only escaped.
