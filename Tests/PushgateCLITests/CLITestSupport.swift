@@ -30,10 +30,13 @@ enum CLI {
     final class Marker {}
 
     @discardableResult
-    /// - Parameter wrapper: a command to run the binary under (e.g. `/usr/bin/time -f %M`).
+    /// - Parameters:
+    ///   - wrapper: a command to run the binary under (e.g. `/usr/bin/time -f %M`).
+    ///   - program: another executable to run instead of `pushgate`.
     static func run(_ arguments: [String], stdin: Data? = nil, workingDirectory: URL? = nil,
-                    environment: [String: String]? = nil, wrapper: [String] = []) throws -> CLIResult {
+                    environment: [String: String]? = nil, wrapper: [String] = [], program: URL? = nil) throws -> CLIResult {
         let process = Process()
+        let executable = program ?? Self.executable
         if let program = wrapper.first {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = Array(wrapper.dropFirst()) + [executable.path] + arguments

@@ -44,31 +44,6 @@ import StrictJSON
         return data
     }
 
-    static func run(_ executable: URL, _ arguments: [String], stdin: Data = Data(), in directory: URL) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        input.fileHandleForWriting.write(stdin)
-        try input.fileHandleForWriting.close()
-        group.wait()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
-    }
-
     static func temporaryDirectory() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-codegen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -85,8 +60,8 @@ import StrictJSON
         let runnerGen = try CLI.run(["codegen", "swift-runner", "--type", table.typeName, "--output", main.path])
         #expect(runnerGen.status == 0, "\(runnerGen.stderr)")
 
-        let compile = try Self.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                   ["swiftc", table.optimize ? "-O" : "-Onone", generated.path, main.path, "-o", "runner"], in: dir)
+        let compile = try CLI.run(["swiftc", table.optimize ? "-O" : "-Onone", generated.path, main.path, "-o", "runner"],
+                                  workingDirectory: dir, program: URL(fileURLWithPath: "/usr/bin/env"))
         try #require(compile.status == 0, "swiftc failed:\n\(compile.stderr)")
         #expect(!compile.stderr.contains("warning:"), "swiftc warnings:\n\(compile.stderr)")
 
@@ -106,7 +81,7 @@ import StrictJSON
         #expect(valid >= 10_000, "the valid half must all be accepted")
 
         let expected = try CLI.run(["check-link", "--stdin", "--routes", table.routes], stdin: input)
-        let got = try Self.run(dir.appendingPathComponent("runner"), ["--round-trip"], stdin: input, in: dir)
+        let got = try CLI.run(["--round-trip"], stdin: input, workingDirectory: dir, program: dir.appendingPathComponent("runner"))
         #expect(got.stderr.isEmpty, "round trip failures:\n\(got.stderr.prefix(2000))")
         #expect(got.status == expected.status)
         let e = expected.stdout.split(separator: "\n", omittingEmptySubsequences: false)
