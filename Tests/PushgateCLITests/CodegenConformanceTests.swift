@@ -6,8 +6,8 @@ import StrictJSON
 /// `pushgate codegen swift` + `swift-runner` compiled with swiftc (once per table), fed
 /// the project's link corpus and 20,000 generated links (half valid, half hostile); its
 /// output must equal `pushgate check-link --stdin`'s byte for byte, and every accepted
-/// value must round-trip (`--round-trip`).
-@Suite struct CodegenConformanceTests {
+/// value must round-trip (`--round-trip`). Serialized: one swiftc at a time on a shared machine.
+@Suite(.serialized) struct CodegenConformanceTests {
     struct Table: Sendable, CustomTestStringConvertible {
         let routes: String
         let typeName: String
