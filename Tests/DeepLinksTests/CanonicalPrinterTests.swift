@@ -34,11 +34,4 @@ import Testing
         #expect(shopTable.compiled.canonicalString(segments: ["help", "a b;c", "żółw"], query: [NamedValue(name: "q", value: "a+b&c=/?")])
                 == "https://example.com/help/a%20b%3Bc/%C5%BC%C3%B3%C5%82w?q=a%2Bb%26c%3D/?")
     }
-
-    @Test func bytesAreCheckedForUTF8First() {
-        #expect(shopTable.check(utf8: Array("https://example.com/profile".utf8)[...]) == shopTable.check("https://example.com/profile"))
-        guard case .rejected(let r) = shopTable.check(utf8: [0x68, 0xC3, 0x28][...]) else { Issue.record("accepted"); return }
-        #expect(r.code == .malformed)
-        #expect(r.message == "the link is not valid UTF-8 at byte offset 1")
-    }
 }
