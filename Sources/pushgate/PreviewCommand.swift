@@ -2,16 +2,17 @@ import DeepLinks
 import Payloads
 import StrictJSON
 
-/// `pushgate preview --campaign FILE [--config PATH] [--json]`: the exact APNs requests a
-/// campaign would send (the first few devices and a count), or every problem with it.
+/// `pushgate preview --campaign FILE [--config PATH] [--json | --simulator DIR]`: the exact
+/// APNs requests a campaign would send (the first few devices and a count), or every
+/// problem with it; with `--simulator`, one Simulator `.apns` file per device and locale.
 /// Exit 0 valid, 1 invalid, 2 usage or unreadable files.
 enum PreviewCommand {
-    static let usage = "usage: pushgate preview --campaign FILE [--config PATH] [--json]"
+    static let usage = "usage: pushgate preview --campaign FILE [--config PATH] [--json | --simulator DIR]"
 
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments.forOptionsOnly(command: "preview", arguments, usage: usage, valued: ["campaign", "config"], flags: ["json"])
+            args = try Arguments.forOptionsOnly(command: "preview", arguments, usage: usage, valued: ["campaign", "config", "simulator"], flags: ["json"])
         } catch {
             return error.status
         }
@@ -35,6 +36,16 @@ enum PreviewCommand {
         let rejection: CampaignRejection
         switch planner.plan(jsonBytes: bytes) {
         case .success(let plan):
+            if let directory = args[option: "simulator"] {
+                switch SimulatorFiles.write(plan: plan, planner: planner, into: directory) {
+                case .success(let lines):
+                    for line in lines { Output.line(line) }
+                    return ExitStatus.ok
+                case .failure(let failure):
+                    Output.error("pushgate preview: \(failure.message)")
+                    return failure.status
+                }
+            }
             do throws(PayloadError) {
                 let preview = try CampaignPreview(plan: plan) { _ in APNsID.random() }
                 if json {

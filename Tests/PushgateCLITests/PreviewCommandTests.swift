@@ -97,3 +97,52 @@ import Testing
         #expect(r.stdout.contains("template order_ready, locale pl-PL"))
     }
 }
+
+@Suite struct SimulatorPreviewTests {
+    func directory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-simulator-\(UUID().uuidString)")
+    }
+
+    /// One file per device and locale: the campaign's pl-PL, the template's pl, and its
+    /// default strings; each is the gateway's body with the Simulator's target bundle first.
+    @Test func oneFilePerDeviceAndLocale() throws {
+        let dir = directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(["preview", "--campaign", "config/campaigns/order-ready.json", "--simulator", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(names == [
+            "device-1-8a2f0c1d-default.apns", "device-1-8a2f0c1d-pl-PL.apns", "device-1-8a2f0c1d-pl.apns",
+            "device-2-1b2c3d4e-default.apns", "device-2-1b2c3d4e-pl-PL.apns", "device-2-1b2c3d4e-pl.apns",
+        ])
+        #expect(r.stdout.split(separator: "\n").count == 6)
+        let titles = ["default": "Your order is ready", "pl-PL": "Twoje zamówienie jest gotowe", "pl": "Twoje zamówienie jest gotowe"]
+        for name in names {
+            let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(name)))
+            #expect(bytes.count <= 4096)
+            #expect(String(decoding: bytes, as: UTF8.self).hasPrefix(#"{"Simulator Target Bundle":"com.example.shop","aps":{"#))
+            let object = try #require(try JSONParser().parse(bytes).objectValue)
+            let locale = String(name.split(separator: "-", maxSplits: 3)[3].dropLast(".apns".count))
+            #expect(object["aps"]?.objectValue?["alert"]?.objectValue?["title"]?.stringValue == titles[locale])
+            let link = object["deeplink"]?.stringValue ?? ""
+            #expect(link.hasPrefix("https://example.com/order/"))
+        }
+        // The pl-PL body is byte for byte what `preview --json` shows for the first device.
+        let preview = try CLI.run(["preview", "--campaign", "config/campaigns/order-ready.json"]).stdout
+        let file = try String(contentsOf: dir.appendingPathComponent("device-1-8a2f0c1d-pl-PL.apns"), encoding: .utf8)
+        let body = "{" + file.dropFirst(#"{"Simulator Target Bundle":"com.example.shop","#.count)
+        #expect(preview.contains("\n" + body))
+    }
+
+    @Test func onlyPushTypesTheSimulatorTakes() throws {
+        let dir = directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let campaign = dir.appendingPathExtension("json")
+        defer { try? FileManager.default.removeItem(at: campaign) }
+        try #"{"alert": {"body": "Hi"}, "push_type": "voip", "devices": ["\#(PreviewCommandTests.token)"]}"#
+            .write(to: campaign, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["preview", "--campaign", campaign.path, "--simulator", dir.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("the Simulator takes only alert and background pushes, not voip"))
+    }
+}
