@@ -7,7 +7,7 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     case missingDeviceToken, missingTopic, payloadEmpty, topicDisallowed
     // 403
     case badCertificate, badCertificateEnvironment, expiredProviderToken, forbidden
-    case invalidProviderToken, missingProviderToken, unrelatedKeyIdInToken, badEnvironmentKeyIdInToken
+    case invalidProviderToken, missingProviderToken, unrelatedKeyIdInToken, badEnvironmentKeyIdInToken, badEnvironmentKeyInToken
     // 404, 405
     case badPath, methodNotAllowed
     // 410
@@ -35,6 +35,7 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
         (.invalidProviderToken, "InvalidProviderToken", 403), (.missingProviderToken, "MissingProviderToken", 403),
         (.unrelatedKeyIdInToken, "UnrelatedKeyIdInToken", 403),
         (.badEnvironmentKeyIdInToken, "BadEnvironmentKeyIdInToken", 403),
+        (.badEnvironmentKeyInToken, "BadEnvironmentKeyInToken", 403),
         (.badPath, "BadPath", 404), (.methodNotAllowed, "MethodNotAllowed", 405),
         (.expiredToken, "ExpiredToken", 410), (.unregistered, "Unregistered", 410),
         (.payloadTooLarge, "PayloadTooLarge", 413),
