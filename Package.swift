@@ -24,6 +24,8 @@ let package = Package(
 
         // Pure logic: no C, no I/O.
         .target(name: "StrictJSON"),
+        // The one clock (wall and monotonic, injectable) and the one backoff.
+        .target(name: "Timing"),
         .target(name: "DeepLinks", dependencies: ["StrictJSON"]),
         .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON"]),
         // The app's half of the route table: the Swift router generator. It embeds the link
@@ -33,27 +35,28 @@ let package = Package(
         .plugin(name: "EmbedLinkEngine", capability: .buildTool(), dependencies: ["EmbedSources"]),
 
         // Talks to Apple.
-        .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "COpenSSL", "CCurl", "CShims"]),
+        .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "Timing", "COpenSSL", "CCurl", "CShims"]),
 
         // The HTTP/1.1 server the service runs on.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "Timing"]),
         // Durable campaigns: the SQLite outbox behind a storage protocol.
         .target(name: "Storage", dependencies: ["CSQLite"]),
         // The service's logic: API, auth, limits, metrics, campaigns.
-        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage"]),
+        .executableTarget(name: "pushgate", dependencies: ["Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "Timing"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
+        .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
-        .target(name: "TestSupport", dependencies: ["StrictJSON"], path: "Tests/TestSupport"),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
+        .target(name: "TestSupport", dependencies: ["StrictJSON", "Timing"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "Timing"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON", "TestSupport"], exclude: ["Fixtures"]),

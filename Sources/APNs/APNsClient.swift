@@ -1,5 +1,6 @@
 import Payloads
 import StrictJSON
+import Timing
 
 /// Delivers through an HTTP/2 transport: adds the shared provider token, reads APNs's
 /// answer into a `DeliveryResult`, retries what Apple calls transient, and refreshes the
@@ -12,14 +13,16 @@ public final class APNsClient: NotificationSender {
     private let retry: RetryPolicy
     private let topicOverride: String?
     private let jitter: @Sendable () -> Double
+    private let clock: any TimeSource
 
     public init(transport: any HTTPTransport, tokens: ProviderTokenManager, retry: RetryPolicy, topicOverride: String? = nil,
-                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+                jitter: @escaping @Sendable () -> Double = Backoff.randomUnit, clock: any TimeSource = SystemClock()) {
         self.transport = transport
         self.tokens = tokens
         self.retry = retry
         self.topicOverride = topicOverride
         self.jitter = jitter
+        self.clock = clock
     }
 
     public func send(_ request: APNsRequest) async -> DeliveryResult {
@@ -67,7 +70,7 @@ public final class APNsClient: NotificationSender {
             }
             let delay = retry.delayMilliseconds(afterAttempt: attempt, retryAfterSeconds: Self.seconds(response.retryAfter),
                                                 unit: jitter())
-            try? await Task.sleep(nanoseconds: UInt64(delay) * 1_000_000)
+            try? await clock.sleep(for: .milliseconds(delay))
             attempt += 1
         }
     }

@@ -1,4 +1,5 @@
 import StrictJSON
+import Timing
 
 /// Wires a configuration into a ready sender: loads the key (failing at start-up with a
 /// message naming the file), shares one token manager, and picks dry run or libcurl.
@@ -16,7 +17,7 @@ public struct APNsDelivery: Sendable {
 
     /// `tokenStore` shares the provider token with every other process using the same
     /// storage (an ephemeral dry-run key is never shared: nothing it signs is valid).
-    public init(configuration: APNsConfiguration, clock: any WallClock = SystemWallClock(),
+    public init(configuration: APNsConfiguration, clock: any TimeSource = SystemClock(),
                 tokenStore: (any ProviderTokenStore)? = nil) throws(APNsConfigurationError) {
         let (tokens, notices) = try Self.providerTokens(for: configuration, clock: clock, tokenStore: tokenStore)
         self.tokens = tokens
@@ -26,18 +27,18 @@ public struct APNsDelivery: Sendable {
         } else {
             if let caFile = configuration.caFile { try CAFile.check(caFile) }
             let curl: CurlHTTP2Transport
-            do { curl = try CurlHTTP2Transport(settings: TransportSettings(configuration)) } catch {
+            do { curl = try CurlHTTP2Transport(settings: TransportSettings(configuration), clock: clock) } catch {
                 throw APNsConfigurationError(.invalidValue, at: JSONPath.root.appending("apns").appending("url"), error.message)
             }
             transport = curl
-            sender = APNsClient(transport: curl, tokens: tokens, retry: configuration.retry, topicOverride: configuration.topic)
+            sender = APNsClient(transport: curl, tokens: tokens, retry: configuration.retry, topicOverride: configuration.topic, clock: clock)
         }
         self.notices = notices
     }
 
     /// The key (from `keyFile`, or ephemeral for a dry run without one) and its token
     /// manager, signed once so that a key that cannot sign fails at start-up.
-    public static func providerTokens(for configuration: APNsConfiguration, clock: any WallClock = SystemWallClock(),
+    public static func providerTokens(for configuration: APNsConfiguration, clock: any TimeSource = SystemClock(),
                                       tokenStore: (any ProviderTokenStore)? = nil)
         throws(APNsConfigurationError) -> (ProviderTokenManager, notices: [String]) {
         var notices: [String] = []

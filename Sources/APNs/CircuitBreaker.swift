@@ -1,3 +1,5 @@
+import Timing
+
 /// Decides when to stop trying something that keeps failing, and when to look again.
 ///
 /// Closed: attempts go ahead. After `threshold` failures in a row it opens: attempts are
@@ -7,18 +9,19 @@
 /// it without sleeping.
 struct CircuitBreaker: Sendable, Equatable {
     let threshold: Int
-    let firstProbeMilliseconds: UInt64
-    let maxProbeMilliseconds: UInt64
+    /// Between probes while open: doubling per failed probe, capped.
+    let probeBackoff: Backoff
     private(set) var consecutiveFailures = 0
     private(set) var isOpen = false
     /// When the next probe is due (while open).
     private(set) var probeAt: UInt64 = 0
-    private var probeDelay: UInt64 = 0
+    /// Failures since it opened, the one that opened it included.
+    private var failuresWhileOpen = 0
 
     init(threshold: Int = 3, firstProbeMilliseconds: UInt64 = 1_000, maxProbeMilliseconds: UInt64 = 30_000) {
         self.threshold = max(1, threshold)
-        self.firstProbeMilliseconds = firstProbeMilliseconds
-        self.maxProbeMilliseconds = maxProbeMilliseconds
+        probeBackoff = Backoff(initial: .milliseconds(Int64(clamping: firstProbeMilliseconds)),
+                               maximum: .milliseconds(Int64(clamping: maxProbeMilliseconds)))
     }
 
     func probeDue(now: UInt64) -> Bool { isOpen && now >= probeAt }
@@ -27,7 +30,7 @@ struct CircuitBreaker: Sendable, Equatable {
     mutating func recordSuccess() {
         consecutiveFailures = 0
         isOpen = false
-        probeDelay = 0
+        failuresWhileOpen = 0
     }
 
     /// An attempt (closed) or a probe (open) failed. Returns true when this failure opened
@@ -36,14 +39,18 @@ struct CircuitBreaker: Sendable, Equatable {
     mutating func recordFailure(now: UInt64) -> Bool {
         consecutiveFailures += 1
         if isOpen {
-            probeDelay = min(maxProbeMilliseconds, max(firstProbeMilliseconds, probeDelay * 2))
-            probeAt = now + probeDelay
+            failuresWhileOpen += 1
+            scheduleProbe(now: now)
             return false
         }
         guard consecutiveFailures >= threshold else { return false }
         isOpen = true
-        probeDelay = firstProbeMilliseconds
-        probeAt = now + probeDelay
+        failuresWhileOpen = 1
+        scheduleProbe(now: now)
         return true
+    }
+
+    private mutating func scheduleProbe(now: UInt64) {
+        probeAt = now + UInt64(probeBackoff.delay(afterFailures: failuresWhileOpen, unit: 0).inMilliseconds)
     }
 }

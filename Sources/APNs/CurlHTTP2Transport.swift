@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Timing
 
 /// How the libcurl transport connects.
 public struct TransportSettings: Sendable, Equatable {
@@ -74,8 +75,9 @@ public final class CurlHTTP2Transport: HTTPTransport {
     private let inbox = TransportInbox()
     private let statistics: TransportStatistics
     public let settings: TransportSettings
+    private let clock: any TimeSource
 
-    public init(settings: TransportSettings) throws(TransportFailure) {
+    public init(settings: TransportSettings, clock: any TimeSource = SystemClock()) throws(TransportFailure) {
         if settings.baseURL.hasPrefix("http://"), !CurlCapabilities.reusesCleartextHTTP2 {
             throw TransportFailure(.transportError, "libcurl \(CurlCapabilities.versionString) cannot reuse HTTP/2 cleartext connections "
                 + "(curl issue #10634, fixed in 8.0.0); use an https:// url (with caFile for a local server)")
@@ -83,9 +85,10 @@ public final class CurlHTTP2Transport: HTTPTransport {
         guard let multi = CurlMultiHandle() else { throw TransportFailure(.transportError, "libcurl could not create a multi handle") }
         self.multi = multi
         self.settings = settings
+        self.clock = clock
         let statistics = TransportStatistics()
         self.statistics = statistics
-        let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics)
+        let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, clock: clock)
         let inbox = self.inbox
         let thread = Thread { loop.run(takeInbox: inbox.take) }
         thread.name = "pushgate-apns-curl"
@@ -97,7 +100,7 @@ public final class CurlHTTP2Transport: HTTPTransport {
     public func send(_ request: TransportRequest) async -> TransportOutcome {
         await withCheckedContinuation { continuation in
             let job = TransportJob(request: request, continuation: continuation,
-                                   deadline: monotonicMilliseconds() + UInt64(settings.timeoutMilliseconds))
+                                   deadline: clock.monotonicMilliseconds() + UInt64(settings.timeoutMilliseconds))
             // Only the request that finds the inbox empty wakes the thread: it will take
             // everything queued behind it too, so one wakeup serves a whole batch.
             let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in

@@ -1,5 +1,6 @@
 import CCurl
 import CShims
+import Timing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,8 +49,13 @@ final class CurlLoop: @unchecked Sendable {
     /// an answer that started and then stalled.
     static let backstopMilliseconds = 5_000
 
-    init(multi: CurlMultiHandle, settings: TransportSettings, statistics: TransportStatistics) {
+    private let clock: any TimeSource
+    /// After a lost connection: 25 ms, doubling per loss in a row, at most 2 s.
+    static let reconnectBackoff = Backoff(initial: .milliseconds(25), maximum: .seconds(2))
+
+    init(multi: CurlMultiHandle, settings: TransportSettings, statistics: TransportStatistics, clock: any TimeSource) {
         self.multi = multi
+        self.clock = clock
         self.settings = settings
         self.statistics = statistics
         breaker = CircuitBreaker(threshold: settings.breakerThreshold)
@@ -105,7 +111,7 @@ final class CurlLoop: @unchecked Sendable {
             let (incoming, stopping) = takeInbox()
             for job in incoming { waiting.push(job) }
             if stopping { break }
-            var now = monotonicMilliseconds()
+            var now = clock.monotonicMilliseconds()
             if !parked.isEmpty, now >= reconnectAt {
                 for job in parked { waiting.push(job) }
                 parked.removeAll(keepingCapacity: true)
@@ -114,7 +120,7 @@ final class CurlLoop: @unchecked Sendable {
             var running: Int32 = 0
             curl_multi_perform(multi.pointer, &running)
             collectFinished()
-            now = monotonicMilliseconds()
+            now = clock.monotonicMilliseconds()
             if now >= nextDeadlineCheck { cancelOverdue(now: now) }
             if now >= nextUpkeep { upkeep(now: now) }
             if probe == nil, breaker.probeDue(now: now) { startProbe() }
@@ -153,7 +159,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL,
                                     timeoutMilliseconds: Int(job.deadline - now) + Self.backstopMilliseconds,
-                                    maxSends: settings.maxResends + 1)
+                                    maxSends: settings.maxResends + 1, clock: clock)
         transfer.startedAt = now
         transfer.onResend = { [unowned self] in self.streamRefused() }
         if active.isEmpty { lastProgress = now }
@@ -180,7 +186,7 @@ final class CurlLoop: @unchecked Sendable {
             let detail = transfer.easy.errorText
             curl_multi_remove_handle(multi.pointer, easy)
             idleHandles.append(transfer.easy)
-            lastProgress = monotonicMilliseconds()
+            lastProgress = clock.monotonicMilliseconds()
             finish(transfer, result: result, status: status, uploadedAll: uploadedAll, detail: detail)
         }
     }
@@ -291,26 +297,25 @@ final class CurlLoop: @unchecked Sendable {
     private func park(_ job: TransportJob, lostConnection: Bool) {
         if lostConnection { noteConnectionLoss() }
         job.reconnects += 1
-        job.deadline = max(reconnectAt, monotonicMilliseconds()) + UInt64(settings.timeoutMilliseconds)
+        job.deadline = max(reconnectAt, clock.monotonicMilliseconds()) + UInt64(settings.timeoutMilliseconds)
         statistics.values.withLock { $0.requeued += 1 }
         parked.append(job)
     }
 
     /// All requests that fail together (one GOAWAY, one dropped connection) count once.
     private func noteConnectionLoss() {
-        let now = monotonicMilliseconds()
+        let now = clock.monotonicMilliseconds()
         guard now >= reconnectAt else { return }
         consecutiveConnectionLosses += 1
         statistics.values.withLock { $0.connectionFailures += 1 }
-        let backoff = min(2_000, 25 << min(consecutiveConnectionLosses - 1, 10))
-        reconnectAt = now + UInt64(backoff)
+        reconnectAt = now + UInt64(Self.reconnectBackoff.delay(afterFailures: consecutiveConnectionLosses, unit: 0).inMilliseconds)
     }
 
     /// A connection attempt failed (refused, timed out, TLS): counts towards the breaker,
     /// once per reconnect window, like connection losses.
     private func noteConnectFailure(_ message: String) {
         lastConnectError = message
-        let now = monotonicMilliseconds()
+        let now = clock.monotonicMilliseconds()
         // While open, only probes move the breaker (requests that were already on their
         // way when it opened do not push the next probe back).
         guard !breaker.isOpen, now >= reconnectAt else {
@@ -319,7 +324,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         noteConnectionLoss()
         if breaker.recordFailure(now: now) {
-            let since = wallClockSeconds()
+            let since = clock.secondsSince1970()
             statistics.values.withLock { $0.unreachableSince = since; $0.lastError = message }
             for job in parked { job.finish(.failure(unreachable)) }
             parked.removeAll()
@@ -440,11 +445,3 @@ struct JobQueue {
         return job
     }
 }
-
-func monotonicMilliseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
-}
-
-func wallClockSeconds() -> Int64 { SystemWallClock().secondsSince1970() }

@@ -1,5 +1,6 @@
 import CCurl
 import CShims
+import Timing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,8 +30,11 @@ final class CurlTransfer {
     /// APNs error bodies are small JSON; anything bigger is cut off here.
     static let maximumResponseBody = 16 * 1024
 
-    init(job: TransportJob, easy: PooledEasy, baseURL: String, timeoutMilliseconds: Int, maxSends: Int) {
+    private let clock: any TimeSource
+
+    init(job: TransportJob, easy: PooledEasy, baseURL: String, timeoutMilliseconds: Int, maxSends: Int, clock: any TimeSource) {
         self.job = job
+        self.clock = clock
         self.easy = easy
         self.maxSends = maxSends
         let request = job.request
@@ -72,7 +76,7 @@ final class CurlTransfer {
     /// Called by libcurl before each send, its own re-sends included: no send after the
     /// deadline, none beyond the bound.
     func maySend() -> Bool {
-        if monotonicMilliseconds() >= job.deadline {
+        if clock.monotonicMilliseconds() >= job.deadline {
             abort = .deadline
             return false
         }

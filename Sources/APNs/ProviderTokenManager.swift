@@ -1,4 +1,5 @@
 import Synchronization
+import Timing
 
 /// One provider token per signing key, shared by every connection and worker and, through
 /// a `ProviderTokenStore`, by every process that signs with the key.
@@ -29,13 +30,13 @@ public final class ProviderTokenManager: Sendable {
     private let key: SigningKey
     private let teamId: String
     private let keyId: String
-    private let clock: any WallClock
+    private let clock: any TimeSource
     private let store: (any ProviderTokenStore)?
     private let state = Mutex(State())
     /// The key as the store knows it.
     public let identity: SigningIdentity
 
-    public init(key: SigningKey, teamId: String, keyId: String, clock: any WallClock = SystemWallClock(),
+    public init(key: SigningKey, teamId: String, keyId: String, clock: any TimeSource = SystemClock(),
                 store: (any ProviderTokenStore)? = nil) {
         self.key = key
         self.teamId = teamId

@@ -1,3 +1,5 @@
+import Timing
+
 /// When to send again after a transient APNs answer (429 TooManyRequests, 500, 503).
 /// Exponential backoff with full jitter, never sooner than `Retry-After` says.
 public struct RetryPolicy: Sendable, Equatable {
@@ -21,15 +23,17 @@ public struct RetryPolicy: Sendable, Equatable {
         }
     }
 
+    /// The backoff between attempts: the window doubles each attempt, half of it fixed and
+    /// half jitter, so retries always back off yet never synchronise.
+    public var backoff: Backoff {
+        Backoff(initial: .milliseconds(baseBackoffMilliseconds), maximum: .milliseconds(maxBackoffMilliseconds), jitter: 0.5)
+    }
+
     /// Delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed.
     /// `unit` is a random number in [0, 1): the jitter, injected so tests are exact.
-    /// The backoff window doubles each attempt: half of it is fixed, half is jitter, so
-    /// retries always back off yet never synchronise. `Retry-After` is a floor.
+    /// `Retry-After` is a floor.
     public func delayMilliseconds(afterAttempt attempt: Int, retryAfterSeconds: Int?, unit: Double) -> Int {
-        let exponent = min(max(attempt - 1, 0), 30)
-        let window = min(maxBackoffMilliseconds, baseBackoffMilliseconds.multipliedReportingOverflow(by: 1 << exponent).overflow
-                         ? maxBackoffMilliseconds : baseBackoffMilliseconds << exponent)
-        let jittered = window / 2 + Int(Double(window - window / 2) * min(max(unit, 0), 0.999_999))
+        let jittered = Int(backoff.delay(afterFailures: attempt, unit: unit).inMilliseconds)
         let floor = (retryAfterSeconds ?? 0) * 1000
         return max(jittered, floor)
     }

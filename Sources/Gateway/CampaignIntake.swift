@@ -1,6 +1,7 @@
 import Payloads
 import Storage
 import StrictJSON
+import Timing
 
 /// Turns a planned campaign into outbox rows and writes them in one transaction: the
 /// request of every device is rendered now (a device whose request cannot be built is
@@ -10,14 +11,14 @@ public struct DurableCampaigns: Sendable {
     public let storage: any CampaignStorage
     public let dispatcher: Dispatcher
     public let idempotencyRetentionSeconds: Double
-    let now: @Sendable () -> Double
+    let clock: any TimeSource
 
     public init(storage: any CampaignStorage, dispatcher: Dispatcher, idempotencyRetentionSeconds: Double,
-                now: @escaping @Sendable () -> Double = wallClockSeconds) {
+                clock: any TimeSource = SystemClock()) {
         self.storage = storage
         self.dispatcher = dispatcher
         self.idempotencyRetentionSeconds = idempotencyRetentionSeconds
-        self.now = now
+        self.clock = clock
     }
 
     /// What `accept` did.
@@ -29,7 +30,7 @@ public struct DurableCampaigns: Sendable {
         case conflict(IdempotencyRecord)
     }
 
-    var idempotencyNotBefore: Double { now() - idempotencyRetentionSeconds }
+    var idempotencyNotBefore: Double { clock.wallSeconds() - idempotencyRetentionSeconds }
 
     func previous(key: String) throws(StorageError) -> IdempotencyRecord? {
         try storage.idempotencyRecord(key: key, notBefore: idempotencyNotBefore)
@@ -57,7 +58,7 @@ public struct DurableCampaigns: Sendable {
         let headers = (shared?.headers ?? []).filter { $0.name != "apns-id" }.map { StoredHeader($0.name, $0.value) }
         let sharedBody = shared?.body ?? []
         var campaign = NewCampaign(
-            id: id, createdAt: now(), dryRun: dryRun, headers: headers, body: sharedBody,
+            id: id, createdAt: clock.wallSeconds(), dryRun: dryRun, headers: headers, body: sharedBody,
             apnsIDPrefix: String(id.prefix(24)),
             idempotency: idempotency.map { IdempotencyClaim(key: $0.key, requestSHA256: $0.sha256, notBefore: idempotencyNotBefore) })
         campaign.rejectDuplicateTokens = rejectDuplicateTokens
@@ -70,7 +71,7 @@ public struct DurableCampaigns: Sendable {
                 return NewDelivery(token: device.token, failureReason: error.stableCode)
             }
         }
-        switch try storage.insert(campaign, deliveries: rows, now: now()) {
+        switch try storage.insert(campaign, deliveries: rows, now: clock.wallSeconds()) {
         case .created(let count, let skipped):
             dispatcher.wake()
             return .created(id: id, devices: count, skipped: skipped, dryRun: dryRun)

@@ -5,6 +5,7 @@ import Payloads
 import Storage
 import StrictJSON
 import Synchronization
+import Timing
 
 /// Sends what the outbox holds. One loop, on its own thread (SQLite calls block, so they
 /// stay off Swift's cooperative pool), claims due deliveries in batches, starts a send
@@ -20,6 +21,12 @@ public final class Dispatcher: Sendable {
         public var retryMaxSeconds: Double
         /// Who claims and for how long (renewed every third of it while sends are in flight).
         public var lease: LeaseTerms
+
+        /// Between attempts after a transient failure: doubling from `retryBaseSeconds`, at
+        /// most `retryMaxSeconds`, the later half of each delay random.
+        public var retryBackoff: Backoff {
+            Backoff(initial: .seconds(retryBaseSeconds), maximum: .seconds(retryMaxSeconds), jitter: 0.5)
+        }
 
         public init(inFlight: Int = 256, claimBatch: Int = 500, maxAttempts: Int = 5,
                     retryBaseSeconds: Double = 2, retryMaxSeconds: Double = 300,
@@ -38,7 +45,7 @@ public final class Dispatcher: Sendable {
     let dryRunSender: any NotificationSender
     let metrics: Metrics
     let options: Options
-    let now: @Sendable () -> Double
+    let clock: any TimeSource
     /// When APNs has paused sends with the signing key (TooManyProviderTokenUpdates): no
     /// claims until then.
     let sendingPausedUntil: @Sendable () -> Double?
@@ -60,7 +67,7 @@ public final class Dispatcher: Sendable {
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
                 metrics: Metrics, sendingPausedUntil: @escaping @Sendable () -> Double? = { nil },
-                options: Options = Options(), now: @escaping @Sendable () -> Double = wallClockSeconds,
+                options: Options = Options(), clock: any TimeSource = SystemClock(),
                 log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
                 housekeeping: @escaping @Sendable () -> Void = {}) {
         self.storage = storage
@@ -68,7 +75,7 @@ public final class Dispatcher: Sendable {
         self.dryRunSender = dryRunSender
         self.metrics = metrics
         self.options = options
-        self.now = now
+        self.clock = clock
         self.sendingPausedUntil = sendingPausedUntil
         self.log = log
         self.onDeadTokens = onDeadTokens
@@ -99,7 +106,7 @@ public final class Dispatcher: Sendable {
     /// Returns true when nothing was left in flight (what was is sent again at the next start).
     public func stop(deadlineSeconds: Double) -> Bool {
         guard running.exchange(false, ordering: .relaxed) else { return inFlight == 0 }
-        stopDeadline.withLock { $0 = now() + deadlineSeconds }
+        stopDeadline.withLock { $0 = clock.wallSeconds() + deadlineSeconds }
         wakeup.signal()
         loopEnded.wait()
         return inFlight == 0
@@ -107,12 +114,12 @@ public final class Dispatcher: Sendable {
 
     /// Waits until no delivery is queued or in flight, or the deadline passes.
     public func waitUntilIdle(deadlineSeconds: Double) async -> Bool {
-        let deadline = now() + deadlineSeconds
+        let deadline = clock.wallSeconds() + deadlineSeconds
         while true {
             if inFlight == 0, (try? storage.queueDepth()) == 0 { return true }
             // Checked after the look, not before: a waiter resumed late (a busy pool) still
             // sees work that finished meanwhile.
-            if now() >= deadline { return false }
+            if clock.wallSeconds() >= deadline { return false }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
     }
@@ -120,8 +127,8 @@ public final class Dispatcher: Sendable {
     private func loop() {
         var messages: [Int64: CampaignMessage] = [:]
         var unrecorded: [DeliveryUpdate] = []
-        var lastHousekeeping = now()
-        var lastRenewal = now()
+        var lastHousekeeping = clock.wallSeconds()
+        var lastRenewal = clock.wallSeconds()
         while true {
             let deadline = stopDeadline.withLock { $0 }
             unrecorded += completed.withLock { done in
@@ -131,7 +138,7 @@ public final class Dispatcher: Sendable {
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
             var limit = 0
-            let paused = sendingPausedUntil().map { $0 > now() } ?? false
+            let paused = sendingPausedUntil().map { $0 > clock.wallSeconds() } ?? false
             if deadline == nil && !paused {
                 let free = options.inFlight - stillOut
                 // Claim in sizeable batches, not one slot at a time, unless idle.
@@ -141,11 +148,11 @@ public final class Dispatcher: Sendable {
             if !unrecorded.isEmpty || limit > 0 {
                 do throws(StorageError) {
                     // Results and the next claim share one transaction: one commit per turn.
-                    claims = try storage.recordAndClaim(unrecorded, claimLimit: limit, lease: options.lease, now: now())
+                    claims = try storage.recordAndClaim(unrecorded, claimLimit: limit, lease: options.lease, now: clock.wallSeconds())
                 } catch {
                     log("pushgate: cannot record results or claim deliveries (results kept in memory, retrying): \(error.description)")
                     // Stopping: give up at the deadline; the rows stay in flight and are sent again at the next start.
-                    if let deadline, now() >= deadline { break }
+                    if let deadline, clock.wallSeconds() >= deadline { break }
                     Thread.sleep(forTimeInterval: 0.5)
                     continue
                 }
@@ -155,17 +162,17 @@ public final class Dispatcher: Sendable {
                 outstanding.add(claims.count, ordering: .relaxed)
                 send(claims, messages: &messages)
             }
-            if let deadline, inFlight == 0 || now() >= deadline { break }
+            if let deadline, inFlight == 0 || clock.wallSeconds() >= deadline { break }
             // Cheap (a sum over unfinished campaigns); turns are at most ~1000/s (see `wait`).
             if let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
             // Renewed well before expiry, so a live process never loses a lease it is using.
-            if inFlight > 0, now() - lastRenewal >= options.lease.seconds / 3 {
-                _ = try? storage.renewLeases(options.lease, now: now())
-                lastRenewal = now()
+            if inFlight > 0, clock.wallSeconds() - lastRenewal >= options.lease.seconds / 3 {
+                _ = try? storage.renewLeases(options.lease, now: clock.wallSeconds())
+                lastRenewal = clock.wallSeconds()
             }
-            if now() - lastHousekeeping > 60 {
+            if clock.wallSeconds() - lastHousekeeping > 60 {
                 housekeeping()
-                lastHousekeeping = now()
+                lastHousekeeping = clock.wallSeconds()
             }
             if claims.isEmpty { wait() }
         }
@@ -174,9 +181,9 @@ public final class Dispatcher: Sendable {
     /// Sleeps until a result arrives, a campaign is accepted, or the next retry is due.
     private func wait() {
         var timeout = 1.0
-        if let until = sendingPausedUntil(), until > now() { timeout = min(1.0, until - now()) }
+        if let until = sendingPausedUntil(), until > clock.wallSeconds() { timeout = min(1.0, until - clock.wallSeconds()) }
         if inFlight == 0, let due = try? storage.nextDueTime() {
-            timeout = min(1.0, max(0.005, due - now()))
+            timeout = min(1.0, max(0.005, due - clock.wallSeconds()))
         }
         if wakeup.wait(timeout: .now() + timeout) == .success && inFlight > 0 {
             // Woken by a result: let a few more arrive so one commit records many.
@@ -198,9 +205,9 @@ public final class Dispatcher: Sendable {
             let request = Self.request(for: claim, message: message)
             let chosen = message.dryRun ? dryRunSender : sender
             Task.detached(executorPreference: executor) { [self] in
-                let started = now()
+                let started = clock.wallSeconds()
                 let result = await chosen.send(request)
-                if case .dryRun = result {} else { metrics.recordAPNsLatency(seconds: now() - started) }
+                if case .dryRun = result {} else { metrics.recordAPNsLatency(seconds: clock.wallSeconds() - started) }
                 let update = outcome(of: result, for: claim)
                 metrics.recordNotification(result: update.state == .retrying ? "retrying" : update.state.name, reason: update.reason ?? "")
                 finish(update)
@@ -256,7 +263,7 @@ public final class Dispatcher: Sendable {
                 // The key is paused, not the device: back when the pause ends, no attempt spent.
                 update.state = .retrying
                 update.refundAttempt = true
-                update.nextAttemptAt = max(now(), sendingPausedUntil() ?? now() + 60)
+                update.nextAttemptAt = max(clock.wallSeconds(), sendingPausedUntil() ?? clock.wallSeconds() + 60)
             } else if RetryPolicy().isRetryable(status: status, reason: reason) {
                 retryLater(&update, attempt: claim.attempt, always: false)
             }
@@ -278,7 +285,7 @@ public final class Dispatcher: Sendable {
     private func retryLater(_ update: inout DeliveryUpdate, attempt: Int, always: Bool) {
         guard always || attempt < options.maxAttempts else { return }
         update.state = .retrying
-        let backoff = min(options.retryMaxSeconds, options.retryBaseSeconds * pow(2, Double(max(0, attempt - 1))))
-        update.nextAttemptAt = now() + (always ? 0 : backoff * Double.random(in: 0.5...1))
+        let backoff = always ? .zero : options.retryBackoff.delay(afterFailures: attempt, unit: Backoff.randomUnit())
+        update.nextAttemptAt = clock.wallSeconds() + backoff.inSeconds
     }
 }

@@ -1,4 +1,5 @@
 import StrictJSON
+import Timing
 
 /// The `storage`, `dispatcher` and `webhook` sections of `config/gateway.json`.
 /// Paths arrive already resolved against the configuration file's folder.
@@ -35,6 +36,9 @@ public struct DurableSettings: Sendable {
         public var timeoutSeconds = 10
         public var retryBaseSeconds: Double = 1
         public var retryMaxSeconds: Double = 300
+
+        /// After a failed batch: doubling from `retryBaseSeconds`, at most `retryMaxSeconds`.
+        public var retryBackoff: Backoff { Backoff(initial: .seconds(retryBaseSeconds), maximum: .seconds(retryMaxSeconds)) }
     }
 
     public var storage: Storage

@@ -3,6 +3,7 @@ import Foundation
 import Storage
 import StrictJSON
 import Synchronization
+import Timing
 
 /// Sends dead tokens to the configured webhook in signed batches. The batches come from
 /// the database's feedback outbox and leave it only after a 2xx, so a receiver that is
@@ -78,7 +79,7 @@ public final class FeedbackWebhook: Sendable {
             case .failure(let why):
                 failures += 1
                 failedAttempts.add(1, ordering: .relaxed)
-                let delay = min(settings.retryMaxSeconds, settings.retryBaseSeconds * pow(2, Double(min(failures - 1, 30))))
+                let delay = settings.retryBackoff.delay(afterFailures: failures, unit: 0).inSeconds
                 log("pushgate: webhook: batch \(first.seq)-\(last.seq) not delivered (\(why)); retrying in \(delay) s")
                 _ = stopSignal.wait(timeout: .now() + delay)
             }

@@ -3,6 +3,7 @@ import DeepLinks
 import HTTPServer
 import Payloads
 import StrictJSON
+import Timing
 
 /// Everything the API needs, built by the `serve` command from the configuration.
 public struct GatewayComponents: Sendable {
@@ -30,17 +31,17 @@ public struct GatewayComponents: Sendable {
 public enum GatewayAPI {
     public static func makeService(_ components: GatewayComponents, settings: ServerSettings, metrics: Metrics,
                                    log: RequestLog, campaigns: DurableCampaigns,
-                                   now: @escaping @Sendable () -> Double = wallClockSeconds) throws(APIRouter.ConflictError) -> GatewayService {
+                                   clock: any TimeSource = SystemClock()) throws(APIRouter.ConflictError) -> GatewayService {
         var builder = APIRouterBuilder()
         HealthEndpoints.register(in: &builder, metrics: metrics, checks: components.readiness)
         LinkEndpoints.register(in: &builder, table: components.routeTable, metrics: metrics)
         PreviewEndpoint.register(in: &builder, planner: components.planner, metrics: metrics)
         CampaignEndpoints.register(in: &builder, planner: components.planner, configuredIsDryRun: components.configuredIsDryRun,
                                    campaigns: campaigns, metrics: metrics)
-        TokenEndpoints.register(in: &builder, storage: campaigns.storage, now: now)
+        TokenEndpoints.register(in: &builder, storage: campaigns.storage, clock: clock)
         let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),
-                              defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, now: now)
+                              defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, clock: clock)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import HTTPServer
 import StrictJSON
+import Timing
 
 /// The HTTP face of the gateway: routing, authentication, rate limits, metrics and the
 /// request log around the endpoint handlers. It is an `HTTPResponder`, so tests can call
@@ -16,22 +17,22 @@ public final class GatewayService: HTTPResponder {
     public let authFailures: RateLimiter
     public let metrics: Metrics
     public let log: RequestLog
-    private let now: @Sendable () -> Double
+    private let clock: any TimeSource
 
     public init(router: APIRouter, keyring: APIKeyring, defaultRateLimit: RateLimit? = nil,
-                metrics: Metrics, log: RequestLog, now: @escaping @Sendable () -> Double = wallClockSeconds) {
+                metrics: Metrics, log: RequestLog, clock: any TimeSource = SystemClock()) {
         self.router = router
         self.keyring = keyring
         self.defaultRateLimit = defaultRateLimit
-        self.rateLimiter = RateLimiter(now: now)
-        self.authFailures = RateLimiter(now: now, maxEntries: 10_000)
+        self.rateLimiter = RateLimiter(clock: clock)
+        self.authFailures = RateLimiter(clock: clock, maxEntries: 10_000)
         self.metrics = metrics
         self.log = log
-        self.now = now
+        self.clock = clock
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        let started = now()
+        let started = clock.wallSeconds()
         metrics.requestStarted()
         defer { metrics.requestFinished() }
         let (requestID, clientRequestID) = requestIDs(request)
@@ -107,11 +108,11 @@ public final class GatewayService: HTTPResponder {
     public func answeredByLibrary(status: Int, remoteAddress: String) {
         let request = HTTPRequest(method: "-", path: "-", remoteAddress: remoteAddress)
         finish(request, response: HTTPResponse(status: status), operation: "unmatched", keyName: nil,
-               requestID: randomRequestID(), started: now())
+               requestID: randomRequestID(), started: clock.wallSeconds())
     }
 
     private func answerEarly(_ request: HTTPRequest, problem: Problem) -> HTTPResponse {
-        let started = now()
+        let started = clock.wallSeconds()
         let (requestID, clientRequestID) = requestIDs(request)
         var response = problem.response
         response.headers.append(("X-Request-Id", requestID))
@@ -165,19 +166,13 @@ public final class GatewayService: HTTPResponder {
     private func finish(_ request: HTTPRequest, response: HTTPResponse, operation: String, keyName: String?,
                         requestID: String, clientRequestID: String? = nil, started: Double) {
         metrics.recordRequest(operation: operation, status: response.status)
-        let elapsed = max(0, now() - started)
+        let elapsed = max(0, clock.wallSeconds() - started)
         log.record(RequestLog.Entry(time: started, requestID: requestID, clientRequestID: clientRequestID, keyName: keyName,
                                     method: request.method, path: request.path, query: request.query,
                                     userAgent: request.header("user-agent"), status: response.status,
                                     responseBytes: response.body.count,
                                     durationMicroseconds: Int(elapsed * 1_000_000), remoteAddress: request.remoteAddress))
     }
-}
-
-public func wallClockSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// 16 random hex digits: enough to find one request in the logs.

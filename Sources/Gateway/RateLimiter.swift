@@ -1,4 +1,5 @@
 import Synchronization
+import Timing
 
 /// A token bucket: `burst` requests at once, refilled at `perSecond`.
 public struct RateLimit: Sendable, Equatable {
@@ -21,11 +22,11 @@ public final class RateLimiter: Sendable {
     }
 
     private let buckets = Mutex<[String: Bucket]>([:])
-    private let now: @Sendable () -> Double
+    private let clock: any TimeSource
     private let maxEntries: Int
 
-    public init(now: @escaping @Sendable () -> Double, maxEntries: Int = .max) {
-        self.now = now
+    public init(clock: any TimeSource, maxEntries: Int = .max) {
+        self.clock = clock
         self.maxEntries = maxEntries
     }
 
@@ -34,7 +35,7 @@ public final class RateLimiter: Sendable {
 
     /// What `take` would decide, without taking.
     public func check(key: String, limit: RateLimit) -> Decision {
-        let time = now()
+        let time = clock.monotonicSeconds()
         return buckets.withLock { buckets in
             guard let bucket = buckets[key] else { return .allowed }
             let tokens = min(limit.burst, bucket.tokens + max(0, time - bucket.updated) * limit.perSecond)
@@ -49,7 +50,7 @@ public final class RateLimiter: Sendable {
     }
 
     public func take(key: String, limit: RateLimit) -> Decision {
-        let time = now()
+        let time = clock.monotonicSeconds()
         return buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: limit.burst, updated: time)
             bucket.tokens = min(limit.burst, bucket.tokens + max(0, time - bucket.updated) * limit.perSecond)

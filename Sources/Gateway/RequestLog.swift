@@ -5,6 +5,7 @@ import DeepLinks
 import Storage
 import StrictJSON
 import Synchronization
+import Timing
 
 /// The gateway's log: one line per request, and the start-up and shutdown messages, in
 /// one format (`server.logFormat`: `json`, one object per line, or `text`) and above one
@@ -86,7 +87,7 @@ public final class RequestLog: Sendable {
 
     /// A start-up, shutdown or failure message, in the log's format, written at once
     /// (after any request lines still buffered).
-    public func message(_ level: Level, _ text: String, time: Double = wallClockSeconds()) {
+    public func message(_ level: Level, _ text: String, time: Double = SystemClock().wallSeconds()) {
         guard level >= self.level else { return }
         var line: [UInt8]
         if format == .json {

@@ -2,11 +2,12 @@ import HTTPServer
 import Payloads
 import Storage
 import StrictJSON
+import Timing
 
 /// `POST /v1/tokens/{token}/register` and `GET /v1/tokens/dead`.
 enum TokenEndpoints {
     static func register(in builder: inout APIRouterBuilder, storage: any CampaignStorage,
-                         now: @escaping @Sendable () -> Double) {
+                         clock: any TimeSource) {
         builder.add("POST", "/v1/tokens/{token}/register", operation: "tokens.register") { request, parameters in
             let text = parameters["token"] ?? ""
             let token: String
@@ -16,7 +17,7 @@ enum TokenEndpoints {
                                                       "\(TextSafety.excerpt(text)): \(problem.message)")]).response
             case .success(let normalized): token = normalized
             }
-            let time = Int64(now() * 1000)
+            let time = clock.millisecondsSince1970()
             do throws(StorageError) {
                 let dead = try storage.registerToken(token, atMilliseconds: time)
                 var w = JSONWriter()

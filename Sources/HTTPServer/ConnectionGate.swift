@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CShims
 import Synchronization
+import Timing
 
 /// The server's own accept path. Each new connection waits here until its first request
 /// head has arrived; the head is read with MSG_PEEK (nothing is consumed) and checked by
@@ -101,7 +102,7 @@ final class ConnectionGate: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: check.maxHeadBytes + 1)
         while !stopping.load(ordering: .acquiring) {
             let count = epoll_wait(epollFD, &events, Int32(events.count), 250)
-            let now = monotonicSeconds()
+            let now = SystemClock().monotonicSeconds()
             if count > 0 {
                 for event in events[0..<Int(count)] {
                     let fd = event.data.fd
@@ -179,7 +180,7 @@ final class ConnectionGate: @unchecked Sendable {
             shutdown(fd, Int32(SHUT_WR))
             waiting[fd]?.draining = true
             // Bounded: whatever arrives within two seconds is dropped, then the close.
-            waiting[fd]?.deadline = monotonicSeconds() + 2
+            waiting[fd]?.deadline = SystemClock().monotonicSeconds() + 2
             drain(fd)
         }
     }

@@ -4,6 +4,7 @@ import Glibc
 import CMicroHTTPD
 import CShims
 import Synchronization
+import Timing
 
 /// An HTTP/1.1 server on libmicrohttpd: its own thread pool polling with epoll, bodies
 /// read in chunks up to a limit, connection and per-IP limits, idle timeouts, and a
@@ -110,9 +111,9 @@ public final class HTTPServer: @unchecked Sendable {
         // Long requests still waiting for a worker are answered now; running ones may
         // finish until the deadline.
         context.answerSuspended(onlyIfQueued: true)
-        let deadline = monotonicSeconds() + deadlineSeconds
+        let deadline = SystemClock().monotonicSeconds() + deadlineSeconds
         var drained = context.inFlight.load(ordering: .relaxed) == 0
-        while !drained && monotonicSeconds() < deadline {
+        while !drained && SystemClock().monotonicSeconds() < deadline {
             usleep(5_000)
             drained = context.inFlight.load(ordering: .relaxed) == 0
         }
@@ -131,20 +132,14 @@ public final class HTTPServer: @unchecked Sendable {
             // libmicrohttpd refuses to stop with a suspended connection: answer those
             // still on the pool and give its threads a moment to send the answers.
             if context.answerSuspended(onlyIfQueued: false) > 0 {
-                let until = monotonicSeconds() + 1
-                while context.inFlight.load(ordering: .relaxed) > 0 && monotonicSeconds() < until { usleep(5_000) }
+                let until = SystemClock().monotonicSeconds() + 1
+                while context.inFlight.load(ordering: .relaxed) > 0 && SystemClock().monotonicSeconds() < until { usleep(5_000) }
             }
             context.daemonRunning.withLock { $0 = false }
             MHD_stop_daemon(daemon)
             context.pool.stop()
         }
     }
-}
-
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// Shared by every worker thread: the responder and the counters.

@@ -5,6 +5,7 @@ import APNs
 import Gateway
 import Storage
 import StrictJSON
+import Timing
 
 /// The durable half of `serve`: the database, the dispatcher that drains it, and the
 /// dead-token webhook, built from the `storage`, `dispatcher` and `webhook` sections.
@@ -58,7 +59,7 @@ struct DurableAssembly {
                            lease: LeaseTerms(instance: instance, seconds: d.leaseSeconds)),
             log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },
             housekeeping: {
-                _ = try? storage.purgeIdempotencyKeys(olderThan: wallClockSeconds() - settings.storage.idempotencyRetentionSeconds)
+                _ = try? storage.purgeIdempotencyKeys(olderThan: SystemClock().wallSeconds() - settings.storage.idempotencyRetentionSeconds)
             })
         return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook,
                                campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,

@@ -4,6 +4,7 @@ import StrictJSON
 #if canImport(Glibc)
 import Glibc
 #endif
+import Timing
 
 /// Everything `pushgate send` says about a campaign: one JSON line per device with
 /// `--json`, a progress bar on a terminal, and the summary at the end.
@@ -12,7 +13,8 @@ struct SendReport {
     let dryRun: Bool
     private let progress: Bool
     private var lastProgress: UInt64 = 0
-    private let started = monotonicNanos()
+    private let clock = SystemClock()
+    private let started = SystemClock().monotonicNanoseconds()
 
     private(set) var delivered = 0
     private(set) var dryRuns = 0
@@ -115,7 +117,7 @@ struct SendReport {
     mutating func showProgress(fraction newFraction: Double?) {
         guard progress else { return }
         if let newFraction { fraction = newFraction }
-        let now = monotonicNanos()
+        let now = clock.monotonicNanoseconds()
         guard now - lastProgress > 100_000_000 else { return }
         lastProgress = now
         var line = "\r\u{1B}[2K"
@@ -130,7 +132,7 @@ struct SendReport {
     /// The summary: on stdout, or on stderr with `--json` so stdout stays one line per device.
     func printSummary() {
         if progress { Output.write("\r\u{1B}[2K", to: .stderr) }
-        let seconds = Double(monotonicNanos() - started) / 1e9
+        let seconds = Double(clock.monotonicNanoseconds() - started) / 1e9
         var text = dryRun ? "dry run: nothing was sent\n" : ""
         text += "devices        \(total)\n"
         if dryRun { text += "built          \(dryRuns)\n" } else { text += "delivered      \(delivered)\n" }
@@ -183,12 +185,6 @@ struct SendReport {
         w.raw("}\n")
         return w.bytes
     }
-}
-
-func monotonicNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
 extension TransportFailure {

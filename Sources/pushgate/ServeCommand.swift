@@ -9,6 +9,7 @@ import HTTPServer
 import Payloads
 import Storage
 import StrictJSON
+import Timing
 
 /// `pushgate serve [--config PATH] [--listen HOST:PORT]`: the gateway's HTTP API. Runs until SIGTERM or
 /// SIGINT, then stops accepting, lets requests and sends in flight finish up to the
@@ -98,7 +99,7 @@ enum ServeCommand {
         }
         let durableSettings = config.durable
         let storage: SQLiteCampaignStorage
-        let instance = InstanceID.current(now: wallClockSeconds())
+        let instance = InstanceID.current(now: SystemClock().wallSeconds())
         switch DurableAssembly.openStorage(durableSettings.storage, access: .owner(instance)) {
         case .failure(let failure): return .failure(failure)
         case .success(let s): storage = s
@@ -121,7 +122,7 @@ enum ServeCommand {
             transport: delivery.transport, instance: instance,
             defaultInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams), metrics: metrics)
         let tokens = delivery.tokens
-        metrics.observeSendingPause { tokens.pausedUntil().map { Double($0) - wallClockSeconds() } ?? 0 }
+        metrics.observeSendingPause { tokens.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
         let transport = delivery.transport
         metrics.observeAPNsReachability { transport?.reachability ?? .reachable == .reachable }
         let readiness = [

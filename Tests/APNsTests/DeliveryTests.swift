@@ -4,6 +4,7 @@ import Payloads
 import StrictJSON
 import Testing
 import TestSupport
+import Timing
 
 @Suite struct DeliveryTests {
     @Test func deliversAndTheFakeAcceptsEveryHeaderAndTheToken() async throws {
@@ -207,7 +208,7 @@ import TestSupport
     }
 
     @Test func expiredProviderTokenRefreshesOnceForEveryoneAndRetries() async throws {
-        let clock = ManualClock()
+        let clock = ManualClock(wallSeconds: SystemClock().wallSeconds())  // the fake refuses tokens over an hour old
         var tokens: [String: Any] = [:]
         for i in 0..<20 { tokens[TestRequests.token(i)] = [["status": 403, "reason": "ExpiredProviderToken"], ["status": 200]] }
         let fake = try FakeAPNs(script: ["tokens": tokens, "delayMs": 20])

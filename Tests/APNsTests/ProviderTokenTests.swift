@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import StrictJSON
 import Testing
+import TestSupport
 
 @Suite struct ProviderTokenTests {
     @Test func base64URLHasNoPaddingAndRoundTrips() {
@@ -74,7 +75,7 @@ import Testing
     }
 
     @Test func managerMintsLazilyAndRespectsTheTwentyMinuteFloor() throws {
-        let clock = ManualClock(1_700_000_000)
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
         let manager = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567", clock: clock)
         #expect(manager.mintedCount == 0, "nothing signed before first use")
         let first = try manager.currentToken()
@@ -82,7 +83,7 @@ import Testing
         clock.advance(seconds: 49 * 60)
         #expect(try manager.currentToken() == first)
         // APNs says expired at 19 minutes of age: no new token, whatever APNs says.
-        let early = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567", clock: ManualClock(0))
+        let early = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567", clock: ManualClock(wallSeconds: 0))
         let earlyToken = try early.currentToken()
         #expect(try early.refresh(after: earlyToken) == nil)
         #expect(early.mintedCount == 1)
@@ -93,7 +94,7 @@ import Testing
     }
 
     @Test func concurrentRefreshesMintOnce() async throws {
-        let clock = ManualClock(1_700_000_000)
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
         let manager = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567", clock: clock)
         let rejected = try manager.currentToken()
         clock.advance(seconds: 21 * 60)

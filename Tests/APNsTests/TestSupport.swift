@@ -1,6 +1,8 @@
 import APNs
 import Foundation
 import Payloads
+import TestSupport
+import Timing
 
 enum TestRequests {
     /// A 64-hex-digit device token, distinct per `index`.
@@ -18,21 +20,9 @@ enum TestRequests {
     }
 }
 
-/// A clock tests move by hand.
-final class ManualClock: WallClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var now: Int64
-
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { now = start }
-
-    func secondsSince1970() -> Int64 { lock.withLock { now } }
-
-    func advance(seconds: Int64) { lock.withLock { now += seconds } }
-}
-
 /// A client against `fake` with the fixture key, real transport.
 func makeClient(_ fake: FakeAPNs, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20, maxBackoffMilliseconds: 200),
-                timeoutMilliseconds: Int = 5_000, clock: any WallClock = SystemWallClock(),
+                timeoutMilliseconds: Int = 5_000, clock: any TimeSource = SystemClock(),
                 connections: Int = 1) throws -> (APNsClient, ProviderTokenManager, CurlHTTP2Transport) {
     let key = try SigningKey.load(file: FakeAPNs.keyFile)
     let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: clock)

@@ -32,13 +32,13 @@ extension LiveGateway {
     }
 
     func waitForCompletion(_ id: String) async throws -> JSONObject {
-        for _ in 0..<2000 {
-            let status = try object(request("GET", "/v1/campaigns/\(id)"))
-            if status["status"] == .string("completed") { return status }
-            try await Task.sleep(nanoseconds: 10_000_000)
+        var status = JSONObject()
+        let completed = try await eventually(timeout: .seconds(20)) {
+            status = try object(request("GET", "/v1/campaigns/\(id)"))
+            return status["status"] == .string("completed")
         }
-        Issue.record("campaign \(id) did not complete")
-        return JSONObject()
+        if !completed { Issue.record("campaign \(id) did not complete") }
+        return completed ? status : JSONObject()
     }
 }
 
@@ -184,18 +184,14 @@ extension LiveGateway {
                 .first { $0.hasPrefix("pushgate_campaign_queue_depth ") }
                 .flatMap { Int($0.split(separator: " ").last ?? "") }
         }
-        func waitFor(_ value: Int) async throws -> Bool {
-            for _ in 0..<2000 {
-                if depth() == value { return true }
-                try await Task.sleep(nanoseconds: 10_000_000)
-            }
-            return false
+        func waitFor(_ value: Int) async -> Bool {
+            await eventually(timeout: .seconds(20)) { depth() == value }
         }
         #expect(gateway.post((0..<4).map { Fixtures.token("a", $0) })?.status == 202)
         // Nothing can finish while the gate is shut: the gauge shows the whole campaign.
-        #expect(try await waitFor(4))
+        #expect(await waitFor(4))
         sender.open.store(true, ordering: .relaxed)
-        #expect(try await waitFor(0))
+        #expect(await waitFor(0))
     }
 }
 

@@ -4,6 +4,7 @@ import Storage
 import StrictJSON
 import Synchronization
 import Testing
+import TestSupport
 @testable import Gateway
 
 /// A loopback HTTP receiver that fails the first `failures` requests with 503.
@@ -60,9 +61,7 @@ final class WebhookReceiver: HTTPResponder {
         let storage = try storageWithDeadTokens(3)
         let webhook = FeedbackWebhook(settings: settings(port: server.port, batchSize: 2), storage: storage)
         webhook.start()
-        for _ in 0..<300 where webhook.delivered.load(ordering: .relaxed) < 2 {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        _ = await eventually(timeout: .seconds(3)) { webhook.delivered.load(ordering: .relaxed) >= 2 }
         webhook.stop()
         _ = server.shutdown(deadlineSeconds: 1)
         #expect(webhook.delivered.load(ordering: .relaxed) == 2)
@@ -95,9 +94,7 @@ final class WebhookReceiver: HTTPResponder {
         _ = probe.shutdown(deadlineSeconds: 1)
         let webhook = FeedbackWebhook(settings: settings(port: port), storage: storage)
         webhook.start()
-        for _ in 0..<200 where webhook.failedAttempts.load(ordering: .relaxed) < 3 {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        _ = await eventually(timeout: .seconds(2)) { webhook.failedAttempts.load(ordering: .relaxed) >= 3 }
         webhook.stop()
         #expect(webhook.failedAttempts.load(ordering: .relaxed) >= 3)
         #expect(try storage.pendingFeedback(limit: 10).count == 2)

@@ -2,14 +2,8 @@ import HTTPServer
 import StrictJSON
 import Synchronization
 import Testing
+import TestSupport
 @testable import Gateway
-
-/// A clock tests move by hand.
-final class ManualClock: Sendable {
-    private let value = Mutex(1_000_000.0)
-    var now: Double { value.withLock { $0 } }
-    func advance(_ seconds: Double) { value.withLock { $0 += seconds } }
-}
 
 func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock()) throws -> GatewayService {
     var builder = APIRouterBuilder()
@@ -23,7 +17,7 @@ func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock()) throws
     builder.add("GET", "/v1/items/{id}", operation: "item") { _, p in jsonResponse(Array("\"\(p["id"] ?? "")\"".utf8)) }
     builder.add("GET", "/v1/items/special", operation: "special") { _, _ in jsonResponse(Array("\"special\"".utf8)) }
     return GatewayService(router: try builder.build(), keyring: APIKeyring(keys), metrics: Metrics(),
-                          log: RequestLog(fd: -1), now: { clock.now })
+                          log: RequestLog(fd: -1), clock: clock)
 }
 
 func problem(_ response: HTTPResponse) throws -> JSONObject {
@@ -112,7 +106,7 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         let limited = service.respond(to: request)
         #expect(limited.status == 429)
         #expect(limited.header("retry-after") == "1")
-        clock.advance(1.0)
+        clock.advance(seconds: 1.0)
         #expect(service.respond(to: request).status == 200)
     }
 }
@@ -137,7 +131,7 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         // Other addresses are not affected, and a missing header is not a guess.
         #expect(attempt(service, "Bearer \(Self.key)", from: "192.0.2.8").status == 200)
         #expect(service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", remoteAddress: "192.0.2.9")).status == 401)
-        clock.advance(6)
+        clock.advance(seconds: 6)
         #expect(attempt(service, "Bearer \(Self.key)").status == 200)
         #expect(attempt(service, "Basic eDp5").status == 401)
         #expect(attempt(service, "Bearer guess").status == 429)
@@ -153,11 +147,11 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
 
     @Test func addressesBeyondTheTableLimitAreForgottenOnceRefilled() {
         let clock = ManualClock()
-        let limiter = RateLimiter(now: { clock.now }, maxEntries: 100)
+        let limiter = RateLimiter(clock: clock, maxEntries: 100)
         let limit = RateLimit(perSecond: 1, burst: 2)
         for i in 0..<1000 {
             _ = limiter.take(key: "a\(i)", limit: limit)
-            clock.advance(0.1)
+            clock.advance(seconds: 0.1)
             #expect(limiter.entries <= 101)
         }
         // Still limited addresses are kept while refilled ones go.

@@ -259,10 +259,9 @@ final class LiveGateway {
         let id = try #require(body["id"]?.stringValue)
         #expect(accepted?.header("location") == "/v1/campaigns/\(id)")
         var status: JSONObject = JSONObject()
-        for _ in 0..<2000 {
+        _ = try await eventually(timeout: .seconds(20)) {
             status = try gateway.object(gateway.request("GET", "/v1/campaigns/\(id)?per_page=10&page=3"))
-            if status["status"] == .string("completed") { break }
-            try await Task.sleep(nanoseconds: 10_000_000)
+            return status["status"] == .string("completed")
         }
         #expect(status["status"] == .string("completed"))
         let counts = try #require(status["counts"]?.objectValue)

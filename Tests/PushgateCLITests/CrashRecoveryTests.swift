@@ -1,6 +1,7 @@
 import Foundation
 import StrictJSON
 import Testing
+import TestSupport
 
 /// kill -9 in the middle of a campaign, restart, and check against the fake APNs's own
 /// log that every device was answered 200 and that none was sent twice beyond the
@@ -37,19 +38,15 @@ import Testing
             ids.append(try #require(try JSONParser().parse(accepted.body).objectValue?["id"]?.stringValue))
         }
         // Kill once a fair part has been answered, with most still to go.
-        let deadline = Date().addingTimeInterval(30)
-        while fake.answeredCount() < 800 && Date() < deadline { usleep(2000) }
+        _ = await eventually(timeout: .seconds(30), interval: .milliseconds(2)) { fake.answeredCount() >= 800 }
         server.kill9()
         let answeredAtKill = fake.answeredCount()
         #expect(answeredAtKill >= 800)
         #expect(answeredAtKill < first.count + second.count, "the campaign finished before the kill; the test proved nothing")
 
         let restarted = try ServeProcess(config: configPath)
-        var finished = false
-        let finishDeadline = Date().addingTimeInterval(60)
-        while !finished && Date() < finishDeadline {
-            finished = ids.allSatisfy { restarted.object("GET", "/v1/campaigns/\($0)")?["status"]?.stringValue == "completed" }
-            if !finished { usleep(20_000) }
+        let finished = await eventually(timeout: .seconds(60), interval: .milliseconds(20)) {
+            ids.allSatisfy { restarted.object("GET", "/v1/campaigns/\($0)")?["status"]?.stringValue == "completed" }
         }
         #expect(finished)
         for (id, count) in zip(ids, [first.count, second.count]) {

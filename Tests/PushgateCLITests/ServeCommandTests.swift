@@ -49,7 +49,7 @@ import TestSupport
         #expect(result.stderr.contains("gateway.json#/server/colour: unknown key \"colour\""))
     }
 
-    @Test func servesAndStopsCleanlyOnSIGTERM() throws {
+    @Test func servesAndStopsCleanlyOnSIGTERM() async throws {
         // Find a free port, then start the server on it.
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -71,13 +71,8 @@ import TestSupport
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        var healthy = false
-        for _ in 0..<200 {
-            if let response = RawHTTPClient.exchange(port: port, method: "GET", path: "/healthz"), response.status == 200 {
-                healthy = true
-                break
-            }
-            usleep(25_000)
+        let healthy = await eventually(timeout: .seconds(5), interval: .milliseconds(25)) {
+            RawHTTPClient.exchange(port: port, method: "GET", path: "/healthz")?.status == 200
         }
         #expect(healthy)
         kill(process.processIdentifier, SIGTERM)

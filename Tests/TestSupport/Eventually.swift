@@ -1,0 +1,15 @@
+import Timing
+
+/// Waits until `condition` holds, checking every `interval`, for at most `timeout` of real
+/// time. Returns whether it held: callers `#expect` the answer, so a timeout is a test
+/// failure with the caller's own message, never a hang.
+public func eventually(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
+                       _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let clock = SystemClock()
+    let deadline = clock.monotonicSeconds() + timeout.inSeconds
+    while true {
+        if try await condition() { return true }
+        if clock.monotonicSeconds() >= deadline { return false }
+        try? await Task.sleep(for: interval)
+    }
+}
