@@ -33,7 +33,7 @@ extension LiveGateway {
 
     func waitForCompletion(_ id: String) async throws -> JSONObject {
         var status = JSONObject()
-        let completed = try await eventually(timeout: .seconds(20)) {
+        let completed = try await eventually(timeout: .seconds(60)) {
             status = try object(request("GET", "/v1/campaigns/\(id)"))
             return status["status"] == .string("completed")
         }
@@ -185,7 +185,7 @@ extension LiveGateway {
                 .flatMap { Int($0.split(separator: " ").last ?? "") }
         }
         func waitFor(_ value: Int) async -> Bool {
-            await eventually(timeout: .seconds(20)) { depth() == value }
+            await eventually(timeout: .seconds(60)) { depth() == value }
         }
         #expect(gateway.post((0..<4).map { Fixtures.token("a", $0) })?.status == 202)
         // Nothing can finish while the gate is shut: the gauge shows the whole campaign.

@@ -61,7 +61,7 @@ final class WebhookReceiver: HTTPResponder {
         let storage = try storageWithDeadTokens(3)
         let webhook = FeedbackWebhook(settings: settings(port: server.port, batchSize: 2), storage: storage)
         webhook.start()
-        _ = await eventually(timeout: .seconds(3)) { webhook.delivered.load(ordering: .relaxed) >= 2 }
+        _ = await eventually(timeout: .seconds(10)) { webhook.delivered.load(ordering: .relaxed) >= 2 }
         webhook.stop()
         _ = server.shutdown(deadlineSeconds: 1)
         #expect(webhook.delivered.load(ordering: .relaxed) == 2)
@@ -94,7 +94,7 @@ final class WebhookReceiver: HTTPResponder {
         _ = probe.shutdown(deadlineSeconds: 1)
         let webhook = FeedbackWebhook(settings: settings(port: port), storage: storage)
         webhook.start()
-        _ = await eventually(timeout: .seconds(2)) { webhook.failedAttempts.load(ordering: .relaxed) >= 3 }
+        _ = await eventually(timeout: .seconds(10)) { webhook.failedAttempts.load(ordering: .relaxed) >= 3 }
         webhook.stop()
         #expect(webhook.failedAttempts.load(ordering: .relaxed) >= 3)
         #expect(try storage.pendingFeedback(limit: 10).count == 2)

@@ -259,7 +259,7 @@ final class LiveGateway {
         let id = try #require(body["id"]?.stringValue)
         #expect(accepted?.header("location") == "/v1/campaigns/\(id)")
         var status: JSONObject = JSONObject()
-        _ = try await eventually(timeout: .seconds(20)) {
+        _ = try await eventually(timeout: .seconds(60)) {
             status = try gateway.object(gateway.request("GET", "/v1/campaigns/\(id)?per_page=10&page=3"))
             return status["status"] == .string("completed")
         }

@@ -139,13 +139,13 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         #expect(third.readResponse() == nil)
     }
 
-    @Test func shutdownLetsARequestInFlightFinish() async throws {
+    @Test func shutdownLetsARequestInFlightFinish() throws {
         let server = try startServer(EchoResponder(delayMicroseconds: 400_000))
         let port = server.port
         let client = try #require(RawHTTPClient(port: port))
         client.send("GET /in-flight HTTP/1.1\r\nHost: t\r\n\r\n")
         // Wait until the server is handling it, then stop.
-        _ = await eventually(timeout: .seconds(1), interval: .milliseconds(5)) { server.requestsInFlight > 0 }
+        _ = eventually(timeout: .seconds(5), interval: .milliseconds(5)) { server.requestsInFlight > 0 }
         let response = DispatchQueue.global().sync { () -> Bool in
             let group = DispatchGroup()
             nonisolated(unsafe) var drained = false

@@ -49,7 +49,7 @@ import TestSupport
         #expect(result.stderr.contains("gateway.json#/server/colour: unknown key \"colour\""))
     }
 
-    @Test func servesAndStopsCleanlyOnSIGTERM() async throws {
+    @Test func servesAndStopsCleanlyOnSIGTERM() throws {
         // Find a free port, then start the server on it.
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -71,7 +71,7 @@ import TestSupport
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        let healthy = await eventually(timeout: .seconds(5), interval: .milliseconds(25)) {
+        let healthy = eventually(timeout: .seconds(30), interval: .milliseconds(25)) {
             RawHTTPClient.exchange(port: port, method: "GET", path: "/healthz")?.status == 200
         }
         #expect(healthy)

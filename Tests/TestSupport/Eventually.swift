@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Timing
 
 /// Waits until `condition` holds, checking every `interval`, for at most `timeout` of real
@@ -11,5 +14,19 @@ public func eventually(timeout: Duration = .seconds(10), interval: Duration = .m
         if try await condition() { return true }
         if clock.monotonicSeconds() >= deadline { return false }
         try? await Task.sleep(for: interval)
+    }
+}
+
+/// The same wait for a synchronous test: it blocks its thread between checks instead of
+/// suspending, so a busy cooperative pool (a parallel test run) cannot delay the checks
+/// of a test whose timing matters.
+public func eventually(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
+                       _ condition: () throws -> Bool) rethrows -> Bool {
+    let clock = SystemClock()
+    let deadline = clock.monotonicSeconds() + timeout.inSeconds
+    while true {
+        if try condition() { return true }
+        if clock.monotonicSeconds() >= deadline { return false }
+        usleep(UInt32(clamping: interval.inMilliseconds * 1000))
     }
 }

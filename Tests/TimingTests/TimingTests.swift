@@ -81,7 +81,8 @@ import Timing
     @Test func manualSleepEndsWhenTheClockPassesItsEnd() async throws {
         let clock = ManualClock()
         let woke = Task { try await clock.sleep(for: .seconds(5)); return clock.monotonicNanoseconds() }
-        #expect(await eventually { clock.sleeperCount == 1 })
+        defer { woke.cancel() }  // never left asleep if an expectation below fails
+        try #require(await eventually(timeout: .seconds(60)) { clock.sleeperCount == 1 })
         let start = clock.monotonicNanoseconds()
         clock.advance(by: .seconds(4))
         #expect(clock.sleeperCount == 1, "4 of 5 seconds: still asleep")
@@ -90,10 +91,11 @@ import Timing
         try await clock.sleep(for: .zero)  // nothing to wait for
     }
 
-    @Test func manualSleepThrowsWhenCancelled() async {
+    @Test func manualSleepThrowsWhenCancelled() async throws {
         let clock = ManualClock()
         let sleeper = Task { try await clock.sleep(for: .seconds(60)) }
-        #expect(await eventually { clock.sleeperCount == 1 })
+        defer { sleeper.cancel() }
+        try #require(await eventually(timeout: .seconds(60)) { clock.sleeperCount == 1 })
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(clock.sleeperCount == 0)
@@ -106,5 +108,13 @@ import Timing
         var calls = 0
         #expect(await eventually { calls += 1; return calls == 3 })
         #expect(calls == 3)
+    }
+
+    @Test func blockingEventuallyWaitsTheSameWay() {
+        let started = SystemClock().monotonicSeconds()
+        #expect(eventually(timeout: .milliseconds(30)) { false } == false)
+        #expect(SystemClock().monotonicSeconds() - started >= 0.03)
+        var calls = 0
+        #expect(eventually(interval: .milliseconds(1)) { calls += 1; return calls == 2 })
     }
 }
