@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// A `ProviderTokenStore` in memory: what several processes sharing one storage see.
 final class MemoryTokenStore: ProviderTokenStore {
@@ -45,7 +46,7 @@ struct BrokenTokenStore: ProviderTokenStore {
 
     @Test func processesSharingAStoreSignWithOneTokenPerWindow() throws {
         let store = MemoryTokenStore()
-        let clock = ManualClock(1_700_000_000)
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
         let first = manager(store, clock)
         let token = try first.currentToken()
         // A second process (a restart, `pushgate send`, another instance) reuses it.
@@ -64,7 +65,7 @@ struct BrokenTokenStore: ProviderTokenStore {
 
     @Test func theMintRechecksUnderTheLock() async throws {
         let store = MemoryTokenStore()
-        let clock = ManualClock(1_700_000_000)
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
         let managers = (0..<16).map { _ in manager(store, clock) }
         let tokens = await withTaskGroup(of: String?.self) { group in
             for m in managers { group.addTask { try? m.currentToken().compact } }
@@ -78,7 +79,7 @@ struct BrokenTokenStore: ProviderTokenStore {
 
     @Test func aNewKeyUnderTheSameKeyIdIsANewToken() throws {
         let store = MemoryTokenStore()
-        let clock = ManualClock(1_700_000_000)
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
         let old = manager(store, clock)
         let replaced = manager(store, clock, key: try SigningKey.ephemeral())
         #expect(old.identity.keyId == replaced.identity.keyId)
@@ -89,7 +90,7 @@ struct BrokenTokenStore: ProviderTokenStore {
 
     @Test func anExpiredTokenIsReplacedOnceAndNotBeforeTwentyMinutes() throws {
         let store = MemoryTokenStore()
-        let clock = ManualClock(1_700_000_000)
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
         let a = manager(store, clock), b = manager(store, clock)
         let token = try a.currentToken()
         #expect(try b.refresh(after: token) == nil, "19-minute floor: nothing to retry with")
@@ -101,7 +102,7 @@ struct BrokenTokenStore: ProviderTokenStore {
 
     @Test func tooManyUpdatesPausesEveryProcessUntilTheWindowHasPassed() throws {
         let store = MemoryTokenStore()
-        let clock = ManualClock(1_700_000_000)
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
         let a = manager(store, clock)
         let token = try a.currentToken()
         clock.advance(seconds: 5 * 60)
@@ -120,7 +121,7 @@ struct BrokenTokenStore: ProviderTokenStore {
     }
 
     @Test func aStoreFailureIsASigningErrorNamingTheStore() throws {
-        let manager = manager(BrokenTokenStore(), ManualClock(1_700_000_000))
+        let manager = manager(BrokenTokenStore(), ManualClock(wallSeconds: 1_700_000_000))
         #expect(throws: SigningKeyError.self) { try manager.currentToken() }
         do { _ = try manager.currentToken() } catch {
             #expect(error.code == .tokenStoreFailed)

@@ -4,6 +4,7 @@ import Payloads
 import Storage
 import Synchronization
 import Testing
+import TestSupport
 @testable import Gateway
 
 /// Answers TooManyProviderTokenUpdates to everything sent before the first pause ends,
@@ -60,7 +61,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
     @Test func otherTooManyRequestsAnswersAreRetriedButTheTokenOneIsNot() {
         let storage = try! SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
-                                    sendingPausedUntil: { 5000 }, options: .init(maxAttempts: 5), now: { 1000 })
+                                    sendingPausedUntil: { 5000 }, options: .init(maxAttempts: 5), clock: ManualClock(wallSeconds: 1000))
         let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 1, lease: 1)
         let busy = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyRequests), for: claim)
         #expect(busy.state == .retrying && !busy.refundAttempt)

@@ -145,7 +145,7 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         let client = try #require(RawHTTPClient(port: port))
         client.send("GET /in-flight HTTP/1.1\r\nHost: t\r\n\r\n")
         // Wait until the server is handling it, then stop.
-        _ = eventually(timeout: .seconds(5), interval: .milliseconds(5)) { server.requestsInFlight > 0 }
+        _ = eventuallyBlocking(timeout: .seconds(5), interval: .milliseconds(5)) { server.requestsInFlight > 0 }
         let response = DispatchQueue.global().sync { () -> Bool in
             let group = DispatchGroup()
             nonisolated(unsafe) var drained = false

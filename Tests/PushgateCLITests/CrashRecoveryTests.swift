@@ -38,14 +38,14 @@ import TestSupport
             ids.append(try #require(try JSONParser().parse(accepted.body).objectValue?["id"]?.stringValue))
         }
         // Kill once a fair part has been answered, with most still to go.
-        _ = eventually(timeout: .seconds(30), interval: .milliseconds(2)) { fake.answeredCount() >= 800 }
+        _ = eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(2)) { fake.answeredCount() >= 800 }
         server.kill9()
         let answeredAtKill = fake.answeredCount()
         #expect(answeredAtKill >= 800)
         #expect(answeredAtKill < first.count + second.count, "the campaign finished before the kill; the test proved nothing")
 
         let restarted = try ServeProcess(config: configPath)
-        let finished = eventually(timeout: .seconds(60), interval: .milliseconds(20)) {
+        let finished = eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(20)) {
             ids.allSatisfy { restarted.object("GET", "/v1/campaigns/\($0)")?["status"]?.stringValue == "completed" }
         }
         #expect(finished)

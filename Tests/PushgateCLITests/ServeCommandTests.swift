@@ -71,7 +71,7 @@ import TestSupport
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        let healthy = eventually(timeout: .seconds(30), interval: .milliseconds(25)) {
+        let healthy = eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(25)) {
             RawHTTPClient.exchange(port: port, method: "GET", path: "/healthz")?.status == 200
         }
         #expect(healthy)

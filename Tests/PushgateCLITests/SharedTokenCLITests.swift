@@ -51,8 +51,7 @@ import TestSupport
         let accepted = try #require(server.request("POST", "/v1/campaigns", json: CrashRecoveryTests.campaign(first)))
         #expect(accepted.status == 202)
         let id = try #require(try JSONParser().parse(accepted.body).objectValue?["id"]?.stringValue)
-        let deadline = Date().addingTimeInterval(30)
-        while fake.answeredCount() < 300 && Date() < deadline { usleep(2000) }
+        _ = eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(2)) { fake.answeredCount() >= 300 }
         server.kill9()
         #expect(fake.answeredCount() < first.count, "the campaign finished before the kill; the test proved nothing")
 
@@ -74,11 +73,8 @@ import TestSupport
     }
 
     func waitForCompletion(_ server: ServeProcess, _ id: String) -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if server.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed" { return true }
-            usleep(20_000)
+        eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(20)) {
+            server.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
         }
-        return false
     }
 }

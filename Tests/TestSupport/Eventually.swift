@@ -17,10 +17,11 @@ public func eventually(timeout: Duration = .seconds(10), interval: Duration = .m
     }
 }
 
-/// The same wait for a synchronous test: it blocks its thread between checks instead of
+/// `eventually` for a synchronous test: it blocks its thread between checks instead of
 /// suspending, so a busy cooperative pool (a parallel test run) cannot delay the checks
-/// of a test whose timing matters.
-public func eventually(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
+/// of a test whose timing matters. (A different name so that an async test never picks
+/// it by accident and blocks a pool thread.)
+public func eventuallyBlocking(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
                        _ condition: () throws -> Bool) rethrows -> Bool {
     let clock = SystemClock()
     let deadline = clock.monotonicSeconds() + timeout.inSeconds

@@ -112,9 +112,9 @@ import Timing
 
     @Test func blockingEventuallyWaitsTheSameWay() {
         let started = SystemClock().monotonicSeconds()
-        #expect(eventually(timeout: .milliseconds(30)) { false } == false)
+        #expect(eventuallyBlocking(timeout: .milliseconds(30)) { false } == false)
         #expect(SystemClock().monotonicSeconds() - started >= 0.03)
         var calls = 0
-        #expect(eventually(interval: .milliseconds(1)) { calls += 1; return calls == 2 })
+        #expect(eventuallyBlocking(interval: .milliseconds(1)) { calls += 1; return calls == 2 })
     }
 }
