@@ -356,7 +356,7 @@ final class CurlLoop: @unchecked Sendable {
         } else {
             let message = curlMessage(result, easy.errorText)
             lastConnectError = message
-            breaker.recordFailure(now: monotonicMilliseconds())
+            breaker.recordFailure(now: clock.monotonicMilliseconds())
             statistics.values.withLock { $0.lastError = message }
         }
     }

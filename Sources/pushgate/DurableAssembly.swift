@@ -51,7 +51,7 @@ struct DurableAssembly {
             // again every second: the transport probes on its own and says when it is back).
             sendingPausedUntil: {
                 let keyPause = tokens.pausedUntil().map(Double.init)
-                let unreachable = transport.map { $0.reachability != .reachable } == true ? wallClockSeconds() + 1 : nil
+                let unreachable = transport.map { $0.reachability != .reachable } == true ? SystemClock().wallSeconds() + 1 : nil
                 return [keyPause, unreachable].compactMap { $0 }.max()
             },
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,

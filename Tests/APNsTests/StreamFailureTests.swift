@@ -163,8 +163,7 @@ import TestSupport
         fake.openPort()
         // The breaker probes on its own with a connect-only handle (after 1 s, then with
         // backoff); the first probe that connects closes it. Nothing is sent meanwhile.
-        let deadline = Date().addingTimeInterval(30)
-        while transport.reachability != .reachable, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        _ = await eventually(timeout: .seconds(30), interval: .milliseconds(50)) { transport.reachability == .reachable }
         #expect(transport.reachability == .reachable)
         #expect(fake.received().isEmpty, "the probe sent no request")
         #expect(Self.delivered(await client.send(TestRequests.alert(5_001))))
