@@ -273,7 +273,7 @@ public final class Dispatcher: Sendable {
             update.reason = failure.code.rawValue
             update.state = .retrying
             update.refundAttempt = true
-            update.nextAttemptAt = now() + 1
+            update.nextAttemptAt = clock.wallSeconds() + 1
         case .transportFailed(let failure):
             update.reason = failure.code.rawValue
             // Cancelled means we were stopping: not the device's fault, so no attempt is spent.

@@ -74,7 +74,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
     @Test func anUnreachableAPNsCostsTheDeviceNoAttempt() {
         let storage = try! SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
-                                    options: .init(maxAttempts: 2), now: { 1000 })
+                                    options: .init(maxAttempts: 2), clock: ManualClock(wallSeconds: 1000))
         // Even on its last attempt: the device stays queued, and the attempt is given back.
         let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 2, lease: 1)
         let update = dispatcher.outcome(of: .transportFailed(TransportFailure(.unreachable, "cannot reach APNs at https://x: refused")), for: claim)
