@@ -30,7 +30,7 @@ public final class Dispatcher: Sendable {
 
         public init(inFlight: Int = 256, claimBatch: Int = 500, maxAttempts: Int = 5,
                     retryBaseSeconds: Double = 2, retryMaxSeconds: Double = 300,
-                    lease: LeaseTerms = LeaseTerms(instance: InstanceID.current(now: wallClockSeconds()), seconds: 30)) {
+                    lease: LeaseTerms = LeaseTerms(instance: InstanceID.current(now: SystemClock().wallSeconds()), seconds: 30)) {
             self.lease = lease
             self.inFlight = max(1, inFlight)
             self.claimBatch = max(1, claimBatch)
