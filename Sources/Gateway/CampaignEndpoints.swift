@@ -146,19 +146,15 @@ enum CampaignEndpoints {
 
     static func accepted202(id: String, devices: Int, skipped: Int, dryRun: Bool, replayed: Bool) -> HTTPResponse {
         var w = JSONWriter()
-        w.raw("{\"id\":")
-        w.string(id)
-        w.raw(",\"status_url\":")
-        w.string("/v1/campaigns/" + id)
-        w.raw(",\"devices\":")
-        w.int(devices)
-        w.raw(",\"skipped\":")
-        w.int(skipped)
-        w.raw(",\"dry_run\":")
-        w.bool(dryRun)
-        w.raw(",\"replayed\":")
-        w.bool(replayed)
-        w.raw("}\n")
+        w.object { w in
+            w.member("id", id)
+            w.member("status_url", "/v1/campaigns/" + id)
+            w.member("devices", devices)
+            w.member("skipped", skipped)
+            w.member("dry_run", dryRun)
+            w.member("replayed", replayed)
+        }
+        w.raw("\n")
         var headers: [(name: String, value: String)] = [("Location", "/v1/campaigns/" + id)]
         if replayed { headers.append(("Idempotent-Replayed", "true")) }
         return jsonResponse(status: 202, w.bytes, headers: headers)

@@ -99,18 +99,17 @@ public final class FeedbackWebhook: Sendable {
 
     static func body(_ items: [FeedbackItem]) -> [UInt8] {
         var w = JSONWriter(capacity: 32 + items.count * 120)
-        w.raw("{\"dead_tokens\":[")
-        for (i, item) in items.enumerated() {
-            if i > 0 { w.byte(UInt8(ascii: ",")) }
-            w.raw("{\"token\":")
-            w.string(item.token)
-            w.raw(",\"timestamp_ms\":")
-            w.rawBytes(String(item.timestampMilliseconds))
-            w.raw(",\"reason\":")
-            w.string(item.reason)
-            w.byte(UInt8(ascii: "}"))
+        w.object { w in
+            w.member("dead_tokens", array: { w in
+                for item in items {
+                    w.object { w in
+                        w.member("token", item.token)
+                        w.member("timestamp_ms", item.timestampMilliseconds)
+                        w.member("reason", item.reason)
+                    }
+                }
+            })
         }
-        w.raw("]}")
         return w.bytes
     }
 }

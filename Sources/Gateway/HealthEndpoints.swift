@@ -18,27 +18,31 @@ public struct ReadinessCheck: Sendable {
 
 enum HealthEndpoints {
     static func register(in builder: inout APIRouterBuilder, metrics: Metrics, checks: [ReadinessCheck]) {
+        let healthy = JSONWriter.bytes { w in
+            w.object { w in w.member("status", "ok") }
+            w.raw("\n")
+        }
         builder.add("GET", "/healthz", operation: "healthz", public: true) { _, _ in
-            jsonResponse(Array("{\"status\":\"ok\"}\n".utf8))
+            jsonResponse(healthy)
         }
         builder.add("GET", "/readyz", operation: "readyz", public: true) { _, _ in
             var ready = true
             var w = JSONWriter()
-            w.raw("{\"checks\":{")
-            for (i, check) in checks.enumerated() {
-                if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.string(check.name)
-                w.byte(UInt8(ascii: ":"))
-                if let problem = check.check() {
-                    if check.blocking { ready = false }
-                    w.string(problem)
-                } else {
-                    w.raw("\"ok\"")
-                }
+            w.object { w in
+                w.member("checks", object: { w in
+                    for check in checks {
+                        w.key(check.name)
+                        if let problem = check.check() {
+                            if check.blocking { ready = false }
+                            w.string(problem)
+                        } else {
+                            w.string("ok")
+                        }
+                    }
+                })
+                w.member("status", ready ? "ready" : "not ready")
             }
-            w.raw("},\"status\":")
-            w.string(ready ? "ready" : "not ready")
-            w.raw("}\n")
+            w.raw("\n")
             return jsonResponse(status: ready ? 200 : 503, w.bytes)
         }
         builder.add("GET", "/metrics", operation: "metrics", public: true) { _, _ in

@@ -131,35 +131,22 @@ public final class RequestLog: Sendable {
 
     private func jsonLine(_ entry: Entry, level: Level) -> [UInt8] {
         var w = JSONWriter(capacity: 256)
-        w.raw("{\"time\":")
-        w.string(rfc3339(entry.time))
-        w.raw(",\"level\":")
-        w.string(level.rawValue)
-        w.raw(",\"request_id\":")
-        w.string(entry.requestID)
-        if let client = entry.clientRequestID {
-            w.raw(",\"client_request_id\":")
-            w.string(client)
+        w.object { w in
+            w.member("time", rfc3339(entry.time))
+            w.member("level", level.rawValue)
+            w.member("request_id", entry.requestID)
+            if let client = entry.clientRequestID { w.member("client_request_id", client) }
+            w.member("key", orNull: entry.keyName)
+            w.member("method", TextSafety.clipped(entry.method, maxBytes: 64))
+            w.member("path", TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
+            w.member("query", RequestLog.redactedQuery(entry.query))
+            w.member("status", entry.status)
+            w.member("bytes", entry.responseBytes)
+            w.member("duration_us", entry.durationMicroseconds)
+            w.member("remote", entry.remoteAddress)
+            w.member("user_agent", orNull: entry.userAgent.map { TextSafety.clipped($0, maxBytes: 256) })
         }
-        w.raw(",\"key\":")
-        if let key = entry.keyName { w.string(key) } else { w.null() }
-        w.raw(",\"method\":")
-        w.string(TextSafety.clipped(entry.method, maxBytes: 64))
-        w.raw(",\"path\":")
-        w.string(TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
-        w.raw(",\"query\":")
-        w.string(RequestLog.redactedQuery(entry.query))
-        w.raw(",\"status\":")
-        w.int(entry.status)
-        w.raw(",\"bytes\":")
-        w.int(entry.responseBytes)
-        w.raw(",\"duration_us\":")
-        w.int(entry.durationMicroseconds)
-        w.raw(",\"remote\":")
-        w.string(entry.remoteAddress)
-        w.raw(",\"user_agent\":")
-        if let agent = entry.userAgent { w.string(TextSafety.clipped(agent, maxBytes: 256)) } else { w.null() }
-        w.raw("}\n")
+        w.raw("\n")
         return w.bytes
     }
 

@@ -21,19 +21,16 @@ enum TokenEndpoints {
             do throws(StorageError) {
                 let dead = try storage.registerToken(token, atMilliseconds: time)
                 var w = JSONWriter()
-                w.raw("{\"token\":")
-                w.string(token)
-                w.raw(",\"registered_at_ms\":")
-                w.rawBytes(String(time))
-                w.raw(",\"was_dead\":")
-                w.bool(dead != nil)
-                if let dead {
-                    w.raw(",\"dead_since_ms\":")
-                    w.rawBytes(String(dead.timestampMilliseconds))
-                    w.raw(",\"dead_reason\":")
-                    w.string(dead.reason)
+                w.object { w in
+                    w.member("token", token)
+                    w.member("registered_at_ms", time)
+                    w.member("was_dead", dead != nil)
+                    if let dead {
+                        w.member("dead_since_ms", dead.timestampMilliseconds)
+                        w.member("dead_reason", dead.reason)
+                    }
                 }
-                w.raw("}\n")
+                w.raw("\n")
                 return jsonResponse(w.bytes)
             } catch {
                 return Problem.storageUnavailable(error).response
@@ -66,29 +63,27 @@ enum TokenEndpoints {
 
     static func render(_ tokens: [DeadToken], since: Int64, limit: Int) -> [UInt8] {
         var w = JSONWriter(capacity: 128 + tokens.count * 160)
-        w.raw("{\"tokens\":[")
-        for (i, token) in tokens.enumerated() {
-            if i > 0 { w.byte(UInt8(ascii: ",")) }
-            w.raw("{\"token\":")
-            w.string(token.token)
-            w.raw(",\"timestamp_ms\":")
-            w.rawBytes(String(token.timestampMilliseconds))
-            w.raw(",\"reason\":")
-            w.string(token.reason)
-            w.raw(",\"recorded_at\":")
-            w.string(rfc3339(token.recordedAt))
-            w.byte(UInt8(ascii: "}"))
+        w.object { w in
+            w.member("tokens", array: { w in
+                for token in tokens {
+                    w.object { w in
+                        w.member("token", token.token)
+                        w.member("timestamp_ms", token.timestampMilliseconds)
+                        w.member("reason", token.reason)
+                        w.member("recorded_at", rfc3339(token.recordedAt))
+                    }
+                }
+            })
+            if tokens.count == limit, let last = tokens.last {
+                let cursor = DeadTokenCursor.format(last.timestampMilliseconds, last.token)
+                w.member("next_cursor", cursor)
+                w.member("next", "/v1/tokens/dead?since=\(since)&limit=\(limit)&cursor=\(cursor)")
+            } else {
+                w.member("next_cursor", orNull: nil as String?)
+                w.member("next", orNull: nil as String?)
+            }
         }
-        w.raw("],\"next_cursor\":")
-        if tokens.count == limit, let last = tokens.last {
-            let cursor = DeadTokenCursor.format(last.timestampMilliseconds, last.token)
-            w.string(cursor)
-            w.raw(",\"next\":")
-            w.string("/v1/tokens/dead?since=\(since)&limit=\(limit)&cursor=\(cursor)")
-        } else {
-            w.raw("null,\"next\":null")
-        }
-        w.raw("}\n")
+        w.raw("\n")
         return w.bytes
     }
 }

@@ -57,46 +57,36 @@ public struct CampaignPreview: Sendable {
 
     public var json: [UInt8] {
         var w = JSONWriter(capacity: 1024)
-        w.raw("{\"valid\":true,\"push_type\":")
-        w.string(plan.pushType.rawValue)
-        w.raw(",\"topic\":")
-        w.string(plan.topic)
-        w.raw(",\"priority\":")
-        w.int(plan.priority)
-        w.raw(",\"template\":")
-        if let t = plan.template { w.string(t.name) } else { w.null() }
-        w.raw(",\"device_count\":")
-        w.int(plan.devices.count)
-        w.raw(",\"shown\":")
-        w.int(entries.count)
-        w.raw(",\"requests\":[")
-        for (i, e) in entries.enumerated() {
-            if i > 0 { w.byte(UInt8(ascii: ",")) }
-            w.raw("{\"device\":")
-            w.string(e.request.deviceToken)
-            w.raw(",\"method\":")
-            w.string(e.request.method)
-            w.raw(",\"path\":")
-            w.string(e.request.path)
-            w.raw(",\"headers\":{")
-            for (k, h) in ([Self.redactedAuthorization] + e.request.headers).enumerated() {
-                if k > 0 { w.byte(UInt8(ascii: ",")) }
-                w.string(h.name)
-                w.byte(UInt8(ascii: ":"))
-                w.string(h.value)
-            }
-            // The body is our own JSON, embedded as a value rather than a string.
-            w.raw("},\"body\":")
-            for b in e.request.body { w.byte(b) }
-            w.raw(",\"size\":")
-            w.int(e.request.body.count)
-            w.raw(",\"limit\":")
-            w.int(plan.payloadLimit)
-            w.raw(",\"truncated\":")
-            w.bool(e.truncated)
-            w.byte(UInt8(ascii: "}"))
+        w.object { w in
+            w.member("valid", true)
+            w.member("push_type", plan.pushType.rawValue)
+            w.member("topic", plan.topic)
+            w.member("priority", plan.priority)
+            w.member("template", orNull: plan.template?.name)
+            w.member("device_count", plan.devices.count)
+            w.member("shown", entries.count)
+            w.member("requests", array: { w in
+                for e in entries {
+                    w.object { w in
+                        w.member("device", e.request.deviceToken)
+                        w.member("method", e.request.method)
+                        w.member("path", e.request.path)
+                        w.member("headers", object: { w in
+                            for h in [Self.redactedAuthorization] + e.request.headers {
+                                w.key(h.name)
+                                w.string(h.value)
+                            }
+                        })
+                        // The body is our own JSON, embedded as a value rather than a string.
+                        w.key("body")
+                        w.serialized(e.request.body)
+                        w.member("size", e.request.body.count)
+                        w.member("limit", plan.payloadLimit)
+                        w.member("truncated", e.truncated)
+                    }
+                }
+            })
         }
-        w.raw("]}")
         return w.bytes
     }
 
@@ -109,20 +99,19 @@ public struct CampaignPreview: Sendable {
 
     public static func json(for rejection: CampaignRejection) -> [UInt8] {
         var w = JSONWriter(capacity: 256)
-        w.raw("{\"valid\":false,\"problems\":[")
-        for (i, p) in rejection.problems.enumerated() {
-            if i > 0 { w.byte(UInt8(ascii: ",")) }
-            w.raw("{\"code\":")
-            w.string(p.stableCode)
-            w.raw(",\"path\":")
-            w.string(p.path.description)
-            w.raw(",\"pointer\":")
-            w.string(p.path.pointer)
-            w.raw(",\"message\":")
-            w.string(p.message)
-            w.byte(UInt8(ascii: "}"))
+        w.object { w in
+            w.member("valid", false)
+            w.member("problems", array: { w in
+                for p in rejection.problems {
+                    w.object { w in
+                        w.member("code", p.stableCode)
+                        w.member("path", p.path.description)
+                        w.member("pointer", p.path.pointer)
+                        w.member("message", p.message)
+                    }
+                }
+            })
         }
-        w.raw("]}")
         return w.bytes
     }
 

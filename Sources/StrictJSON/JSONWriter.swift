@@ -240,6 +240,11 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Timestamps and counts stored as Int64 (the same width as Int on every platform
+    /// pushgate builds for).
+    @inlinable
+    public mutating func int(_ value: Int64) { int(Int(value)) }
+
     /// A finite double in Swift's shortest round-tripping form; NaN and infinities, which
     /// JSON cannot hold, are written as `null`.
     public mutating func double(_ value: Double) {
@@ -303,6 +308,7 @@ public struct JSONWriter: Sendable {
 
     @inlinable public mutating func member(_ name: StaticString, _ value: String) { key(name); string(value) }
     @inlinable public mutating func member(_ name: StaticString, _ value: Int) { key(name); int(value) }
+    @inlinable public mutating func member(_ name: StaticString, _ value: Int64) { key(name); int(value) }
     @inlinable public mutating func member(_ name: StaticString, _ value: Bool) { key(name); bool(value) }
     @inlinable public mutating func member(_ name: StaticString, _ value: Double) { key(name); double(value) }
     public mutating func member(_ name: StaticString, _ value: JSON) { key(name); self.value(value) }

@@ -63,10 +63,13 @@ struct SendReport {
         failures[error.stableCode, default: 0] += 1
         if json {
             var w = JSONWriter(capacity: 160)
-            w.raw("{\"token\":"); w.string(device.token)
-            w.raw(",\"result\":\"rejected\",\"code\":"); w.string(error.stableCode)
-            w.raw(",\"message\":"); w.string(error.message)
-            w.raw("}\n")
+            w.object { w in
+                w.member("token", device.token)
+                w.member("result", "rejected")
+                w.member("code", error.stableCode)
+                w.member("message", error.message)
+            }
+            w.raw("\n")
             Output.writeBytes(w.bytes)
         } else {
             explain("device \(device.token): rejected: \(error.description)")
@@ -101,10 +104,13 @@ struct SendReport {
         invalid += 1
         if json {
             var w = JSONWriter(capacity: 128)
-            w.raw("{\"line\":"); w.int(line)
-            w.raw(",\"result\":\"invalid\",\"code\":"); w.string(PayloadErrorCode.invalidToken.rawValue)
-            w.raw(",\"message\":"); w.string(problem)
-            w.raw("}\n")
+            w.object { w in
+                w.member("line", line)
+                w.member("result", "invalid")
+                w.member("code", PayloadErrorCode.invalidToken.rawValue)
+                w.member("message", problem)
+            }
+            w.raw("\n")
             Output.writeBytes(w.bytes)
         } else {
             explain(Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .line(line, file: source), "not a device token: \(problem)").description)
@@ -150,39 +156,43 @@ struct SendReport {
 
     static func jsonLine(_ token: String, _ result: DeliveryResult) -> [UInt8] {
         var w = JSONWriter(capacity: 160)
-        w.raw("{\"token\":"); w.string(token)
-        if case .transportFailed(let failure) = result, failure.stopsTheSend {
-            w.raw(",\"result\":\"not-sent\",\"reason\":"); w.string(failure.code.rawValue)
-            w.raw(",\"message\":"); w.string(failure.message)
-            w.raw("}\n")
-            return w.bytes
-        }
-        w.raw(",\"result\":"); w.string(result.label)
-        switch result {
-        case .delivered(let apnsId):
-            w.raw(",\"apnsId\":"); w.string(apnsId)
-        case .failed(let status, let reason):
-            w.raw(",\"status\":"); w.int(status)
-            w.raw(",\"reason\":"); w.string(reason.rawValue)
-        case .unregistered(let reason, let timestamp):
-            w.raw(",\"status\":410,\"reason\":"); w.string(reason.rawValue)
-            w.raw(",\"timestamp\":")
-            if let timestamp { w.int(Int(timestamp)) } else { w.null() }
-        case .transportFailed(let failure):
-            w.raw(",\"reason\":"); w.string(failure.code.rawValue)
-            w.raw(",\"message\":"); w.string(failure.message)
-        case .dryRun(let request):
-            w.raw(",\"request\":{\"method\":"); w.string(request.method)
-            w.raw(",\"url\":"); w.string(request.url)
-            w.raw(",\"headers\":{")
-            for (i, header) in request.headers.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.string(header.name); w.raw(":"); w.string(header.value)
+        w.object { w in
+            w.member("token", token)
+            if case .transportFailed(let failure) = result, failure.stopsTheSend {
+                w.member("result", "not-sent")
+                w.member("reason", failure.code.rawValue)
+                w.member("message", failure.message)
+                return
             }
-            w.raw("},\"body\":"); w.string(String(decoding: request.body, as: UTF8.self))
-            w.raw("}")
+            w.member("result", result.label)
+            switch result {
+            case .delivered(let apnsId):
+                w.member("apnsId", apnsId)
+            case .failed(let status, let reason):
+                w.member("status", status)
+                w.member("reason", reason.rawValue)
+            case .unregistered(let reason, let timestamp):
+                w.member("status", 410)
+                w.member("reason", reason.rawValue)
+                w.member("timestamp", orNull: timestamp.map { Int($0) })
+            case .transportFailed(let failure):
+                w.member("reason", failure.code.rawValue)
+                w.member("message", failure.message)
+            case .dryRun(let request):
+                w.member("request", object: { w in
+                    w.member("method", request.method)
+                    w.member("url", request.url)
+                    w.member("headers", object: { w in
+                        for header in request.headers {
+                            w.key(header.name)
+                            w.string(header.value)
+                        }
+                    })
+                    w.member("body", String(decoding: request.body, as: UTF8.self))
+                })
+            }
         }
-        w.raw("}\n")
+        w.raw("\n")
         return w.bytes
     }
 }
