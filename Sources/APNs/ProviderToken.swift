@@ -24,17 +24,19 @@ public struct ProviderToken: Sendable, Equatable, CustomStringConvertible, Custo
     /// Builds and signs `{"alg":"ES256","kid":KEY_ID}.{"iss":TEAM_ID,"iat":SECONDS}`.
     /// Both JSON texts are written with JSONWriter so that no input can break out of a string.
     public static func sign(teamId: String, keyId: String, issuedAt: Int64, key: SigningKey) throws(SigningKeyError) -> ProviderToken {
-        var header = JSONWriter(capacity: 48)
-        header.raw("{\"alg\":\"ES256\",\"kid\":")
-        header.string(keyId)
-        header.raw("}")
-        var claims = JSONWriter(capacity: 48)
-        claims.raw("{\"iss\":")
-        claims.string(teamId)
-        claims.raw(",\"iat\":")
-        claims.int(Int(issuedAt))
-        claims.raw("}")
-        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(claims.bytes)
+        let header = JSONWriter.bytes(capacity: 48) { w in
+            w.object { w in
+                w.member("alg", "ES256")
+                w.member("kid", keyId)
+            }
+        }
+        let claims = JSONWriter.bytes(capacity: 48) { w in
+            w.object { w in
+                w.member("iss", teamId)
+                w.member("iat", issuedAt)
+            }
+        }
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
         let signature = try key.signES256(Array(signingInput.utf8))
         return ProviderToken(compact: signingInput + "." + Base64URL.encode(signature), issuedAt: issuedAt, keyId: keyId)
     }

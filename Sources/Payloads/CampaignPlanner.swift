@@ -162,27 +162,27 @@ public struct CampaignPlanner: Sendable {
             }
             b.endObject()
         }
-        b.raw("badge", campaign.badge.map(String.init))
+        b.number("badge", campaign.badge.map(String.init))
         switch sound {
         case .named(let name)?:
             b.string("sound", name)
         case .critical(let critical, let name, let volume)?:
             b.key("sound")
             b.beginObject()
-            b.raw("critical", critical ? "1" : "0")
+            b.number("critical", critical ? "1" : "0")
             b.string("name", name)
-            b.raw("volume", volume)
+            b.number("volume", volume)
             b.endObject()
         case nil:
             break
         }
         b.string("thread-id", campaign.threadId ?? defaults.threadId)
         b.string("category", campaign.category ?? defaults.category)
-        if contentAvailable { b.raw("content-available", "1") }
-        if campaign.mutableContent == true { b.raw("mutable-content", "1") }
+        if contentAvailable { b.number("content-available", "1") }
+        if campaign.mutableContent == true { b.number("mutable-content", "1") }
         b.string("target-content-id", campaign.targetContentId)
         b.string("interruption-level", interruptionLevel?.rawValue)
-        b.raw("relevance-score", campaign.relevanceScore)
+        b.number("relevance-score", campaign.relevanceScore)
         b.endObject()
         if let linkBytes { b.fragment(linkBytes) } else if deviceLink != nil { b.deviceLink() }
         for member in campaign.data.members { b.value(member.key, member.value) }

@@ -5,81 +5,68 @@ import StrictJSON
 /// placeholders (and the alert body, which truncation may replace) becomes its own piece.
 struct LayoutBuilder {
     private(set) var layout = BodyLayout()
-    private var pending: [UInt8] = []
-    private var needsComma: [Bool] = []
+    /// The constant bytes since the last hole; the writer keeps the commas right across
+    /// holes, because taking its bytes keeps its place.
+    private var pending = JSONWriter()
     let campaignVariables: [NamedValue]
 
     init(campaignVariables: [NamedValue]) {
         self.campaignVariables = campaignVariables
     }
 
-    mutating func beginObject() {
-        pending.append(UInt8(ascii: "{"))
-        needsComma.append(false)
-    }
+    mutating func beginObject() { pending.beginObject() }
 
-    mutating func endObject() {
-        pending.append(UInt8(ascii: "}"))
-        needsComma.removeLast()
-    }
+    mutating func endObject() { pending.endObject() }
 
-    /// Writes `"key":` (after a comma when it is not the object's first member).
-    mutating func key(_ key: String) {
-        if needsComma.last == true { pending.append(UInt8(ascii: ",")) }
-        if !needsComma.isEmpty { needsComma[needsComma.count - 1] = true }
-        JSONWriter.appendQuoted(key, to: &pending)
-        pending.append(UInt8(ascii: ":"))
-    }
+    mutating func key(_ key: String) { pending.key(key) }
 
     mutating func string(_ key: String, _ value: String?) {
         guard let value else { return }
-        self.key(key)
-        JSONWriter.appendQuoted(value, to: &pending)
+        pending.key(key)
+        pending.string(value)
     }
 
-    mutating func raw(_ key: String, _ literal: String?) {
-        guard let literal else { return }
-        self.key(key)
-        pending.append(contentsOf: literal.utf8)
+    /// A number member, its JSON text as given (badge, volume, relevance score).
+    mutating func number(_ key: String, _ text: String?) {
+        guard let text else { return }
+        pending.key(key)
+        pending.number(text)
     }
 
     mutating func stringArray(_ key: String, _ values: [String]?) {
         guard let values else { return }
-        self.key(key)
-        var w = JSONWriter()
-        w.value(.array(values.map(JSON.string)))
-        pending.append(contentsOf: w.bytes)
+        pending.key(key)
+        pending.array(values) { w, value in w.string(value) }
     }
 
     mutating func value(_ key: String, _ json: JSON) {
-        self.key(key)
-        var w = JSONWriter()
-        w.value(json)
-        pending.append(contentsOf: w.bytes)
+        pending.key(key)
+        pending.value(json)
     }
 
     /// A string member whose value may hold placeholders. `isBody` marks the one text
     /// truncation may replace, which therefore always gets its own piece.
     mutating func text(_ key: String, _ text: TemplateText?, isBody: Bool = false) {
         guard let text else { return }
-        self.key(key)
-        pending.append(UInt8(ascii: "\""))
+        pending.key(key)
+        pending.beginString()
         if !isBody, text.variableNames.isEmpty {
-            for case .literal(let s) in text.pieces { JSONWriter.appendEscaped(s, to: &pending) }
+            for case .literal(let s) in text.pieces { pending.escaped(s) }
         } else {
             flush()
             if isBody { layout.bodyIndex = layout.pieces.count }
             layout.pieces.append(.text(CompiledText(text, campaignVariables: campaignVariables)))
         }
-        pending.append(UInt8(ascii: "\""))
+        pending.endString()
     }
 
-    /// Constant bytes written as they are (a pre-rendered fragment).
-    mutating func fragment(_ bytes: [UInt8]) {
-        pending.append(contentsOf: bytes)
+    /// Members rendered once for the whole campaign (the link's), spliced in as they are:
+    /// they bring their own leading comma.
+    mutating func fragment(_ members: [UInt8]) {
+        pending.splice(members: members)
     }
 
-    /// The per-device link fragment goes here; it brings its own leading comma.
+    /// The per-device link members go here; they bring their own leading comma.
     mutating func deviceLink() {
         flush()
         layout.pieces.append(.link)
@@ -92,8 +79,7 @@ struct LayoutBuilder {
     }
 
     private mutating func flush() {
-        guard !pending.isEmpty else { return }
-        layout.pieces.append(.bytes(pending))
-        pending.removeAll()
+        guard pending.count > 0 else { return }
+        layout.pieces.append(.bytes(pending.takeBytes()))
     }
 }

@@ -7,22 +7,22 @@ import StrictJSON
 /// the link again.
 enum LinkFragment {
     static func bytes(for link: CanonicalLink) -> [UInt8] {
-        var w = JSONWriter(capacity: link.canonical.utf8.count + 64)
-        w.raw(",\"deeplink\":")
-        w.string(link.canonical)
-        w.raw(",\"route\":{\"name\":")
-        w.string(link.route)
-        w.raw(",\"params\":")
-        w.value(object(link.params))
-        if !link.query.isEmpty {
-            w.raw(",\"query\":")
-            w.value(object(link.query))
+        JSONWriter.continuingMembers(capacity: link.canonical.utf8.count + 64) { w in
+            w.member("deeplink", link.canonical)
+            w.member("route", object: { w in
+                w.member("name", link.route)
+                w.member("params", object: { w in write(link.params, to: &w) })
+                if !link.query.isEmpty {
+                    w.member("query", object: { w in write(link.query, to: &w) })
+                }
+            })
         }
-        w.byte(UInt8(ascii: "}"))
-        return w.bytes
     }
 
-    static func object(_ values: [NamedValue]) -> JSON {
-        .object(JSONObject(values.map { JSONMember(key: $0.name, value: .string($0.value)) }))
+    static func write(_ values: [NamedValue], to w: inout JSONWriter) {
+        for value in values {
+            w.key(value.name)
+            w.string(value.value)
+        }
     }
 }

@@ -210,9 +210,23 @@ public struct JSONWriter: Sendable {
     /// `escaped(_:)`, between the quotes this writes.
     @inlinable
     public mutating func string(pieces body: (inout JSONWriter) throws -> Void) rethrows {
+        beginString()
+        try body(&self)
+        endString()
+    }
+
+    /// The opening quote of a string value written in pieces (`escaped(_:)`), for writers
+    /// that cannot put the pieces in one closure (a layout with holes); `endString()`
+    /// closes it.
+    @inlinable
+    public mutating func beginString() {
         separate()
         put(UInt8(ascii: "\""))
-        try body(&self)
+        needsComma = false
+    }
+
+    @inlinable
+    public mutating func endString() {
         put(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -407,6 +421,33 @@ public struct JSONWriter: Sendable {
         var w = JSONWriter()
         w.value(json)
         return w.string
+    }
+
+    /// Members that continue an object someone else opened and already wrote into
+    /// (`,"a":1,"b":2`): for layouts that splice a member list into a prebuilt object.
+    @inlinable
+    public static func continuingMembers(capacity: Int = 128, _ body: (inout JSONWriter) throws -> Void) rethrows -> [UInt8] {
+        var w = JSONWriter(capacity: capacity)
+        w.needsComma = true
+        try body(&w)
+        return w.bytes
+    }
+
+    /// Splices in members made by `continuingMembers` (they start with their own comma)
+    /// after at least one member of the object being written.
+    public mutating func splice(members: [UInt8]) {
+        guard !members.isEmpty else { return }
+        assert(needsComma, "continuing members go after a member")
+        members.withUnsafeBufferPointer { put($0) }
+    }
+
+    /// Hands out what is written so far and empties the buffer, keeping the writer's
+    /// place (inside which object, whether a comma is due): for layouts that cut the
+    /// output into constant pieces around holes filled in later.
+    public mutating func takeBytes() -> [UInt8] {
+        let taken = bytes
+        used = 0
+        return taken
     }
 
     /// One value written by `body`, as bytes.
