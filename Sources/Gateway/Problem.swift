@@ -54,25 +54,19 @@ public struct Problem: Error, Sendable, Equatable {
                 : shownDetail + " (the first \(entries.count) of \(errors.count) are listed)"
         }
         var w = JSONWriter(capacity: 256 + used)
-        w.raw("{\"type\":")
-        w.string("urn:pushgate:problem:" + code.rawValue)
-        w.raw(",\"title\":")
-        w.string(title)
-        w.raw(",\"status\":")
-        w.int(status)
-        w.raw(",\"code\":")
-        w.string(code.rawValue)
-        w.raw(",\"detail\":")
-        w.string(shownDetail)
-        if !entries.isEmpty {
-            w.raw(",\"errors\":[")
-            for (i, entry) in entries.enumerated() {
-                if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.raw(entry)
+        w.object { w in
+            w.member("type", "urn:pushgate:problem:" + code.rawValue)
+            w.member("title", title)
+            w.member("status", status)
+            w.member("code", code.rawValue)
+            w.member("detail", shownDetail)
+            if !entries.isEmpty {
+                w.member("errors", array: { w in
+                    for entry in entries { w.serialized(entry) }
+                })
             }
-            w.byte(UInt8(ascii: "]"))
         }
-        w.raw("}\n")
+        w.raw("\n")
         return HTTPResponse(status: status,
                             headers: [("Content-Type", "application/problem+json")] + headers,
                             body: w.bytes)

@@ -112,18 +112,14 @@ extension Diagnostic {
     /// `{"pointer":…,"code":…,"detail":…}`: one entry of a problem's `errors` array, the
     /// location first as its own member.
     public func append(to w: inout JSONWriter) {
-        w.byte(UInt8(ascii: "{"))
-        if let member = location.member {
-            w.string(member.key)
-            w.byte(UInt8(ascii: ":"))
-            w.value(member.value)
-            w.byte(UInt8(ascii: ","))
+        w.object { w in
+            if let member = location.member {
+                w.key(member.key)
+                w.value(member.value)
+            }
+            w.member("code", code.rawValue)
+            w.member("detail", message)
         }
-        w.raw("\"code\":")
-        w.string(code.rawValue)
-        w.raw(",\"detail\":")
-        w.string(message)
-        w.byte(UInt8(ascii: "}"))
     }
 }
 
