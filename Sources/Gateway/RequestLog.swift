@@ -92,13 +92,12 @@ public final class RequestLog: Sendable {
         var line: [UInt8]
         if format == .json {
             var w = JSONWriter(capacity: 64 + text.utf8.count)
-            w.raw("{\"time\":")
-            w.string(rfc3339(time))
-            w.raw(",\"level\":")
-            w.string(level.rawValue)
-            w.raw(",\"message\":")
-            w.string(text)
-            w.raw("}\n")
+            w.object { w in
+                w.member("time", rfc3339(time))
+                w.member("level", level.rawValue)
+                w.member("message", text)
+            }
+            w.raw("\n")
             line = w.bytes
         } else {
             line = Array("\(rfc3339(time)) \(level.rawValue) \(TextSafety.clipped(text, maxBytes: 4096))\n".utf8)
