@@ -620,12 +620,6 @@ public struct JSONWriter: Sendable {
         return 6
     }
 
-    static func appendUnicodeEscape(_ scalar: Unicode.Scalar, to out: inout String) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12) { scratch in
-            let n = writeUnicodeEscape(scalar, into: scratch.baseAddress!)
-            out += String(decoding: UnsafeBufferPointer(rebasing: scratch[0..<n]), as: UTF8.self)
-        }
-    }
 }
 
 /// The writer's storage: a heap block freed in deinit. Shared between copies of a writer

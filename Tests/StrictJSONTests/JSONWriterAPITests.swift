@@ -100,7 +100,7 @@ import Testing
             case "\t": out += "\\t"
             default:
                 if TextSafety.isUnsafe(scalar) {
-                    JSONWriter.appendUnicodeEscape(scalar, to: &out)
+                    TextSafety.appendUnicodeEscape(scalar, to: &out)
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
