@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
 
-        .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
+        .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "DeepLinks"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),

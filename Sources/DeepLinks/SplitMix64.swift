@@ -12,7 +12,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 
     mutating func shuffle<T>(_ items: inout [T]) {
         guard items.count > 1 else { return }

@@ -1,5 +1,6 @@
 import Testing
 @testable import StrictJSON
+import DeepLinks
 
 @Suite struct JSONWriterAPITests {
     @Test func objectsArraysAndMembersGetTheirCommas() {
@@ -77,7 +78,7 @@ import Testing
         let pieces: [String] = ["a", "plain ascii ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "~", " ",
                                 "é", "\u{85}", "\u{AD}", "\u{2028}", "\u{202E}", "\u{200B}", "\u{FEFF}", "żółw", "😀",
                                 "\u{E0041}", "\u{10FFFF}", "日本"]
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for _ in 0..<3000 {
             var text = ""
             for _ in 0..<rng.below(12) { text += pieces[rng.below(pieces.count)] }
@@ -108,20 +109,6 @@ import Testing
         }
         return out + "\""
     }
-}
-
-/// A tiny seeded generator (StrictJSON has no dependencies to borrow one from).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
 @Suite struct TextSafetyTableTests {
