@@ -8,9 +8,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
-bin=.build/release/pushgate
-[ -x "$bin" ] || swift build -c release --product pushgate >/dev/null
-command -v wrk >/dev/null || { echo "wrk missing (Debian package wrk; make deps installs it)"; exit 2; }
 mkdir -p var
 body=var/bench-preview-1mib.json
 python3 - "$body" <<'PY'
@@ -20,12 +17,7 @@ open(sys.argv[1], "w").write('{"alert":{"title":"Sale","body":"Up to 40% off"},'
     '"deeplink":"https://example.com/product/42","devices":[' + devices + ']}')
 PY
 
-rm -f var/bench-http.db var/bench-http.db-shm var/bench-http.db-wal
-"$bin" serve --config Benchmarks/http/gateway.json 2>/dev/null &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -sf http://127.0.0.1:18080/healthz >/dev/null && break; sleep 0.05; done
-rss() { awk '/VmRSS/ {print $2 " kB"}' /proc/$pid/status; }
+source Benchmarks/http/serve.sh
 echo "server RSS at idle: $(rss)"
 echo "== $seconds s: 30 connections of 1 MiB previews ($(wc -c <"$body") bytes each)"
 BODY_FILE="$body" wrk -t1 -c30 -d"$((seconds + 2))"s --timeout 30s -s Benchmarks/http/post.lua \

@@ -8,17 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 link_seconds=${1:-60}
 preview_seconds=${2:-20}
-bin=.build/release/pushgate
-[ -x "$bin" ] || swift build -c release --product pushgate >/dev/null
-command -v wrk >/dev/null || { echo "wrk missing (Debian package wrk; make deps installs it)"; exit 2; }
 
-# A fresh database each run (the benchmark creates no campaigns, but serve opens one).
-rm -f var/bench-http.db var/bench-http.db-shm var/bench-http.db-wal
-"$bin" serve --config Benchmarks/http/gateway.json 2>/dev/null &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -sf http://127.0.0.1:18080/healthz >/dev/null && break; sleep 0.05; done
-rss() { awk '/VmRSS/ {print $2 " kB"}' /proc/$pid/status; }
+source Benchmarks/http/serve.sh
 cpu() { awk '{printf "%.1f", ($14+$15)/100}' /proc/$pid/stat; }
 
 run() { # title seconds body-file path
