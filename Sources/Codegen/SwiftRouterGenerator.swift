@@ -147,8 +147,10 @@ struct SwiftRouterWriter {
         line("    public static let tableFingerprint = \(SwiftLiteral.string(fingerprint))")
         line("    /// The canonical host, then its aliases.")
         line("    public static let hosts: [String] = \(SwiftLiteral.strings(table.hosts))")
-        line("    /// The app's own scheme, which the gateway maps to https.")
-        line("    public static let scheme = \(SwiftLiteral.string(table.app.scheme))")
+        if let scheme = table.app.scheme {  // an https-only app has no scheme member at all
+            line("    /// The app's own scheme, which the gateway maps to https.")
+            line("    public static let scheme = \(SwiftLiteral.string(scheme))")
+        }
         line()
         line("    /// Checks `string` exactly as the gateway does: the route, or the gateway's one reason.")
         line("    public init(string: String) throws(\(model.errorName)) {")
@@ -347,7 +349,7 @@ struct SwiftRouterWriter {
         line("extension \(T) {")
         line("    /// The route table, compiled once, as the gateway compiles it.")
         line("    static let table = \(E).CompiledRouteTable(")
-        line("        app: \(E).AppIdentity(teamId: \(SwiftLiteral.string(table.app.teamId)), bundleId: \(SwiftLiteral.string(table.app.bundleId)), scheme: \(SwiftLiteral.string(table.app.scheme))),")
+        line("        app: \(E).AppIdentity(teamId: \(SwiftLiteral.string(table.app.teamId)), bundleId: \(SwiftLiteral.string(table.app.bundleId)), scheme: \(table.app.scheme.map(SwiftLiteral.string) ?? "nil")),")
         line("        hosts: \(SwiftLiteral.strings(table.hosts)),")
         line("        passthroughQuery: \(SwiftLiteral.strings(table.passthroughQuery)),")
         line("        routes: [")

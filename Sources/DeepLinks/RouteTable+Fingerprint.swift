@@ -29,7 +29,9 @@ extension RouteTable {
         }
         let document = object([
             ("fingerprintVersion", .number("1")),
-            ("app", object([("teamId", string(app.teamId)), ("bundleId", string(app.bundleId)), ("scheme", string(app.scheme))])),
+            // An app without a scheme leaves the member out, so existing fingerprints stay.
+            ("app", object([("teamId", string(app.teamId)), ("bundleId", string(app.bundleId))]
+                           + (app.scheme.map { [("scheme", string($0))] } ?? []))),
             ("hosts", .array(hosts.map(string))),
             ("passthroughQuery", .array(passthroughQuery.map(string))),
             ("routes", .array(routes)),

@@ -65,9 +65,10 @@ struct RouteTableLoader {
         return Loaded(app: app, hosts: hosts, passthroughQuery: passthrough, routes: routes, document: document)
     }
 
-    /// The app's identity, each field checked on its own.
+    /// The app's identity, each field checked on its own. `scheme` is optional: an app
+    /// that opens https links only has none.
     private func readApp(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> AppIdentity? {
-        let object = try reader.object(json, at: path, required: ["teamId", "bundleId", "scheme"])
+        let object = try reader.object(json, at: path, required: ["teamId", "bundleId"], optional: ["scheme"])
         let teamId = object["teamId"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
             let teamId = try reader.string(json, at: path.appending("teamId"))
             let teamOK = teamId.utf8.count == 10
@@ -84,7 +85,7 @@ struct RouteTableLoader {
             }
             return bundleId
         } }
-        let scheme = object["scheme"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
+        let scheme: String?? = object["scheme"].map { json in reader.collect { () throws(RouteTableError) -> String in
             let scheme = try reader.string(json, at: path.appending("scheme"))
             let schemeOK = scheme.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
                 && scheme.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
@@ -96,8 +97,10 @@ struct RouteTableLoader {
             }
             return scheme
         } }
-        guard let teamId, let bundleId, let scheme else { return nil }
-        return AppIdentity(teamId: teamId, bundleId: bundleId, scheme: scheme)
+        // `scheme` is nil when absent and `.some(nil)` when given but wrong (recorded above).
+        if case .some(.none) = scheme { return nil }
+        guard let teamId, let bundleId else { return nil }
+        return AppIdentity(teamId: teamId, bundleId: bundleId, scheme: scheme ?? nil)
     }
 
     private func readHosts(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> [String] {

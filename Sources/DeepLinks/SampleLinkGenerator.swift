@@ -39,8 +39,8 @@ public struct SampleLinkGenerator {
                 for _ in 0...rng.below(3) { pathSegments.append(pathValue(.string)) }
             }
         }
-        if rng.below(3) == 0 {
-            link = mixedCase(table.app.scheme) + "://" + pathSegments.joined(separator: "/")
+        if let scheme = table.app.scheme, rng.below(3) == 0 {
+            link = mixedCase(scheme) + "://" + pathSegments.joined(separator: "/")
         } else {
             link = mixedCase("https") + "://" + mixedCase(table.hosts[rng.below(table.hosts.count)])
                 + "/" + pathSegments.joined(separator: "/")

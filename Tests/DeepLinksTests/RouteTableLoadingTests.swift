@@ -176,6 +176,20 @@ import DeepLinks
                 == #"t.json: at app.scheme: scheme "https" is not an app's own scheme"#)
     }
 
+    /// An app that opens https links only leaves `scheme` out: every other scheme is refused,
+    /// and the message names https alone.
+    @Test func tableWithoutScheme() throws {
+        let t = try RouteTable(json: #"{"app": {"teamId": "A1B2C3D4E5", "bundleId": "com.x.y"}, "hosts": ["a.com"], "routes": [{"name": "a", "path": "/a/:id", "params": {"id": "int"}}]}"#, source: "t.json")
+        #expect(t.app == AppIdentity(teamId: "A1B2C3D4E5", bundleId: "com.x.y", scheme: nil))
+        #expect(t.check("https://A.com/a/7") == .accepted(CanonicalLink(canonical: "https://a.com/a/7", route: "a", params: [NamedValue(name: "id", value: "7")], query: [])))
+        #expect(t.check("y://a/7") == .rejected(LinkRejection(code: .schemeNotAllowed, message: #"scheme "y" is not allowed (accepted: https)"#)))
+        #expect(t.check("/a/7") == .rejected(LinkRejection(code: .malformed, message: "the link has no scheme (expected https://)")))
+        #expect(!t.fingerprintText.contains("scheme"))
+        let withScheme = try RouteTable(json: #"{"app": {"teamId": "A1B2C3D4E5", "bundleId": "com.x.y", "scheme": "y"}, "hosts": ["a.com"], "routes": [{"name": "a", "path": "/a/:id", "params": {"id": "int"}}]}"#, source: "t.json")
+        #expect(withScheme.check("/a/7") == .rejected(LinkRejection(code: .malformed, message: "the link has no scheme (expected https:// or y://)")))
+        #expect(withScheme.fingerprintText != t.fingerprintText)
+    }
+
     @Test func badQueryKeys() {
         #expect(loadError(tableJSON(routes: #"{"name": "a", "path": "/a", "query": {"token": "string"}}"#))
                 == #"t.json: at routes[0].query.token: query key "token" names a credential; secrets do not belong in links"#)

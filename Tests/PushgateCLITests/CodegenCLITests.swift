@@ -98,6 +98,14 @@ import Testing
         #expect(r.stdout.isEmpty)
     }
 
+    @Test func anAppWithoutASchemeGetsNoSchemeMember() throws {
+        let r = try CLI.run(["codegen", "swift", "--routes", "Tests/PushgateCLITests/Fixtures/codegen/passthrough-only.json", "--type", "Tiny"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stdout.contains("public static let scheme"))
+        #expect(r.stdout.contains(#"bundleId: "com.example.tiny", scheme: nil)"#))
+        #expect(try CLI.run(["codegen", "swift"]).stdout.contains(#"public static let scheme = "shop""#))
+    }
+
     @Test func appOptionIsNotThereYet() throws {
         let r = try CLI.run(["codegen", "swift", "--app", "shop"])
         #expect(r.status == 2)

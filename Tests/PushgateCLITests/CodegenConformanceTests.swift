@@ -19,6 +19,7 @@ import StrictJSON
     static let tables = [
         Table(routes: "config/routes.json", typeName: "AppRoute", optimize: true),
         Table(routes: "Tests/PushgateCLITests/Fixtures/codegen/rich-routes.json", typeName: "RichRoute", optimize: false),
+        // No custom scheme: the generated file has no scheme member and refuses every other scheme.
         Table(routes: "Tests/PushgateCLITests/Fixtures/codegen/passthrough-only.json", typeName: "Tiny", optimize: false),
     ]
 
@@ -35,7 +36,7 @@ import StrictJSON
             if let input = entry.objectValue?["input"]?.stringValue { data.append(Data((input + "\n").utf8)) }
         }
         data.append(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/sample-links.txt")))
-        data.append(Data("https://example.com/product/1\r\n\n\r\nshop://help/a/b\n".utf8))
+        data.append(Data("https://example.com/product/1\r\n\n\r\nshop://help/a/b\ntiny://deal/1\n".utf8))
         data.append(Data([0x68, 0x74, 0x74, 0x70, 0x73, 0x3A, 0x2F, 0x2F, 0xC3, 0x28, 0x0A, 0xFF, 0x0A]))  // invalid UTF-8
         data.append(Data(("https://example.com/help/" + String(repeating: "a", count: 2100) + "\n").utf8))
         data.append(Data(("https://example.com/help/" + String(repeating: "b", count: 4071) + "\r\n").utf8))  // 4096 + CR

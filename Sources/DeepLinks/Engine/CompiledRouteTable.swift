@@ -2,7 +2,8 @@
 /// names as bytes.
 /// Immutable after init, hence Sendable.
 final class CompiledRouteTable: Sendable {
-    let scheme: String
+    let scheme: String?
+    /// Empty when the app has no scheme: a link's scheme is never empty, so it never matches.
     let schemeBytes: [UInt8]
     /// `example.com, www.example.com`, for messages.
     let hostList: String
@@ -13,7 +14,7 @@ final class CompiledRouteTable: Sendable {
 
     init(app: AppIdentity, hosts: [String], passthroughQuery: [String], routes: [Route]) {
         self.scheme = app.scheme
-        self.schemeBytes = Array(app.scheme.utf8)
+        self.schemeBytes = Array((app.scheme ?? "").utf8)
         self.hostList = hosts.joined(separator: ", ")
         self.hostBytes = hosts.map { Array($0.utf8) }
         self.routes = routes

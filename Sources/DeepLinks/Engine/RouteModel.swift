@@ -1,12 +1,13 @@
-/// The app a route table belongs to: its AASA app ID (`teamId.bundleId`) and the custom
-/// URL scheme its router also accepts.
+/// The app a route table belongs to: its AASA app ID (`teamId.bundleId`) and, when it has
+/// one, the custom URL scheme its router also accepts.
 public struct AppIdentity: Sendable, Equatable {
     public let teamId: String
     public let bundleId: String
-    /// Lowercase; compared case-insensitively with a link's scheme.
-    public let scheme: String
+    /// Lowercase; compared case-insensitively with a link's scheme. Nil for an app that
+    /// opens https links only.
+    public let scheme: String?
 
-    public init(teamId: String, bundleId: String, scheme: String) {
+    public init(teamId: String, bundleId: String, scheme: String?) {
         self.teamId = teamId
         self.bundleId = bundleId
         self.scheme = scheme
