@@ -11,9 +11,10 @@ enum CampaignEndpoints {
     static let maxPageSize = 1000
 
     static func register(in builder: inout APIRouterBuilder, planner: CampaignPlanner, configuredIsDryRun: Bool,
-                         campaigns: DurableCampaigns, metrics: Metrics) {
+                         sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics) {
         builder.add("POST", "/v1/campaigns", operation: "campaigns.create") { request, _ in
-            create(request, planner: planner, configuredIsDryRun: configuredIsDryRun, campaigns: campaigns, metrics: metrics)
+            create(request, planner: planner, configuredIsDryRun: configuredIsDryRun, sendGuard: sendGuard,
+                   campaigns: campaigns, metrics: metrics)
         }
 
         builder.add("GET", "/v1/campaigns", operation: "campaigns.list") { request, _ in
@@ -49,7 +50,7 @@ enum CampaignEndpoints {
     }
 
     static func create(_ request: HTTPRequest, planner: CampaignPlanner, configuredIsDryRun: Bool,
-                       campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
+                       sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
         var idempotency: (key: String, sha256: String)?
         if let key = request.header("idempotency-key") {
             guard IdempotencyKey.isValid(key) else { return Problem.invalidIdempotencyKey.response }
@@ -72,7 +73,11 @@ enum CampaignEndpoints {
             if isLines {
                 switch planLines(request.body, planner: planner, metrics: metrics) {
                 case .failure(let problem): return problem.response
-                case .success(let (plan, lines)):
+                case .success(let (plan, lines, count)):
+                    if let refusal = sendGuard.problem(devices: count, confirmed: plan.campaign.confirmDevices,
+                                                       at: .pointer(.root.appending("confirm_devices"))) {
+                        return Problem.confirmationRequired(refusal).response
+                    }
                     let devices = lines.lazy.compactMap { try? $0.token.get() }.map { Device(token: $0) }
                     return answer(try campaigns.accept(plan, devices: devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                                        idempotency: idempotency, rejectDuplicateTokens: true), key: idempotency?.key)
@@ -82,6 +87,10 @@ enum CampaignEndpoints {
             switch planner.plan(json: json) {
             case .failure(let rejection): return CampaignProblems.problem(for: rejection, metrics: metrics).response
             case .success(let planned): plan = planned
+            }
+            if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
+                                               at: .pointer(.root.appending("confirm_devices"))) {
+                return Problem.confirmationRequired(refusal).response
             }
             return answer(try campaigns.accept(plan, devices: plan.devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                                idempotency: idempotency, rejectDuplicateTokens: false), key: idempotency?.key)
@@ -96,7 +105,7 @@ enum CampaignEndpoints {
 
     /// `application/x-ndjson`: the campaign (without `devices`) on the first line, then one
     /// device token per line. Every bad line is reported (up to 20), by line number.
-    static func planLines(_ body: [UInt8], planner: CampaignPlanner, metrics: Metrics) -> Result<(CampaignPlan, DeviceLines), Problem> {
+    static func planLines(_ body: [UInt8], planner: CampaignPlanner, metrics: Metrics) -> Result<(CampaignPlan, DeviceLines, Int), Problem> {
         guard let (header, lines) = DeviceLines.split(body) else {
             return .failure(.validation([Diagnostic(PayloadErrorCode.noDevices.diagnosticCode, at: .line(2, file: nil),
                                                     "expected the campaign on the first line, then one device token per line")]))
@@ -129,7 +138,7 @@ enum CampaignEndpoints {
             errors.append(Diagnostic(PayloadErrorCode.noDevices.diagnosticCode, at: .line(2, file: nil), "no device lines after the campaign"))
         }
         guard errors.isEmpty else { return .failure(.validation(errors)) }
-        return .success((plan, lines))
+        return .success((plan, lines, count))
     }
 
     static func answer(_ accepted: DurableCampaigns.Accepted, key: String?) -> HTTPResponse {
@@ -172,6 +181,11 @@ extension Problem {
     static func storageUnavailable(_ error: StorageError) -> Problem {
         Problem(status: 503, code: .storageUnavailable, title: "Service Unavailable",
                 detail: "the campaign store cannot be used right now: \(error.description)", headers: [("Retry-After", "5")])
+    }
+
+    /// 422: more devices than `guard.confirmAbove` and no (or a wrong) `confirm_devices`.
+    static func confirmationRequired(_ refusal: Diagnostic) -> Problem {
+        Problem(status: 422, code: .confirmationRequired, title: "Unprocessable Content", detail: refusal.message, errors: [refusal])
     }
 
     static let invalidIdempotencyKey = Problem(

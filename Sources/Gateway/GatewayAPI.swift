@@ -15,9 +15,13 @@ public struct GatewayComponents: Sendable {
     /// The configuration says dry run: `sender` sends nothing.
     public var configuredIsDryRun: Bool
     public var readiness: [ReadinessCheck]
+    /// `guard.confirmAbove`: big campaigns must confirm their device count.
+    public var sendGuard: SendGuard
 
     public init(routeTable: RouteTable, planner: CampaignPlanner, sender: any NotificationSender,
-                dryRunSender: any NotificationSender, configuredIsDryRun: Bool, readiness: [ReadinessCheck]) {
+                dryRunSender: any NotificationSender, configuredIsDryRun: Bool, readiness: [ReadinessCheck],
+                sendGuard: SendGuard = SendGuard()) {
+        self.sendGuard = sendGuard
         self.routeTable = routeTable
         self.planner = planner
         self.sender = sender
@@ -37,7 +41,7 @@ public enum GatewayAPI {
         LinkEndpoints.register(in: &builder, table: components.routeTable, metrics: metrics)
         PreviewEndpoint.register(in: &builder, planner: components.planner, metrics: metrics)
         CampaignEndpoints.register(in: &builder, planner: components.planner, configuredIsDryRun: components.configuredIsDryRun,
-                                   campaigns: campaigns, metrics: metrics)
+                                   sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics)
         TokenEndpoints.register(in: &builder, storage: campaigns.storage, clock: clock)
         let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }

@@ -46,6 +46,13 @@ public struct Campaign: Sendable, Equatable {
     public var truncate = false
     /// Reserved for the HTTP API: accept, validate and plan, but never send.
     public var dryRun = false
+    /// `send_at`: UNIX seconds before which the outbox sends nothing (nil: at once).
+    public var sendAt: Int64?
+    /// `expires_at`: UNIX seconds from which devices not yet sent end `expired` instead.
+    public var expiresAt: Int64?
+    /// `confirm_devices`: the device count the caller confirms (the guard against sending
+    /// to everyone by mistake; see `SendGuard`).
+    public var confirmDevices: Int?
 
     public init() {}
 }

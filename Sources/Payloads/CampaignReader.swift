@@ -9,6 +9,7 @@ public enum CampaignReader {
         "template", "locale", "variables", "alert", "deeplink", "push_type", "priority", "expiration",
         "collapse_id", "thread_id", "category", "badge", "sound", "interruption_level", "relevance_score",
         "mutable_content", "content_available", "target_content_id", "data", "devices", "truncate", "dry_run",
+        "confirm_devices",
     ]
     static let alertKeys: [String] = [
         "title", "subtitle", "body", "title-loc-key", "title-loc-args", "subtitle-loc-key",
@@ -122,6 +123,15 @@ public enum CampaignReader {
         }
         c.truncate = r.bool("truncate") ?? false
         c.dryRun = r.bool("dry_run") ?? false
+        c.sendAt = readTime(&r, "send_at")
+        c.expiresAt = readTime(&r, "expires_at")
+        if let value = object["confirm_devices"] {
+            if let n = value.int64Value, n >= 1, n <= Int64(Int32.max) { c.confirmDevices = Int(n) } else if case .number = value {
+                r.problem(.invalidValue, "confirm_devices", "expected the campaign's device count, a whole number ≥ 1, found \(FieldReader.shown(value))")
+            } else {
+                r.wrongType("confirm_devices", value, expected: "the campaign's device count (a whole number)")
+            }
+        }
 
         return (c, r.problems)
     }
@@ -180,6 +190,22 @@ public enum CampaignReader {
         default:
             r.wrongType("expiration", value, expected: "UNIX seconds or an RFC 3339 string")
         }
+    }
+
+    /// `send_at` and `expires_at`: an RFC 3339 time with its zone (`Z` or an offset), as
+    /// UNIX seconds. Whether it is in the future is the outbox's rule (it has the clock).
+    static func readTime(_ r: inout FieldReader, _ key: String) -> Int64? {
+        guard let value = r.object[key] else { return nil }
+        guard case .string(let text) = value else {
+            r.wrongType(key, value, expected: "an RFC 3339 time like 2026-12-01T09:30:00Z or 2026-12-01T10:30:00+01:00")
+            return nil
+        }
+        switch Expiration.parseRFC3339(text) {
+        case .success(let seconds) where seconds >= 0: return seconds
+        case .success: r.problem(.invalidValue, key, "is before 1970")
+        case .failure(let why): r.problem(.invalidValue, key, why.message)
+        }
+        return nil
     }
 
     static func readSound(_ r: inout FieldReader) -> Sound? {

@@ -32,11 +32,13 @@ struct GatewayConfig {
     let apns: APNsConfiguration
     let server: ServerSettings
     let durable: DurableSettings
+    /// `guard.confirmAbove`: campaigns to more devices must confirm their count.
+    let sendGuard: SendGuard
     /// What was read and from where (for `config print` and for blaming later problems
     /// on the file or the variable that set the value).
     let reader: ConfigReader
 
-    static let knownKeys = ["topic", "routes", "templates", "apns", "server", "storage", "dispatcher", "webhook"]
+    static let knownKeys = ["topic", "routes", "templates", "apns", "server", "storage", "dispatcher", "webhook", "guard"]
     /// Where the database goes when the configuration does not say: beside the repo's `config/`.
     static let defaultStoragePath = "../var/pushgate.db"
 
@@ -74,7 +76,11 @@ struct GatewayConfig {
         let server = ServerSettings(object["server"], reader: &reader)
         let durable = DurableSettings(storage: object["storage"], dispatcher: object["dispatcher"], webhook: object["webhook"],
                                       defaultPath: defaultStoragePath, reader: &reader)
-        reader.reportUnreadVariables(namespaces: ["apns", "server", "storage", "dispatcher", "webhook"].map { JSONPath.root.appending($0) })
+        let guardPath = JSONPath.root.appending("guard")
+        let guardSection = reader.section(object["guard"], at: guardPath, keys: ["confirmAbove"])
+        let confirmAbove = reader.integer(guardSection, "confirmAbove", at: guardPath, in: 0...1_000_000_000,
+                                          default: SendGuard.defaultConfirmAbove) ?? SendGuard.defaultConfirmAbove
+        reader.reportUnreadVariables(namespaces: ["apns", "server", "storage", "dispatcher", "webhook", "guard"].map { JSONPath.root.appending($0) })
         if let templates, !isDirectory(templates.value) {
             reader.report(.fileNotFound, at: templates.location, missingFile(templates, what: "templates folder", reader: reader))
         }
@@ -104,7 +110,8 @@ struct GatewayConfig {
         }
         guard let table, let routes, let templates else { return (nil, reader) }
         return (GatewayConfig(source: path, topic: topic, routesPath: routes.value, templatesPath: templates.value, routes: table,
-                              apns: apns, server: server, durable: durable, reader: reader), reader)
+                              apns: apns, server: server, durable: durable, sendGuard: SendGuard(confirmAbove: confirmAbove),
+                              reader: reader), reader)
     }
 
     /// `the route table "routes.json" (config/routes.json: relative paths are relative to the

@@ -34,6 +34,11 @@ struct SendReport {
         progress = isatty(2) == 1
     }
 
+    /// The send stopped before every device: why (the first reason is kept).
+    mutating func stop(_ reason: String) {
+        if stopReason == nil { stopReason = reason }
+    }
+
     mutating func record(_ device: Device, _ result: DeliveryResult) {
         if case .transportFailed(let failure) = result, failure.stopsTheSend {
             notSent += 1

@@ -148,7 +148,7 @@ enum ServeCommand {
         let components = GatewayComponents(
             routeTable: table, planner: planner, sender: delivery.sender,
             dryRunSender: dryRunSender,
-            configuredIsDryRun: apnsConfiguration.dryRun, readiness: readiness)
+            configuredIsDryRun: apnsConfiguration.dryRun, readiness: readiness, sendGuard: config.sendGuard)
         let log: RequestLog
         let requestFD: Int32 = switch settings.requestLog {
         case "off": -1

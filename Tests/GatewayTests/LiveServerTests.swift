@@ -88,14 +88,15 @@ final class LiveGateway {
     /// `databasePath` nil: a fresh database. `inFlight`: the dispatcher's window.
     init(keys: [APIKey] = [], maxBodyBytes: Int = 1 << 20, sender: ScriptedSender = ScriptedSender(),
          readiness: [ReadinessCheck] = [], databasePath: String? = nil, inFlight: Int = 8,
-         idempotencyRetentionSeconds: Double = 3600, senderOverride: (any NotificationSender)? = nil) throws {
+         idempotencyRetentionSeconds: Double = 3600, senderOverride: (any NotificationSender)? = nil,
+         confirmAbove: Int = SendGuard.defaultConfirmAbove) throws {
         let table = try Fixtures.routeTable()
         let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
         let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
         let components = GatewayComponents(
             routeTable: table, planner: planner, sender: senderOverride ?? sender,
             dryRunSender: DryRunSender(tokens: tokens, baseURL: "https://api.sandbox.push.apple.com"),
-            configuredIsDryRun: false, readiness: readiness)
+            configuredIsDryRun: false, readiness: readiness, sendGuard: SendGuard(confirmAbove: confirmAbove))
         var settings = ServerSettings()
         settings.apiKeys = keys
         settings.http = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes)
