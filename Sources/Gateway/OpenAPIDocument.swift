@@ -71,6 +71,114 @@ enum OpenAPIDocument {
         "description": "Apple's reason name when APNs answered (a name Apple adds later is passed through as it is), else pushgate's code for its own decision (docs/errors.md).",
         "examples": ["BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "cancelled", "transportError", "campaignMissing", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "unsafeNumber", "payloadTooLarge"]
       },
+      "Preview": {
+        "type": "object",
+        "required": ["valid", "push_type", "topic", "priority", "template", "device_count", "shown", "requests"],
+        "additionalProperties": false,
+        "properties": {
+          "valid": {"const": true},
+          "push_type": {"type": "string"},
+          "topic": {"type": "string"},
+          "priority": {"type": "integer"},
+          "template": {"type": ["string", "null"]},
+          "device_count": {"type": "integer", "minimum": 1},
+          "shown": {"type": "integer", "minimum": 0, "maximum": 3},
+          "requests": {"type": "array", "maxItems": 3, "items": {"$ref": "#/components/schemas/PreviewRequest"}}
+        }
+      },
+      "PreviewRequest": {
+        "type": "object",
+        "required": ["device", "method", "path", "headers", "body", "size", "limit", "truncated", "link", "alert", "warnings", "simulator"],
+        "additionalProperties": false,
+        "properties": {
+          "device": {"type": "string", "description": "The device token (hex)."},
+          "method": {"const": "POST"},
+          "path": {"type": "string", "examples": ["/3/device/8a2f0c1d9e4b7f3a2c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3"]},
+          "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Every header in sending order; authorization is shown as bearer <redacted>."},
+          "body": {"type": "object", "description": "The exact body, as JSON (its bytes are the ones sent)."},
+          "size": {"type": "integer", "description": "The body's size in bytes."},
+          "limit": {"enum": [4096, 5120], "description": "APNs' limit for the push type (5120 for voip)."},
+          "truncated": {"type": "boolean", "description": "The alert body was shortened to fit (\"truncate\": true)."},
+          "link": {"description": "The device's canonical deep link, the route it opens and its parameters; null without a link.",
+                   "oneOf": [{"$ref": "#/components/schemas/LinkResult"}, {"type": "null"}]},
+          "alert": {"oneOf": [{"$ref": "#/components/schemas/PreviewAlert"}, {"type": "null"}], "description": "Null for a push without alert text."},
+          "warnings": {"type": "array", "items": {"$ref": "#/components/schemas/PreviewWarning"}},
+          "simulator": {"description": "The .apns file for xcrun simctl push; null for push types the Simulator does not take.", "oneOf": [
+            {"type": "object", "required": ["file_name", "contents", "size", "limit"], "additionalProperties": false, "properties": {
+              "file_name": {"type": "string", "examples": ["device-1-8a2f0c1d-pl-PL.apns"]},
+              "contents": {"type": "string", "description": "The file's text: the body with \"Simulator Target Bundle\" first."},
+              "size": {"type": "integer"},
+              "limit": {"const": 4096}}},
+            {"type": "null"}]}
+        }
+      },
+      "PreviewAlert": {
+        "type": "object",
+        "required": ["locale", "places", "title", "subtitle", "body"],
+        "additionalProperties": false,
+        "description": "The alert texts as sent, and their lines on an iPhone: an approximation of iOS's layout (typical SF Pro widths on a 390-point screen), not a rendering by iOS.",
+        "properties": {
+          "locale": {"type": ["string", "null"], "description": "The locale the campaign asked for."},
+          "places": {"type": "array", "items": {"enum": ["lockScreen", "banner", "notificationCenter"]}, "description": "Where this layout applies (one layout on an iPhone in portrait)."},
+          "title": {"oneOf": [{"$ref": "#/components/schemas/PreviewText"}, {"type": "null"}]},
+          "subtitle": {"oneOf": [{"$ref": "#/components/schemas/PreviewText"}, {"type": "null"}]},
+          "body": {"oneOf": [{"$ref": "#/components/schemas/PreviewText"}, {"type": "null"}]}
+        }
+      },
+      "PreviewText": {
+        "type": "object",
+        "required": ["text", "source", "lines", "total_lines", "max_lines", "cut"],
+        "additionalProperties": false,
+        "properties": {
+          "text": {"type": "string", "description": "Exactly as in the body."},
+          "source": {"type": "string", "description": "The template locale it came from (as the template writes it); for the default strings the template's default_locale, or default when it names none; campaign for an inline alert.", "examples": ["pl-PL", "pl", "en", "default", "campaign"]},
+          "lines": {"type": "array", "items": {"type": "string"}, "description": "The visible lines; when cut, the last ends in …"},
+          "total_lines": {"type": "integer", "minimum": 1},
+          "max_lines": {"type": "integer", "description": "Lines shown before cutting: 1 for title and subtitle, 4 for the body."},
+          "cut": {"type": "boolean", "description": "The text takes more than max_lines lines."}
+        }
+      },
+      "PreviewWarning": {
+        "type": "object",
+        "required": ["code", "field", "message"],
+        "additionalProperties": false,
+        "properties": {
+          "code": {"enum": ["missingTranslation", "cutOnScreen", "bodyShortened"]},
+          "field": {"enum": ["title", "subtitle", "body", null]},
+          "message": {"type": "string"}
+        }
+      },
+      "TemplateList": {
+        "type": "object",
+        "required": ["templates", "invalid"],
+        "additionalProperties": false,
+        "properties": {
+          "templates": {"type": "array", "items": {
+            "type": "object",
+            "required": ["name", "description", "default_locale", "push_type", "thread_id", "category", "interruption_level", "locales", "deeplink", "variables"],
+            "additionalProperties": false,
+            "properties": {
+              "name": {"type": "string"},
+              "description": {"type": ["string", "null"]},
+              "default_locale": {"type": ["string", "null"], "description": "The language of the template's default strings."},
+              "push_type": {"type": "string"},
+              "thread_id": {"type": ["string", "null"]},
+              "category": {"type": ["string", "null"]},
+              "interruption_level": {"type": ["string", "null"]},
+              "locales": {"type": "array", "items": {"type": "string"}, "description": "Locale tags as the template writes them; the default strings are not listed."},
+              "deeplink": {"type": ["string", "null"], "description": "The link pattern with {{placeholders}}."},
+              "variables": {"type": "array", "items": {"type": "object", "required": ["name", "description"], "additionalProperties": false,
+                "properties": {"name": {"type": "string"}, "description": {"type": ["string", "null"]}}}}
+            }}},
+          "invalid": {"type": "array", "items": {
+            "type": "object", "required": ["name", "problems"], "additionalProperties": false,
+            "properties": {
+              "name": {"type": "string"},
+              "problems": {"type": "array", "items": {"type": "object", "required": ["code", "pointer", "message"], "additionalProperties": false,
+                "properties": {"code": {"type": "string"}, "pointer": {"type": "string"}, "message": {"type": "string"}}}}
+            }}}
+        }
+      },
       "LinkResult": {
         "oneOf": [
           {
@@ -175,12 +283,23 @@ enum OpenAPIDocument {
         "summary": "The exact APNs requests a campaign would send, as `pushgate preview --json` prints them.",
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Campaign"}}}},
         "responses": {
-          "200": {"description": "The preview.", "content": {"application/json": {"schema": {"type": "object"}}}},
+          "200": {"description": "The preview: the first 3 devices' exact requests, each with its alert texts (where each came from, its lines on an iPhone), warnings in words, the canonical link and the Simulator file.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Preview"}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
           "413": {"$ref": "#/components/responses/Problem"},
           "415": {"$ref": "#/components/responses/Problem"},
           "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/templates": {
+      "get": {
+        "operationId": "templates.list",
+        "summary": "The templates a campaign can name: description, push type, locales, link pattern, and each placeholder with its description.",
+        "responses": {
+          "200": {"description": "Every template in the templates folder; files that do not parse are listed under invalid.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TemplateList"}}}},
+          "401": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}
         }
       }

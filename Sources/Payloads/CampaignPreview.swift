@@ -9,7 +9,27 @@ public struct CampaignPreview: Sendable {
         public var request: APNsRequest
         public var truncated: Bool
         public var link: CanonicalLink?
+        /// The alert's title, subtitle and body as sent, where each came from, and how
+        /// iOS would lay it out; empty when the push has no alert text.
+        public var texts: [ShownText]
+        public var warnings: [PreviewWarning]
     }
+
+    /// One alert text: exactly as in the body, its source, and its lines on screen.
+    public struct ShownText: Sendable {
+        public var field: NotificationDisplay.Field
+        public var text: String
+        /// A locale tag of the template, its `default_locale` for the default strings (or
+        /// `default` when the template does not name their language), or `campaign` (an
+        /// inline alert).
+        public var source: String
+        /// The text is the template's default strings.
+        public var fromDefaultStrings: Bool
+        public var layout: NotificationDisplay.Layout
+    }
+
+    public static let defaultSource = "default"
+    public static let campaignSource = "campaign"
 
     public static let defaultShown = 3
 
@@ -24,9 +44,42 @@ public struct CampaignPreview: Sendable {
             let path = JSONPath.root.appending("devices").appending(index: i)
             let body = try plan.body(for: device, at: path)
             let request = plan.request(for: device, body: body.bytes, apnsID: apnsID(i))
-            entries.append(Entry(request: request, truncated: body.truncated, link: plan.link(for: device)))
+            let texts = Self.shownTexts(plan: plan, body: body.bytes)
+            entries.append(Entry(request: request, truncated: body.truncated, link: plan.link(for: device), texts: texts,
+                                 warnings: PreviewWarning.warnings(plan: plan, texts: texts, bodyShortened: body.truncated)))
         }
         self.entries = entries
+    }
+
+    /// The locale the campaign asks for, if it names a template and one.
+    public var requestedLocale: String? {
+        if case .template(_, let locale) = plan.campaign.message { return locale }
+        return nil
+    }
+
+    /// Reads the texts back from the body (our own JSON), so what is shown is what is sent.
+    static func shownTexts(plan: CampaignPlan, body: [UInt8]) -> [ShownText] {
+        guard let json = try? JSONParser().parse(body), let aps = json.objectValue?["aps"]?.objectValue,
+              let alert = aps["alert"]?.objectValue else { return [] }
+        var sources = Template.Sources()
+        if let template = plan.template, case .template(_, let locale) = plan.campaign.message {
+            sources = template.resolved(for: locale).sources
+        }
+        var out: [ShownText] = []
+        for field in NotificationDisplay.Field.allCases {
+            guard let text = alert[field.rawValue]?.stringValue else { continue }
+            let source: String?
+            switch field {
+            case .title: source = sources.title
+            case .subtitle: source = sources.subtitle
+            case .body: source = sources.body
+            }
+            let fromDefault = plan.template != nil && source == nil
+            out.append(ShownText(field: field, text: text,
+                                 source: plan.template == nil ? campaignSource : source ?? plan.template?.defaultLocale ?? defaultSource,
+                                 fromDefaultStrings: fromDefault, layout: NotificationDisplay.layout(text, as: field)))
+        }
+        return out
     }
 
     /// The header the delivery layer adds, shown without its secret.
@@ -49,6 +102,9 @@ public struct CampaignPreview: Sendable {
             out += "\n" + String(decoding: e.request.body, as: UTF8.self) + "\n\n"
             out += "size: \(e.request.body.count) of \(plan.payloadLimit) bytes"
             out += e.truncated ? " (alert body shortened to fit)\n" : "\n"
+            for warning in e.warnings where warning.code != .bodyShortened {
+                out += "warning: \(warning.message) [\(warning.code.rawValue)]\n"
+            }
         }
         let hidden = plan.devices.count - entries.count
         if hidden > 0 { out += "\n… and \(Self.count(hidden, "more device")), not shown (all valid)\n" }
@@ -66,7 +122,7 @@ public struct CampaignPreview: Sendable {
             w.member("device_count", plan.devices.count)
             w.member("shown", entries.count)
             w.member("requests", array: { w in
-                for e in entries {
+                for (index, e) in entries.enumerated() {
                     w.object { w in
                         w.member("device", e.request.deviceToken)
                         w.member("method", e.request.method)
@@ -83,11 +139,58 @@ public struct CampaignPreview: Sendable {
                         w.member("size", e.request.body.count)
                         w.member("limit", plan.payloadLimit)
                         w.member("truncated", e.truncated)
+                        w.key("link")
+                        if let link = e.link { LinkResultJSON.write(.accepted(link), to: &w) } else { w.null() }
+                        writeAlert(e, to: &w)
+                        w.member("warnings", array: { w in
+                            for warning in e.warnings { warning.write(to: &w) }
+                        })
+                        w.key("simulator")
+                        writeSimulatorFile(e, index: index, to: &w)
                     }
                 }
             })
         }
         return w.bytes
+    }
+
+    /// `{"locale": …, "places": […], "title": {…}, "subtitle": …, "body": …}`, or null
+    /// for a push without alert text.
+    private func writeAlert(_ e: Entry, to w: inout JSONWriter) {
+        w.key("alert")
+        guard !e.texts.isEmpty else { w.null(); return }
+        w.object { w in
+            w.member("locale", orNull: requestedLocale)
+            w.member("places", array: { w in
+                for place in NotificationDisplay.places { w.string(place) }
+            })
+            for field in NotificationDisplay.Field.allCases {
+                w.key(field.rawValue)
+                guard let shown = e.texts.first(where: { $0.field == field }) else { w.null(); continue }
+                w.object { w in
+                    w.member("text", shown.text)
+                    w.member("source", shown.source)
+                    w.member("lines", array: { w in
+                        for line in shown.layout.lines { w.string(line) }
+                    })
+                    w.member("total_lines", shown.layout.totalLines)
+                    w.member("max_lines", shown.layout.maxLines)
+                    w.member("cut", shown.layout.truncated)
+                }
+            }
+        }
+    }
+
+    /// The `.apns` file for the Simulator, or null when the Simulator does not take the push type.
+    private func writeSimulatorFile(_ e: Entry, index: Int, to w: inout JSONWriter) {
+        guard SimulatorPayload.accepts(plan.pushType) else { w.null(); return }
+        let bytes = SimulatorPayload.fileBytes(body: e.request.body, bundle: plan.topic)
+        w.object { w in
+            w.member("file_name", SimulatorPayload.fileName(index: index, token: e.request.deviceToken, locale: requestedLocale))
+            w.member("contents", String(decoding: bytes, as: UTF8.self))
+            w.member("size", bytes.count)
+            w.member("limit", SimulatorPayload.maxFileBytes)
+        }
     }
 
     /// Every problem, one per line: `path: message [code]`.

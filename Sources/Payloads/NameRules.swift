@@ -1,6 +1,6 @@
 /// Template names double as file names, so they are kept to a safe alphabet.
-enum TemplateName {
-    static func isValid(_ name: String) -> Bool {
+public enum TemplateName {
+    public static func isValid(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { b in
             (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x2D
         }

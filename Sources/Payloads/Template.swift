@@ -6,15 +6,19 @@ import StrictJSON
 /// ```json
 /// {
 ///   "description": "…",
+///   "default_locale": "en",
 ///   "defaults": {"push_type": "alert", "sound": "default", "category": "ORDER_READY",
 ///                "thread_id": "orders", "interruption_level": "time-sensitive"},
 ///   "deeplink": "https://example.com/order/{{order_id}}",
+///   "variables": {"order_id": "the order's UUID"},
 ///   "strings": {"title": "…", "subtitle": "…", "body": "Order {{order_id}} is ready"},
 ///   "locales": {"pl": {"body": "…"}, "pl-PL": {"title": "…"}}
 /// }
 /// ```
 /// A locale variant may give any subset of title/subtitle/body; what it leaves out comes
-/// from the next fallback (`pl-PL` → `pl` → `strings`).
+/// from the next fallback (`pl-PL` → `pl` → `strings`). `variables` describes the
+/// placeholders for the people who fill them in; describing one that no text or link
+/// uses is an error, so the descriptions cannot drift from the texts.
 public struct Template: Sendable, Equatable {
     public struct Strings: Sendable, Equatable {
         public var title: TemplateText?
@@ -38,24 +42,82 @@ public struct Template: Sendable, Equatable {
     public var strings: Strings
     /// Keyed by lowercased locale tag.
     public var locales: [String: Strings]
+    /// The language of the default `strings` (`default_locale`), when the file says it.
+    public var defaultLocale: String?
+    /// The locale tags as the file writes them, in its order.
+    public var localeTags: [String] = []
+    /// Descriptions of placeholders, by name (`variables` in the file).
+    public var variableDescriptions: [String: String] = [:]
 
-    static let knownKeys = ["description", "defaults", "deeplink", "strings", "locales"]
+    static let knownKeys = ["description", "default_locale", "defaults", "deeplink", "variables", "strings", "locales"]
     static let defaultKeys = ["push_type", "sound", "category", "thread_id", "interruption_level"]
     static let stringKeys = ["title", "subtitle", "body"]
 
     /// Title, subtitle and body for `locale`, each from the most specific variant that
     /// has it. Matching ignores case (`pl-pl` finds `pl-PL`).
     public func strings(for locale: String?) -> Strings {
-        var chain: [Strings] = []
+        resolved(for: locale).strings
+    }
+
+    /// Which variant each text came from: a locale tag as the file writes it, or nil for
+    /// the default `strings`. What a preview reports as "fell back to".
+    public struct Sources: Sendable, Equatable {
+        public var title: String?
+        public var subtitle: String?
+        public var body: String?
+
+        public init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
+            self.title = title
+            self.subtitle = subtitle
+            self.body = body
+        }
+    }
+
+    /// `strings(for:)` together with where each text was found.
+    public func resolved(for locale: String?) -> (strings: Strings, sources: Sources) {
+        var chain: [(tag: String?, strings: Strings)] = []
         if let locale {
             for tag in LanguageTag.fallbackChain(locale.lowercased()) {
-                if let s = locales[tag] { chain.append(s) }
+                if let s = locales[tag] { chain.append((writtenTag(tag), s)) }
             }
         }
-        chain.append(strings)
-        return Strings(title: chain.lazy.compactMap(\.title).first,
-                       subtitle: chain.lazy.compactMap(\.subtitle).first,
-                       body: chain.lazy.compactMap(\.body).first)
+        chain.append((nil, strings))
+        func pick(_ field: KeyPath<Strings, TemplateText?>) -> (TemplateText?, String?) {
+            guard let found = chain.first(where: { $0.strings[keyPath: field] != nil }) else { return (nil, nil) }
+            return (found.strings[keyPath: field], found.tag)
+        }
+        let (title, titleSource) = pick(\.title)
+        let (subtitle, subtitleSource) = pick(\.subtitle)
+        let (body, bodySource) = pick(\.body)
+        return (Strings(title: title, subtitle: subtitle, body: body),
+                Sources(title: titleSource, subtitle: subtitleSource, body: bodySource))
+    }
+
+    /// Whether the default strings are a translation for `locale`: its fallback chain
+    /// reaches `default_locale` (`en-GB` → `en`).
+    public func defaultStringsServe(_ locale: String) -> Bool {
+        guard let defaultLocale else { return false }
+        return LanguageTag.fallbackChain(locale.lowercased()).contains(defaultLocale.lowercased())
+    }
+
+    /// The tag as the file writes it (`pl-PL` for `pl-pl`).
+    func writtenTag(_ lowercased: String) -> String {
+        localeTags.first { $0.lowercased() == lowercased } ?? lowercased
+    }
+
+    /// Every placeholder the template uses (default strings, every locale, the link), in
+    /// order of first use, with its description when the file gives one.
+    public var variables: [(name: String, description: String?)] {
+        var texts = [strings.title, strings.subtitle, strings.body]
+        for tag in localeTags {
+            if let s = locales[tag.lowercased()] { texts += [s.title, s.subtitle, s.body] }
+        }
+        texts.append(deeplink?.text)
+        var names: [String] = []
+        for text in texts.compactMap({ $0 }) {
+            for name in text.variableNames where !names.contains(name) { names.append(name) }
+        }
+        return names.map { ($0, variableDescriptions[$0]) }
     }
 
     /// Reads a template file's bytes. Problems carry paths inside the template document.
@@ -71,6 +133,10 @@ public struct Template: Sendable, Equatable {
         var r = FieldReader(object, at: .root)
         r.rejectUnknownKeys(knownKeys)
         let description = r.string("description")
+        let defaultLocale = r.string("default_locale")
+        if let tag = defaultLocale, !LanguageTag.isValid(tag) {
+            r.problem(.invalidTemplate, "default_locale", "\(TextSafetyQuote.string(tag)) is not a language tag like \"en\" or \"en-US\"")
+        }
         var defaults = Defaults()
         if let d = r.object("defaults") {
             var dr = FieldReader(d, at: .root.appending("defaults"))
@@ -95,6 +161,22 @@ public struct Template: Sendable, Equatable {
             case .failure(let why): r.problem(.invalidTemplate, "deeplink", why.message)
             }
         }
+        var descriptions: [String: String] = [:]
+        var describedOrder: [String] = []
+        if let v = r.object("variables") {
+            var vr = FieldReader(v, at: .root.appending("variables"))
+            for member in v.members {
+                guard TemplateText.isName(Substring(member.key)) else {
+                    vr.problem(.invalidTemplate, member.key, "\(TextSafetyQuote.string(member.key)) is not a placeholder name: names are letters, digits and '_'")
+                    continue
+                }
+                if let text = vr.plainString(member.key) {
+                    descriptions[member.key] = text
+                    describedOrder.append(member.key)
+                }
+            }
+            r.problems += vr.problems
+        }
         var strings = Strings()
         if let s = r.object("strings") {
             strings = readStrings(s, at: .root.appending("strings"), problems: &r.problems)
@@ -105,6 +187,7 @@ public struct Template: Sendable, Equatable {
             r.problem(.missing, "strings", "missing: {\"title\", \"subtitle\", \"body\"} in the default language")
         }
         var locales: [String: Strings] = [:]
+        var localeTags: [String] = []
         if let l = r.object("locales") {
             for member in l.members {
                 let here = JSONPath.root.appending("locales").appending(member.key)
@@ -121,11 +204,18 @@ public struct Template: Sendable, Equatable {
                     r.problems.append(PayloadError(.invalidTemplate, at: here, "the locale \(TextSafetyQuote.string(member.key)) is given twice (tags ignore case)"))
                 }
                 locales[key] = readStrings(o, at: here, problems: &r.problems)
+                localeTags.append(member.key)
             }
         }
+        let template = Template(name: name, description: description, defaults: defaults, deeplink: deeplink,
+                                strings: strings, locales: locales, defaultLocale: defaultLocale, localeTags: localeTags, variableDescriptions: descriptions)
+        let used = Set(template.variables.map(\.name))
+        for name in describedOrder where !used.contains(name) {
+            r.problems.append(PayloadError(.invalidTemplate, at: .root.appending("variables").appending(name),
+                                           "\(TextSafetyQuote.string(name)) is described but no text or link uses it"))
+        }
         guard r.problems.isEmpty else { return .failure(CampaignRejection(problems: r.problems)) }
-        return .success(Template(name: name, description: description, defaults: defaults, deeplink: deeplink,
-                                 strings: strings, locales: locales))
+        return .success(template)
     }
 
     static func readStrings(_ o: JSONObject, at path: JSONPath, problems: inout [PayloadError]) -> Strings {

@@ -2,6 +2,8 @@
 /// demand; the service and the tests keep them in memory (`TemplateLibrary`).
 public protocol TemplateStore: Sendable {
     func lookup(_ name: String) -> TemplateLookup
+    /// Every template's name, sorted (what `GET /v1/templates` lists).
+    func names() -> [String]
 }
 
 public enum TemplateLookup: Sendable {
@@ -24,4 +26,6 @@ public struct TemplateLibrary: TemplateStore {
     public func lookup(_ name: String) -> TemplateLookup {
         templates[name].map(TemplateLookup.found) ?? .notFound
     }
+
+    public func names() -> [String] { templates.keys.sorted() }
 }

@@ -18,6 +18,16 @@ public struct TemplateText: Sendable, Equatable {
         pieces = literal.isEmpty ? [] : [.literal(literal)]
     }
 
+    /// The text with its placeholders written `{{name}}`.
+    public var written: String {
+        pieces.map { piece in
+            switch piece {
+            case .literal(let s): return s
+            case .variable(let name): return "{{" + name + "}}"
+            }
+        }.joined()
+    }
+
     /// Variable names in order of first use.
     public var variableNames: [String] {
         var seen: [String] = []

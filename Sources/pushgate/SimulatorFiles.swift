@@ -4,14 +4,10 @@ import Glibc
 import Payloads
 import StrictJSON
 
-/// `pushgate preview --simulator DIR`: one `.apns` file per device and locale, in the
-/// format `xcrun simctl push booted FILE` (and dropping the file on a Simulator) reads:
-/// the exact body the gateway would send, with a top-level `"Simulator Target Bundle"`
-/// naming the app. The Simulator takes only alert and background pushes, and payloads of
-/// at most 4096 bytes.
+/// `pushgate preview --simulator DIR`: one `.apns` file per device and locale
+/// (`SimulatorPayload` is the format).
 enum SimulatorFiles {
-    static let targetBundleKey = "Simulator Target Bundle"
-    static let maxFileBytes = 4096
+    static let maxFileBytes = SimulatorPayload.maxFileBytes
 
     /// The locales to render: the campaign's, then every other locale its template has,
     /// then the template's default strings (nil); a campaign without a template has one.
@@ -25,7 +21,7 @@ enum SimulatorFiles {
 
     /// Writes the files; returns the lines to print (one per file) or the failure.
     static func write(plan: CampaignPlan, planner: CampaignPlanner, into directory: String) -> Result<[String], CLIFailure> {
-        guard plan.pushType == .alert || plan.pushType == .background else {
+        guard SimulatorPayload.accepts(plan.pushType) else {
             return .failure(.configuration("--simulator: the Simulator takes only alert and background pushes, not \(plan.pushType.rawValue)"))
         }
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
@@ -50,8 +46,8 @@ enum SimulatorFiles {
                 } catch {
                     return .failure(CLIFailure(message: error.description, status: ExitStatus.findings))
                 }
-                let bytes = fileBytes(body: body.bytes, bundle: plan.topic)
-                let name = "device-\(i + 1)-\(device.token.prefix(8))-\(locale ?? "default").apns"
+                let bytes = SimulatorPayload.fileBytes(body: body.bytes, bundle: plan.topic)
+                let name = SimulatorPayload.fileName(index: i, token: device.token, locale: locale)
                 let path = directory + "/" + name
                 if case .failure(let failure) = writeTextFile(path: path, String(decoding: bytes, as: UTF8.self)) {
                     return .failure(failure)
@@ -62,17 +58,5 @@ enum SimulatorFiles {
             }
         }
         return .success(lines)
-    }
-
-    /// `{"Simulator Target Bundle":"…",` + the body without its opening brace.
-    static func fileBytes(body: [UInt8], bundle: String) -> [UInt8] {
-        var out: [UInt8] = Array("{".utf8)
-        JSONWriter.appendQuoted(targetBundleKey, to: &out)
-        out.append(UInt8(ascii: ":"))
-        JSONWriter.appendQuoted(bundle, to: &out)
-        out.append(UInt8(ascii: ","))
-        out.append(contentsOf: body.dropFirst())
-        out.append(UInt8(ascii: "\n"))
-        return out
     }
 }

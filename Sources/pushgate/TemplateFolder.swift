@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Payloads
 import StrictJSON
 
@@ -17,5 +20,19 @@ struct TemplateFolder: TemplateStore {
             case .failure(let rejection): return .invalid(rejection.problems)
             }
         }
+    }
+
+    /// The `.json` files whose names are template names (anything else in the folder is not one).
+    func names() -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var files: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            files.append(name)
+        }
+        return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.filter(TemplateName.isValid).sorted()
     }
 }

@@ -160,6 +160,7 @@ import Testing
             case .failure(let r): return .invalid(r.problems)
             }
         }
+        func names() -> [String] { ["t"] }
     }
 
     @Test func campaignShowsTheBrokenTemplatesProblems() {
