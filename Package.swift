@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "Timing", "COpenSSL", "CCurl", "CShims"]),
 
         // The HTTP/1.1 server the service runs on.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "Timing"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "StrictJSON", "Timing"]),
         // Durable campaigns: the SQLite outbox behind a storage protocol.
         .target(name: "Storage", dependencies: ["CSQLite"]),
         // The service's logic: API, auth, limits, metrics, campaigns.

@@ -65,12 +65,12 @@ extension APNsConfiguration {
         let url = text.trimmingTrailingSlashes
         let scheme: String
         if url.hasPrefix("https://") { scheme = "https://" } else if url.hasPrefix("http://") { scheme = "http://" } else {
-            return "url must start with http:// or https://, not \(DisplayQuote.quoted(text))"
+            return "url must start with http:// or https://, not \(TextSafety.quoted(text))"
         }
         let authority = url.dropFirst(scheme.count)
         guard !authority.isEmpty, !authority.contains("/"), !authority.contains("@"), !authority.contains("?"), !authority.contains("#"),
               authority.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
-            return "url must be scheme://host[:port] with no path, not \(DisplayQuote.quoted(text))"
+            return "url must be scheme://host[:port] with no path, not \(TextSafety.quoted(text))"
         }
         if scheme == "http://" {
             // Provider tokens must never cross a network in cleartext.
@@ -85,7 +85,7 @@ extension APNsConfiguration {
     /// Apple's team and key identifiers are 10 upper-case letters or digits.
     static func identifierProblem(_ text: String, name: String) -> String? {
         text.utf8.count == 10 && text.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }) ? nil
-            : "\(name) must be 10 upper-case letters or digits, as Apple issues it; got \(DisplayQuote.quoted(text))"
+            : "\(name) must be 10 upper-case letters or digits, as Apple issues it; got \(TextSafety.quoted(text))"
     }
 
     /// `apns-topic`: the app's bundle id, optionally with a push type's suffix (`.voip`).

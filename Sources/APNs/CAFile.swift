@@ -14,7 +14,7 @@ enum CAFile {
     /// can decode. Returns how many it holds.
     @discardableResult
     static func check(_ path: String) throws(APNsConfigurationError) -> Int {
-        let shown = DisplayQuote.quoted(path)
+        let shown = TextSafety.quoted(path)
         guard let pem = SigningKey.readSmallFile(path, limit: limit) else {
             let reason = errno == EFBIG ? "bigger than 4 MiB" : String(cString: strerror(errno))
             throw APNsConfigurationError(.caFileUnreadable, at: JSONPath.root.appending("apns").appending("caFile"), "cannot read CA file \(shown): \(reason)")

@@ -2,6 +2,7 @@ import COpenSSL
 #if canImport(Glibc)
 import Glibc
 #endif
+import StrictJSON
 
 /// A P-256 private key for ES256 provider tokens. Owns the OpenSSL `EVP_PKEY` and frees it
 /// in deinit. Signing with one `EVP_PKEY` from several threads is safe in OpenSSL 3 (each
@@ -26,7 +27,7 @@ public final class SigningKey: @unchecked Sendable {
         guard let pem = readSmallFile(path) else {
             // errno first: building the quoted path may call into libc and change it.
             let reason = String(cString: strerror(errno))
-            throw SigningKeyError(.keyFileUnreadable, "cannot read key file \(DisplayQuote.quoted(path)): \(reason)")
+            throw SigningKeyError(.keyFileUnreadable, "cannot read key file \(TextSafety.quoted(path)): \(reason)")
         }
         return try load(pem: pem, origin: path)
     }
@@ -34,7 +35,7 @@ public final class SigningKey: @unchecked Sendable {
     /// Parses PEM text; `origin` names the source in error messages.
     public static func load(pem: [UInt8], origin: String) throws(SigningKeyError) -> SigningKey {
         let text = String(decoding: pem, as: UTF8.self)
-        let name = DisplayQuote.quoted(origin)
+        let name = TextSafety.quoted(origin)
         if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
             throw SigningKeyError(.keyEncrypted, "key file \(name) is encrypted; APNs .p8 keys are unencrypted PKCS#8 (decrypt it with 'openssl pkcs8 -in KEY -out KEY.p8')")
         }

@@ -1,21 +1,18 @@
+import StrictJSON
+
 /// Percent-encoding for path text written into patterns and sample URLs, and lenient
 /// decoding for comparing URL text the way `percentEncoded: false` asks.
 enum AASAPercentEncoding {
     /// Everything but RFC 3986 unreserved characters and the sub-delimiters a path keeps
     /// raw is encoded; `*` and `?` always are, being wildcards in Apple's patterns.
     static func encode(_ text: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
-            if isKept(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
-            }
+            if isKept(byte) { out.append(byte) } else { Hex.appendPercentEscape(byte, to: &out) }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
-
-    private static let hex: [Character] = Array("0123456789ABCDEF")
 
     private static func isKept(_ b: UInt8) -> Bool {
         ASCII.isUnreserved(b) || "!$&'()+,;=:@".utf8.contains(b)

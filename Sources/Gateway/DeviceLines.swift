@@ -1,4 +1,5 @@
 import Payloads
+import StrictJSON
 
 /// The device lines of an `application/x-ndjson` campaign: everything after the first
 /// line, one token per line; blank lines and `#` comments skipped. Read straight from the
@@ -21,21 +22,22 @@ struct DeviceLines: Sequence {
         var number: Int
 
         mutating func next() -> Line? {
-            while position < body.count {
-                let lineStart = position
-                var end = lineStart
-                while end < body.count && body[end] != 0x0A { end += 1 }
-                position = end + 1
-                number += 1
-                var first = lineStart
-                var last = end
-                while first < last && (body[first] == 0x20 || body[first] == 0x09) { first += 1 }
-                while last > first && (body[last - 1] == 0x20 || body[last - 1] == 0x09 || body[last - 1] == 0x0D) { last -= 1 }
-                if first == last || body[first] == 0x23 { continue }  // blank or # comment
-                let text = String(decoding: body[first..<last], as: UTF8.self)
-                return Line(number: number - 1, token: DeviceToken.normalize(text))
+            body.withUnsafeBufferPointer { bytes in
+                while position < bytes.count {
+                    let text: Range<Int>
+                    if let (line, next) = LineSplitter.line(in: bytes, from: position) {
+                        (text, position) = (line, next)
+                    } else {
+                        text = LineSplitter.lastLine(in: bytes, from: position)!
+                        position = bytes.count
+                    }
+                    number += 1
+                    if case .token(let token) = DeviceListLine(UnsafeBufferPointer(rebasing: bytes[text])) {
+                        return Line(number: number - 1, token: token)
+                    }
+                }
+                return nil
             }
-            return nil
         }
     }
 

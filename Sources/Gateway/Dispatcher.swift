@@ -233,8 +233,7 @@ public final class Dispatcher: Sendable {
     /// The same `apns-id` on every attempt for a device: the campaign's 24-character
     /// prefix and the device's index as 12 hex digits.
     static func apnsID(prefix: String, index: Int) -> String {
-        let hex = String(UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF, radix: 16)
-        return prefix + String(repeating: "0", count: 12 - hex.count) + hex
+        prefix + Hex.padded(UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF, width: 12)
     }
 
     /// What to store for one send. Transient failures — APNs 429 TooManyRequests, 500 and

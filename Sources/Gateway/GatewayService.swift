@@ -177,9 +177,7 @@ public final class GatewayService: HTTPResponder {
 
 /// 16 random hex digits: enough to find one request in the logs.
 func randomRequestID() -> String {
-    let value = UInt64.random(in: .min ... .max)
-    let hex = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - hex.count) + hex
+    Hex.padded(UInt64.random(in: .min ... .max), width: 16)
 }
 
 /// JSON bodies: must say they are JSON, and must be strict JSON.

@@ -1,4 +1,5 @@
 import COpenSSL
+import StrictJSON
 
 /// HMAC-SHA256 through OpenSSL's one-shot `HMAC`.
 enum HMACSHA256 {
@@ -12,17 +13,5 @@ enum HMACSHA256 {
             }
         }
         return Hex.encode(digest.prefix(Int(length)))
-    }
-}
-
-enum Hex {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -152,7 +152,7 @@ public final class RequestLog: Sendable {
     private func textLine(_ entry: Entry, level: Level) -> [UInt8] {
         func field(_ name: String, _ value: String) -> String {
             let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }
-            return " \(name)=" + (plain ? value : "\"" + TextSafety.escapedForDisplay(value) + "\"")
+            return " \(name)=" + (plain ? value : TextSafety.quoted(value))
         }
         var line = "\(rfc3339(entry.time)) \(level.rawValue) request"
         line += field("id", entry.requestID)

@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// The strict reading of a request head (RFC 9112 §2–§7), done on the raw bytes before
 /// libmicrohttpd parses them, because libmicrohttpd 0.9.75 accepts bare LF, folds
 /// continuation lines into the header name, cuts lines at NUL and frames a request that
@@ -230,7 +232,4 @@ func isTokenByte(_ b: UInt8) -> Bool {
 
 func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
-private func hex(_ b: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF".utf8)
-    return String(decoding: [digits[Int(b >> 4)], digits[Int(b & 15)]], as: UTF8.self)
-}
+private func hex(_ b: UInt8) -> String { Hex.encode([b], uppercase: true) }

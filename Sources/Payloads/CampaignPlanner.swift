@@ -59,12 +59,12 @@ public struct CampaignPlanner: Sendable {
                 strings = t.strings(for: locale)
             case .notFound:
                 templateMissing = true
-                problems.append(PayloadError(.unknownTemplate, at: templatePath, "no template named \(TextSafetyQuote.string(name))"))
+                problems.append(PayloadError(.unknownTemplate, at: templatePath, "no template named \(TextSafety.quoted(name))"))
             case .invalid(let inner):
                 templateMissing = true
                 for p in inner {
                     problems.append(PayloadError(.invalidTemplate, at: templatePath,
-                                                 "template \(TextSafetyQuote.string(name)) at \(p.path): \(p.message)"))
+                                                 "template \(TextSafety.quoted(name)) at \(p.path): \(p.message)"))
                 }
             }
         case .inline(let alert):
@@ -212,7 +212,7 @@ public struct CampaignPlanner: Sendable {
     }
 
     static func missingVariable(_ name: String, at path: JSONPath) -> PayloadError {
-        PayloadError(.missingVariable, at: path, "missing variable \(TextSafetyQuote.string(name))")
+        PayloadError(.missingVariable, at: path, "missing variable \(TextSafety.quoted(name))")
     }
 
     /// Every placeholder the chosen texts and the link pattern use, in order of first use.

@@ -54,11 +54,11 @@ public enum CampaignReader {
 
         let templateName = r.string("template")
         if let name = templateName, !TemplateName.isValid(name) {
-            r.problem(.invalidValue, "template", "\(TextSafetyQuote.string(name)) is not a template name: use letters, digits, '_' and '-' (at most 64)")
+            r.problem(.invalidValue, "template", "\(TextSafety.quoted(name)) is not a template name: use letters, digits, '_' and '-' (at most 64)")
         }
         let locale = r.string("locale")
         if let l = locale, !LanguageTag.isValid(l) {
-            r.problem(.invalidValue, "locale", "\(TextSafetyQuote.string(l)) is not a language tag like \"en\" or \"pl-PL\"")
+            r.problem(.invalidValue, "locale", "\(TextSafety.quoted(l)) is not a language tag like \"en\" or \"pl-PL\"")
         }
         if let v = object["variables"] {
             c.variables = FieldReader.variables(v, at: .root.appending("variables"), problems: &r.problems)
@@ -76,7 +76,7 @@ public enum CampaignReader {
         c.deeplink = r.string("deeplink")
         if let t = r.string("push_type") {
             if let p = PushType(rawValue: t) { c.pushType = p } else {
-                r.problem(.invalidValue, "push_type", "unknown push type \(TextSafetyQuote.string(t)); expected one of: \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
+                r.problem(.invalidValue, "push_type", "unknown push type \(TextSafety.quoted(t)); expected one of: \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
         if let p = r.integer("priority") {
@@ -100,7 +100,7 @@ public enum CampaignReader {
         c.sound = readSound(&r)
         if let level = r.string("interruption_level") {
             if let l = InterruptionLevel(rawValue: level) { c.interruptionLevel = l } else {
-                r.problem(.invalidValue, "interruption_level", "unknown level \(TextSafetyQuote.string(level)); expected one of: \(InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+                r.problem(.invalidValue, "interruption_level", "unknown level \(TextSafety.quoted(level)); expected one of: \(InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
         c.relevanceScore = r.unitInterval("relevance_score", code: .relevanceScoreOutOfRange)
@@ -110,7 +110,7 @@ public enum CampaignReader {
         if let data = r.object("data") {
             for member in data.members where reservedDataKeys.contains(member.key) {
                 r.problems.append(PayloadError(.reservedDataKey, at: .root.appending("data").appending(member.key),
-                                               "\(TextSafetyQuote.string(member.key)) is reserved: the body's \"aps\", \"deeplink\" and \"route\" are written by pushgate"))
+                                               "\(TextSafety.quoted(member.key)) is reserved: the body's \"aps\", \"deeplink\" and \"route\" are written by pushgate"))
             }
             NumberSafety.check(.object(data), at: .root.appending("data"), problems: &r.problems)
             c.data = data

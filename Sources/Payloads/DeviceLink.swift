@@ -44,7 +44,7 @@ struct DeviceLink: Sendable {
                 return .success((canonical, LinkFragment.bytes(for: canonical)))
             case .rejected(let rejection):
                 return .failure(PayloadError(.deeplinkRejected, at: path,
-                                             "the deep link \(TextSafetyQuote.string(link)) is rejected: \(rejection.message)",
+                                             "the deep link \(TextSafety.quoted(link)) is rejected: \(rejection.message)",
                                              linkCode: rejection.code))
             }
         }

@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// Device tokens as APNs wants them in the path: lowercase hex. Apple does not promise
 /// 64 digits, so anything of even length from 64 to 200 digits is accepted.
 public enum DeviceToken {
@@ -20,7 +22,7 @@ public enum DeviceToken {
             case 0x41...0x46:
                 digits.append(UInt8(scalar.value) + 0x20)
             default:
-                let shown = TextSafetyQuote.character(scalar)
+                let shown = TextSafety.quoted(scalar)
                 return .failure(ValueProblem("not hex: \(shown) at character \(position)"))
             }
             if digits.count > maximumDigits { break }

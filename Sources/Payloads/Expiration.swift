@@ -1,3 +1,4 @@
+import StrictJSON
 /// `expiration`: UNIX seconds, or an RFC 3339 timestamp converted to them. APNs wants
 /// whole seconds; fractions are dropped.
 enum Expiration {
@@ -43,7 +44,7 @@ enum Expiration {
         guard i == b.count else { return .failure(ValueProblem(expected)) }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
               hour < 24, minute < 60, second <= 60
-        else { return .failure(ValueProblem("not a real date and time: " + TextSafetyQuote.string(text))) }
+        else { return .failure(ValueProblem("not a real date and time: " + TextSafety.quoted(text))) }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59)) - Int64(offsetSeconds)
         return .success(seconds)

@@ -43,7 +43,7 @@ struct FieldReader {
         guard let s = string(key) else { return nil }
         if s.isEmpty { problem(.invalidValue, key, "must not be empty"); return nil }
         if let bad = s.unicodeScalars.first(where: TextSafety.isUnsafe) {
-            problem(.invalidValue, key, "contains the control or invisible character \(TextSafetyQuote.character(bad))")
+            problem(.invalidValue, key, "contains the control or invisible character \(TextSafety.quoted(bad))")
             return nil
         }
         return s
@@ -146,7 +146,7 @@ struct FieldReader {
     static func shown(_ value: JSON) -> String {
         switch value {
         case .number(let n): return n
-        case .string(let s): return TextSafetyQuote.string(s)
+        case .string(let s): return TextSafety.quoted(s)
         default: return value.kindDescription
         }
     }

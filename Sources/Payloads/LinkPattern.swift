@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// A deep-link pattern such as `https://example.com/order/{{order_id}}?ref={{ref}}`.
 /// A substituted value is percent-encoded as ONE path segment or ONE query value — a
 /// value holding `/`, `?`, `&` or `#` can never change the link's shape — and the result
@@ -24,8 +26,6 @@ public struct LinkPattern: Sendable, Equatable {
         return .success(out)
     }
 
-    private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// RFC 3986 unreserved characters stay; every other byte of the UTF-8 becomes `%XX`.
     /// The same strict set serves path segments and query values (a space is `%20`,
     /// never `+`).
@@ -37,9 +37,7 @@ public struct LinkPattern: Sendable, Equatable {
             case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x2E, 0x5F, 0x7E:
                 out.append(b)
             default:
-                out.append(0x25)
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0xF)])
+                Hex.appendPercentEscape(b, to: &out)
             }
         }
         return String(decoding: out, as: UTF8.self)

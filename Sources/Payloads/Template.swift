@@ -143,14 +143,14 @@ public struct Template: Sendable, Equatable {
             dr.rejectUnknownKeys(defaultKeys)
             if let t = dr.string("push_type") {
                 defaults.pushType = PushType(rawValue: t)
-                if defaults.pushType == nil { dr.problem(.invalidValue, "push_type", "unknown push type \(TextSafetyQuote.string(t))") }
+                if defaults.pushType == nil { dr.problem(.invalidValue, "push_type", "unknown push type \(TextSafety.quoted(t))") }
             }
             defaults.sound = CampaignReader.readSound(&dr)
             defaults.category = dr.plainString("category")
             defaults.threadId = dr.plainString("thread_id")
             if let l = dr.string("interruption_level") {
                 defaults.interruptionLevel = InterruptionLevel(rawValue: l)
-                if defaults.interruptionLevel == nil { dr.problem(.invalidValue, "interruption_level", "unknown level \(TextSafetyQuote.string(l))") }
+                if defaults.interruptionLevel == nil { dr.problem(.invalidValue, "interruption_level", "unknown level \(TextSafety.quoted(l))") }
             }
             r.problems += dr.problems
         }
@@ -192,7 +192,7 @@ public struct Template: Sendable, Equatable {
             for member in l.members {
                 let here = JSONPath.root.appending("locales").appending(member.key)
                 guard LanguageTag.isValid(member.key) else {
-                    r.problems.append(PayloadError(.invalidTemplate, at: here, "\(TextSafetyQuote.string(member.key)) is not a language tag like \"pl\" or \"pl-PL\""))
+                    r.problems.append(PayloadError(.invalidTemplate, at: here, "\(TextSafety.quoted(member.key)) is not a language tag like \"pl\" or \"pl-PL\""))
                     continue
                 }
                 guard case .object(let o) = member.value else {
@@ -201,7 +201,7 @@ public struct Template: Sendable, Equatable {
                 }
                 let key = member.key.lowercased()
                 if locales[key] != nil {
-                    r.problems.append(PayloadError(.invalidTemplate, at: here, "the locale \(TextSafetyQuote.string(member.key)) is given twice (tags ignore case)"))
+                    r.problems.append(PayloadError(.invalidTemplate, at: here, "the locale \(TextSafety.quoted(member.key)) is given twice (tags ignore case)"))
                 }
                 locales[key] = readStrings(o, at: here, problems: &r.problems)
                 localeTags.append(member.key)

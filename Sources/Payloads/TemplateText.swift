@@ -1,3 +1,4 @@
+import StrictJSON
 /// Text with `{{name}}` placeholders, split once into literal runs and variable names so
 /// that rendering is a walk over pieces. Values are inserted as they are: a value holding
 /// `{{x}}` stays that literal text (there is no second expansion).
@@ -48,7 +49,7 @@ public struct TemplateText: Sendable, Equatable {
             }
             let name = afterOpen[..<close.lowerBound].trimmingSpaces()
             guard isName(name) else {
-                return .failure(ValueProblem("\(TextSafetyQuote.string("{{" + name + "}}")) is not a placeholder: names are letters, digits and '_'"))
+                return .failure(ValueProblem("\(TextSafety.quoted("{{" + name + "}}")) is not a placeholder: names are letters, digits and '_'"))
             }
             pieces.append(.variable(String(name)))
             rest = afterOpen[close.upperBound...]

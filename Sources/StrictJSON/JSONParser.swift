@@ -333,8 +333,7 @@ private struct Scanner {
     }
 
     func hex4(_ v: UInt16) -> String {
-        let s = String(v, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 4 - s.count) + s
+        Hex.padded(UInt64(v), width: 4, uppercase: true)
     }
 
     mutating func readHex4(escapeStart: Int) throws(JSONParseError) -> UInt16 {

@@ -458,8 +458,6 @@ public struct JSONWriter: Sendable {
         return w.bytes
     }
 
-    @usableFromInline static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
     @inlinable
     public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
@@ -604,10 +602,10 @@ public struct JSONWriter: Sendable {
         func unit(_ u: UInt32, _ at: Int) {
             out[at] = 0x5C
             out[at + 1] = UInt8(ascii: "u")
-            out[at + 2] = hexDigits[Int((u >> 12) & 0xF)]
-            out[at + 3] = hexDigits[Int((u >> 8) & 0xF)]
-            out[at + 4] = hexDigits[Int((u >> 4) & 0xF)]
-            out[at + 5] = hexDigits[Int(u & 0xF)]
+            out[at + 2] = Hex.digit(UInt8((u >> 12) & 0xF))
+            out[at + 3] = Hex.digit(UInt8((u >> 8) & 0xF))
+            out[at + 4] = Hex.digit(UInt8((u >> 4) & 0xF))
+            out[at + 5] = Hex.digit(UInt8(u & 0xF))
         }
         let v = scalar.value
         if v > 0xFFFF {

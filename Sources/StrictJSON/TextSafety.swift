@@ -82,19 +82,24 @@ public enum TextSafety {
         return out
     }
 
-    /// `"text"`, escaped for display. Printable ASCII without quotes or backslashes (the
-    /// usual route name, key or path) is copied as it is.
+    /// `"text"`, escaped for display: the one way any message quotes input, a name or a
+    /// path. Printable ASCII without quotes or backslashes (the usual route name, key or
+    /// path) is copied as it is.
     public static func quoted(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return "\"" + text + "\"" }
         return "\"" + escapedForDisplay(text) + "\""
     }
 
+    /// One character quoted for display, as `'x'` (`'\u202e'` for an unsafe one).
+    public static func quoted(_ scalar: Unicode.Scalar) -> String {
+        var text = ""
+        text.unicodeScalars.append(scalar)
+        return "'" + escapedForDisplay(text) + "'"
+    }
+
     /// `\uXXXX` (lowercase hex; a surrogate pair above U+FFFF), as JSON writes it.
     static func appendUnicodeEscape(_ scalar: Unicode.Scalar, to out: inout String) {
-        func unit(_ u: UInt32) {
-            let hex = String(u, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.utf8.count) + hex
-        }
+        func unit(_ u: UInt32) { out += "\\u" + Hex.padded(UInt64(u), width: 4) }
         let v = scalar.value
         if v > 0xFFFF {
             unit(0xD800 + ((v - 0x10000) >> 10))

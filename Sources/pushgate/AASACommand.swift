@@ -16,7 +16,7 @@ enum AASACommand {
         case "generate": return generate(Array(arguments.dropFirst()))
         case "validate": return validate(Array(arguments.dropFirst()))
         case nil: return usageError("give a subcommand: generate or validate")
-        case let other?: return usageError("unknown subcommand \(quotedForDisplay(other))")
+        case let other?: return usageError("unknown subcommand \(TextSafety.quoted(other))")
         }
     }
 

@@ -1,3 +1,4 @@
+import StrictJSON
 /// A small, strict argument reader: `--name value`, `--name=value`, flags, and
 /// positionals. Unknown options are usage errors (exit 2), never ignored.
 struct Arguments {
@@ -42,7 +43,7 @@ struct Arguments {
                 if inlineValue != nil { throw UsageError(message: "--\(name) takes no value") }
                 flags.insert(name)
             } else {
-                throw UsageError(message: "unknown option \(quotedForDisplay(arg))")
+                throw UsageError(message: "unknown option \(TextSafety.quoted(arg))")
             }
         }
     }
@@ -75,7 +76,7 @@ extension Arguments {
             throw CommandExit(status: ExitStatus.ok)
         }
         guard args.positionals.isEmpty else {
-            Output.error("pushgate \(command): unexpected argument \(quotedForDisplay(args.positionals[0]))\n\(usage)")
+            Output.error("pushgate \(command): unexpected argument \(TextSafety.quoted(args.positionals[0]))\n\(usage)")
             throw CommandExit(status: ExitStatus.usage)
         }
         return args

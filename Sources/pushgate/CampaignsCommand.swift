@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Gateway
 import Storage
+import StrictJSON
 
 /// `pushgate campaigns [--config PATH] [--json] [--limit N]`: the campaigns in the
 /// configured database, newest first, with their counts by state.
@@ -19,7 +20,7 @@ enum CampaignsCommand {
         var limit = 50
         if let text = args[option: "limit"] {
             guard let n = Int(text), (1...10_000).contains(n) else {
-                Output.error("pushgate campaigns: --limit must be a whole number from 1 to 10000, got \(quotedForDisplay(text))")
+                Output.error("pushgate campaigns: --limit must be a whole number from 1 to 10000, got \(TextSafety.quoted(text))")
                 return ExitStatus.usage
             }
             limit = n

@@ -49,8 +49,9 @@ enum CheckLinkCommand {
     private static func streamLines(_ table: RouteTable) -> Int32 {
         var anyRejected = false
         var w = JSONWriter(capacity: 1 << 17)
-        do throws(LineReader.ReadError) {
-            try LineReader(fd: 0, maxLineBytes: LinkLimits.maxLineBytes).forEachLine { line in
+        let lines = LineReader(FileDescriptorSource(fd: 0), maxLineBytes: LinkLimits.maxLineBytes)
+        do throws(ByteReadError) {
+            while let line = try lines.next() {
                 switch line {
                 case .text(let bytes):
                     if !LinkResultJSON.write(checking: bytes, against: table, to: &w) { anyRejected = true }
@@ -67,7 +68,7 @@ enum CheckLinkCommand {
             w.withBytes { Output.writeBytes($0) }
         } catch {
             w.withBytes { Output.writeBytes($0) }  // the answers so far, before the error
-            Output.error("pushgate check-link: cannot read standard input: \(error.message)")
+            Output.error("pushgate check-link: cannot read standard input after line \(lines.lineNumber): \(error.message)")
             return ExitStatus.usage
         }
         return anyRejected ? ExitStatus.findings : ExitStatus.ok

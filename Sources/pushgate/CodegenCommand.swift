@@ -21,7 +21,7 @@ enum CodegenCommand {
         case "vectors": return vectors(rest)
         case "check": return check(rest)
         case nil: return usageError("give a subcommand: swift, swift-runner, vectors or check")
-        case let other?: return usageError("unknown subcommand \(quotedForDisplay(other))")
+        case let other?: return usageError("unknown subcommand \(TextSafety.quoted(other))")
         }
     }
 

@@ -1,3 +1,4 @@
+import StrictJSON
 /// A command of the `pushgate` executable.
 struct CommandSpec: Sendable {
     let name: String
@@ -32,7 +33,7 @@ enum CommandRegistry {
             return 0
         }
         guard let command = commands.first(where: { $0.name == name }) else {
-            Output.error("pushgate: unknown command \(quotedForDisplay(name)); run 'pushgate help'")
+            Output.error("pushgate: unknown command \(TextSafety.quoted(name)); run 'pushgate help'")
             return ExitStatus.usage
         }
         return command.run(Array(arguments.dropFirst()))

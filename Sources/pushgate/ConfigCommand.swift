@@ -19,7 +19,7 @@ enum ConfigCommand {
         case "print": return print(Array(arguments.dropFirst()))
         case "--help", "-h": Output.line(usage); return ExitStatus.ok
         case nil: return usageError("give a subcommand: check or print")
-        case let other?: return usageError("unknown subcommand \(quotedForDisplay(other))")
+        case let other?: return usageError("unknown subcommand \(TextSafety.quoted(other))")
         }
     }
 

@@ -118,7 +118,7 @@ struct GatewayConfig {
     /// folder of config/gateway.json) does not exist or cannot be read`
     static func missingFile(_ setting: ConfigReader.Setting<String>, what: String, reader: ConfigReader) -> String {
         let written = setting.written ?? setting.value
-        var text = "the \(what) \(quotedForDisplay(written))"
+        var text = "the \(what) \(TextSafety.quoted(written))"
         if !written.hasPrefix("/") {
             switch setting.origin {
             case .environment:

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Gateway
+import StrictJSON
 
 /// `pushgate hash-key [KEY]`: prints the SHA-256 to put in `server.apiKeys[].sha256`.
 /// With no argument the key is read from standard input (one line), so it need not
@@ -13,11 +14,16 @@ enum HashKeyCommand {
         let key: String
         switch arguments.count {
         case 0:
-            guard let line = readLine(strippingNewline: true) else {
+            switch firstLineOfStandardInput() {
+            case .success(let line?):
+                key = line
+            case .success(nil):
                 Output.error("pushgate hash-key: no key on standard input\n\(usage)")
                 return ExitStatus.usage
+            case .failure(let error):
+                Output.error("pushgate hash-key: cannot read standard input: \(error.message)")
+                return ExitStatus.usage
             }
-            key = line.hasSuffix("\r") ? String(line.dropLast()) : line
         case 1 where arguments[0] != "--help":
             key = arguments[0]
         default:
@@ -30,5 +36,20 @@ enum HashKeyCommand {
         }
         Output.line(APIKeyring.hash(key))
         return ExitStatus.ok
+    }
+
+    /// The first line of standard input (the key), cut by the one line rule; a key is far
+    /// shorter than the limit, so a longer line is no key.
+    private static func firstLineOfStandardInput() -> Result<String?, ByteReadError> {
+        let lines = LineReader(FileDescriptorSource(fd: 0), maxLineBytes: 64 << 10, blockSize: 1 << 12)
+        do throws(ByteReadError) {
+            switch try lines.next() {
+            case .text(let bytes)?: return .success(String(decoding: bytes, as: UTF8.self))
+            case .tooLong?: return .failure(ByteReadError("the first line is over 64 KiB"))
+            case nil: return .success(nil)
+            }
+        } catch {
+            return .failure(error)
+        }
     }
 }

@@ -64,8 +64,3 @@ enum Output {
         }
     }
 }
-
-/// Hostile input quoted for a human: escaped, in double quotes.
-func quotedForDisplay(_ text: String) -> String {
-    "\"" + TextSafety.escapedForDisplay(text) + "\""
-}

@@ -48,8 +48,8 @@ func readSmallFile(path: String, limit: Int) -> Result<[UInt8], CLIFailure> {
 func readFile(_ path: String, limit: Int, at location: DiagnosticLocation) -> Result<[UInt8], Diagnostic> {
     // The file's own location names it already; a setting's location does not.
     let isItself = location == .file(path, at: .root)
-    let shown = isItself ? "" : " " + quotedForDisplay(path)
-    let subject = isItself ? "is" : quotedForDisplay(path) + " is"
+    let shown = isItself ? "" : " " + TextSafety.quoted(path)
+    let subject = isItself ? "is" : TextSafety.quoted(path) + " is"
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 {
         let number = errno

@@ -1,5 +1,6 @@
 import DeepLinks
 import Gateway
+import StrictJSON
 
 /// `pushgate routes fingerprint [--config PATH | --routes PATH]`: the table's fingerprint,
 /// the SHA-256 a generated router carries (`pushgate codegen check` compares them).
@@ -8,7 +9,7 @@ enum RoutesCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         guard arguments.first == "fingerprint" else {
-            let problem = arguments.first.map { "unknown subcommand \(quotedForDisplay($0))" } ?? "give a subcommand: fingerprint"
+            let problem = arguments.first.map { "unknown subcommand \(TextSafety.quoted($0))" } ?? "give a subcommand: fingerprint"
             Output.error("pushgate routes: \(problem)\n\(usage)")
             return ExitStatus.usage
         }

@@ -61,7 +61,11 @@ enum SendCommand {
         delivery.transport?.shutdown()
         report.printSummary()
         if let until = delivery.tokens.pausedUntil() {
-            Output.error("pushgate send: APNs answered TooManyProviderTokenUpdates: sends with key \(quotedForDisplay(delivery.tokens.identity.keyId)) are paused until \(CampaignJSON.timestamp(Double(until))) for every process sharing this storage; the devices failed with that reason were not sent, run again after it")
+            Output.error("pushgate send: APNs answered TooManyProviderTokenUpdates: sends with key \(TextSafety.quoted(delivery.tokens.identity.keyId)) are paused until \(CampaignJSON.timestamp(Double(until))) for every process sharing this storage; the devices failed with that reason were not sent, run again after it")
+        }
+        if let failure = report.readFailure {
+            Output.error("pushgate send: --devices \(failure)")
+            return ExitStatus.usage
         }
         if let reason = report.stopReason {
             Output.error("pushgate send: \(reason) (\(report.notSent) devices not sent)")
@@ -216,15 +220,19 @@ final class SendJob: @unchecked Sendable {
 
     private func nextListed(_ campaignDevices: inout IndexingIterator<[Device]>) -> Device? {
         if let device = campaignDevices.next() { return device }
-        guard let reader else { return nil }
-        while let item = reader.next() {
-            switch item {
-            case .device(let device, _):
-                if reader.totalBytes > 0 { report.showProgress(fraction: Double(reader.bytesRead) / Double(reader.totalBytes)) }
-                return device
-            case .invalid(let line, let problem):
-                report.recordInvalid(line: line, problem: problem, source: devicesPath)
+        guard let reader, report.readFailure == nil else { return nil }
+        do throws(CLIFailure) {
+            while let item = try reader.next() {
+                switch item {
+                case .device(let device, _):
+                    if reader.totalBytes > 0 { report.showProgress(fraction: Double(reader.bytesRead) / Double(reader.totalBytes)) }
+                    return device
+                case .invalid(let line, let problem):
+                    report.recordInvalid(line: line, problem: problem, source: devicesPath)
+                }
             }
+        } catch {
+            report.recordReadFailure(error.message)
         }
         return nil
     }

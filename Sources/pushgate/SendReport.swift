@@ -25,6 +25,8 @@ struct SendReport {
     /// refused by APNs), with the one message that says why.
     private(set) var notSent = 0
     private(set) var stopReason: String?
+    /// Why the devices file could not be read to its end: the send stops there.
+    private(set) var readFailure: String?
     var total: Int { delivered + dryRuns + unregistered + invalid + notSent + failures.values.reduce(0, +) }
     var allDelivered: Bool { unregistered == 0 && invalid == 0 && notSent == 0 && failures.isEmpty }
 
@@ -105,6 +107,10 @@ struct SendReport {
     }
 
     /// A line of `--devices` that is not a token: reported, counted as failed.
+    mutating func recordReadFailure(_ message: String) {
+        if readFailure == nil { readFailure = message }
+    }
+
     mutating func recordInvalid(line: Int, problem: String, source: String) {
         invalid += 1
         if json {

@@ -149,3 +149,28 @@ import TestSupport
         #expect(clean.count == 304)
     }
 }
+
+/// A devices file that fails to read part way is an error (exit 2) naming the file and
+/// the last line read, never a shorter device list.
+@Suite struct DeviceListReadErrorTests {
+    @Test func aReadErrorInTheDevicesFileStopsTheSendWithExitTwo() throws {
+        // Reading /proc/self/mem at offset 0 fails with EIO after a successful open.
+        let r = try CLI.run(["send", "--campaign", SendCommandTests.campaign, "--devices", "/proc/self/mem"],
+                            environment: SendCommandTests.environment())
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains(#"--devices "/proc/self/mem": cannot read before the first line: Input/output error; the devices after it were not sent"#), "\(r.stderr)")
+    }
+
+    @Test func checkLinkStdinFromADirectoryIsAReadErrorNotAnEmptyInput() throws {
+        let r = try CLI.run(["check-link", "--stdin"], wrapper: ["/bin/sh", "-c", #"exec "$0" "$@" < /"#])
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr.contains("pushgate check-link: cannot read standard input after line 0: Is a directory"), "\(r.stderr)")
+    }
+
+    @Test func hashKeyFromADirectoryIsAReadError() throws {
+        let r = try CLI.run(["hash-key"], wrapper: ["/bin/sh", "-c", #"exec "$0" "$@" < /"#])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("pushgate hash-key: cannot read standard input: Is a directory"), "\(r.stderr)")
+    }
+}

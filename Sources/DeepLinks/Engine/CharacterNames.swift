@@ -3,9 +3,7 @@ import StrictJSON
 /// Names for characters in messages: `U+202E (bidi control)`.
 enum CharacterNames {
     static func describe(_ scalar: Unicode.Scalar) -> String {
-        var hex = String(scalar.value, radix: 16, uppercase: true)
-        while hex.utf8.count < 4 { hex = "0" + hex }
-        return "U+\(hex) (\(kind(scalar)))"
+        "U+\(Hex.padded(UInt64(scalar.value), width: 4, uppercase: true)) (\(kind(scalar)))"
     }
 
     static func kind(_ scalar: Unicode.Scalar) -> String {

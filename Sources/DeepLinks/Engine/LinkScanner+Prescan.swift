@@ -97,10 +97,10 @@ extension LinkScanner {
         case (nil, let b?): first = b
         case (let u?, let b?): first = min(u, b)
         }
-        let shown = TextSafety.escapedForDisplay(String(UnicodeScalar(input[first])))
+        let shown = TextSafety.quoted(UnicodeScalar(input[first]))
         if input[first] == UInt8(ascii: "[") || input[first] == UInt8(ascii: "]") {
-            throw reject(.malformed, "character '\(shown)' at byte offset \(first) is only allowed around an IP literal, and those are not accepted")
+            throw reject(.malformed, "character \(shown) at byte offset \(first) is only allowed around an IP literal, and those are not accepted")
         }
-        throw reject(.malformed, "character '\(shown)' at byte offset \(first) must be percent-encoded")
+        throw reject(.malformed, "character \(shown) at byte offset \(first) must be percent-encoded")
     }
 }

@@ -95,9 +95,6 @@ struct LinkScanner {
     }
 
     func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let text = String(decoding: bytes, as: UTF8.self)
-        // Plain printable ASCII needs no escaping (the common case, and much cheaper).
-        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return "\"" + text + "\"" }
-        return "\"" + TextSafety.escapedForDisplay(text) + "\""
+        TextSafety.quoted(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -70,9 +70,6 @@ enum PercentCoding {
         return t
     }
 
-    @inline(__always)
-    private static func hexDigit(_ d: UInt8) -> UInt8 { d < 10 ? 0x30 + d : 0x37 + d }
-
     /// Appends `bytes` percent-encoding everything not in `safe` (uppercase hex).
     @inline(__always)
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>,
@@ -87,8 +84,8 @@ enum PercentCoding {
                     o += 1
                 } else {
                     dst[o] = UInt8(ascii: "%")
-                    dst[o + 1] = hexDigit(c >> 4)
-                    dst[o + 2] = hexDigit(c & 0x0F)
+                    dst[o + 1] = Hex.digit(c >> 4, uppercase: true)
+                    dst[o + 2] = Hex.digit(c & 0x0F, uppercase: true)
                     o += 3
                 }
             }
@@ -101,8 +98,8 @@ enum PercentCoding {
                 out.append(c)
             } else {
                 out.append(UInt8(ascii: "%"))
-                out.append(hexDigit(c >> 4))
-                out.append(hexDigit(c & 0x0F))
+                out.append(Hex.digit(c >> 4, uppercase: true))
+                out.append(Hex.digit(c & 0x0F, uppercase: true))
             }
         }
     }

@@ -1,0 +1,21 @@
+import Testing
+@testable import Payloads
+
+@Suite struct DeviceListLineTests {
+    static func line(_ text: String) -> DeviceListLine {
+        Array(text.utf8).withUnsafeBufferPointer { DeviceListLine($0) }
+    }
+
+    @Test func blankAndCommentLinesAreSkippedTokensAreTrimmedTheRestIsAProblem() {
+        let token = String(repeating: "ab", count: 32)
+        for skipped in ["", " ", "\t \r", "# a comment", "  #indented comment"] {
+            guard case .skipped = Self.line(skipped) else { Issue.record("\(skipped.debugDescription) not skipped"); continue }
+        }
+        for padded in [token, " \t\(token) \r", "\r\(token)", token.uppercased()] {
+            guard case .token(.success(let t)) = Self.line(padded) else { Issue.record("\(padded.debugDescription)"); continue }
+            #expect(t == token)
+        }
+        guard case .token(.failure(let problem)) = Self.line("not-a-token") else { Issue.record("accepted"); return }
+        #expect(problem.message == "not hex: 'n' at character 1")
+    }
+}
