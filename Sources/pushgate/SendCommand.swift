@@ -32,7 +32,7 @@ enum SendCommand {
         var confirmed: Int?
         if let text = args[option: "confirm-devices"] {
             guard let n = Int(text), n >= 1 else {
-                Output.error("pushgate send: --confirm-devices must be the number of devices (a whole number ≥ 1), got \(quotedForDisplay(text))")
+                Output.error("pushgate send: --confirm-devices must be the number of devices (a whole number ≥ 1), got \(TextSafety.quoted(text))")
                 return ExitStatus.usage
             }
             confirmed = n
@@ -130,7 +130,7 @@ enum SendCommand {
             if confirmed == nil && devices + reader.totalBytes / 64 <= sendGuard.confirmAbove { return .success(nil) }
             do {
                 let counter = try DeviceLineReader(path: devicesPath)
-                while let item = counter.next() { if case .device = item { devices += 1 } }
+                while let item = try counter.next() { if case .device = item { devices += 1 } }
             } catch {
                 return .failure(error)
             }
@@ -211,7 +211,7 @@ final class SendJob: @unchecked Sendable {
         guard let device = nextListed(&campaignDevices) else { return nil }
         fed += 1
         if let deviceLimit, fed > deviceLimit {
-            report.stop("more than \(deviceLimit) devices from \(quotedForDisplay(devicesPath)), which could not be counted before sending "
+            report.stop("more than \(deviceLimit) devices from \(TextSafety.quoted(devicesPath)), which could not be counted before sending "
                         + "(not a regular file): the rest is not sent; give a file, or --confirm-devices with the exact count [confirmationRequired]")
             return nil
         }
