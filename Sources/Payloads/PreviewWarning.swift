@@ -22,11 +22,11 @@ public struct PreviewWarning: Sendable, Equatable {
     static func warnings(plan: CampaignPlan, texts: [CampaignPreview.ShownText], bodyShortened: Bool) -> [PreviewWarning] {
         var out: [PreviewWarning] = []
         if let template = plan.template, case .template(_, let locale?) = plan.campaign.message, !template.defaultStringsServe(locale) {
-            let language = template.defaultLocale.map { " (\(TextSafetyQuote.string($0)))" } ?? ""
+            let language = template.defaultLocale.map { " (\(TextSafety.quoted($0)))" } ?? ""
             for shown in texts where shown.fromDefaultStrings {
                 out.append(PreviewWarning(code: .missingTranslation, field: shown.field.rawValue,
-                    message: "the \(shown.field.rawValue) has no \(TextSafetyQuote.string(locale)) translation in template "
-                        + "\(TextSafetyQuote.string(template.name)): its default text\(language) is sent instead"))
+                    message: "the \(shown.field.rawValue) has no \(TextSafety.quoted(locale)) translation in template "
+                        + "\(TextSafety.quoted(template.name)): its default text\(language) is sent instead"))
             }
         }
         for shown in texts where shown.layout.truncated {

@@ -135,7 +135,7 @@ public struct Template: Sendable, Equatable {
         let description = r.string("description")
         let defaultLocale = r.string("default_locale")
         if let tag = defaultLocale, !LanguageTag.isValid(tag) {
-            r.problem(.invalidTemplate, "default_locale", "\(TextSafetyQuote.string(tag)) is not a language tag like \"en\" or \"en-US\"")
+            r.problem(.invalidTemplate, "default_locale", "\(TextSafety.quoted(tag)) is not a language tag like \"en\" or \"en-US\"")
         }
         var defaults = Defaults()
         if let d = r.object("defaults") {
@@ -167,7 +167,7 @@ public struct Template: Sendable, Equatable {
             var vr = FieldReader(v, at: .root.appending("variables"))
             for member in v.members {
                 guard TemplateText.isName(Substring(member.key)) else {
-                    vr.problem(.invalidTemplate, member.key, "\(TextSafetyQuote.string(member.key)) is not a placeholder name: names are letters, digits and '_'")
+                    vr.problem(.invalidTemplate, member.key, "\(TextSafety.quoted(member.key)) is not a placeholder name: names are letters, digits and '_'")
                     continue
                 }
                 if let text = vr.plainString(member.key) {
@@ -212,7 +212,7 @@ public struct Template: Sendable, Equatable {
         let used = Set(template.variables.map(\.name))
         for name in describedOrder where !used.contains(name) {
             r.problems.append(PayloadError(.invalidTemplate, at: .root.appending("variables").appending(name),
-                                           "\(TextSafetyQuote.string(name)) is described but no text or link uses it"))
+                                           "\(TextSafety.quoted(name)) is described but no text or link uses it"))
         }
         guard r.problems.isEmpty else { return .failure(CampaignRejection(problems: r.problems)) }
         return .success(template)
