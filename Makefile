@@ -3,9 +3,12 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev \
-                python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o time openssl wrk curl
+                python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o time openssl wrk curl \
+                python3-venv chromium chromium-driver
+# The browser tests' Selenium, pinned in Tests/Browser/requirements.txt.
+BROWSER_VENV := .build/browser-venv
 
-.PHONY: deps build release run demo test bench clean
+.PHONY: deps browser-env build release run demo test bench clean
 
 # Installs only what is missing; `apt-get update` runs only when something is.
 deps:
@@ -17,6 +20,15 @@ deps:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq && apt-get install -y -qq $$missing; \
 	fi
+
+# The virtual environment the /ui browser tests drive Chromium from; rebuilt when the pins change.
+browser-env: deps $(BROWSER_VENV)/.installed
+
+$(BROWSER_VENV)/.installed: Tests/Browser/requirements.txt
+	rm -rf $(BROWSER_VENV)
+	/usr/bin/python3 -m venv $(BROWSER_VENV)
+	$(BROWSER_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Browser/requirements.txt
+	touch $@
 
 build: deps
 	$(SWIFT) build
@@ -32,7 +44,7 @@ run: build
 demo: build
 	@bash scripts/demo.sh
 
-test: deps
+test: deps browser-env
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 

@@ -33,6 +33,9 @@ let package = Package(
         .target(name: "Codegen", dependencies: ["DeepLinks", "StrictJSON"], plugins: ["EmbedLinkEngine"]),
         .executableTarget(name: "EmbedSources"),
         .plugin(name: "EmbedLinkEngine", capability: .buildTool(), dependencies: ["EmbedSources"]),
+        // The `/ui` preview page: HTML, CSS and JavaScript embedded at build time.
+        .target(name: "PreviewPage", exclude: ["Assets"], plugins: ["EmbedPageAssets"]),
+        .plugin(name: "EmbedPageAssets", capability: .buildTool(), dependencies: ["EmbedSources"]),
 
         // Talks to Apple.
         .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "Timing", "COpenSSL", "CCurl", "CShims"]),
@@ -42,7 +45,7 @@ let package = Package(
         // Durable campaigns: the SQLite outbox behind a storage protocol.
         .target(name: "Storage", dependencies: ["CSQLite"]),
         // The service's logic: API, auth, limits, metrics, campaigns.
-        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage"]),
 
         .executableTarget(name: "pushgate", dependencies: ["Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "Timing"]),
 

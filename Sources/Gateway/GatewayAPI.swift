@@ -41,6 +41,7 @@ public enum GatewayAPI {
         LinkEndpoints.register(in: &builder, table: components.routeTable, metrics: metrics)
         PreviewEndpoint.register(in: &builder, planner: components.planner, metrics: metrics)
         TemplateEndpoints.register(in: &builder, templates: components.planner.templates)
+        PreviewPageEndpoints.register(in: &builder)
         CampaignEndpoints.register(in: &builder, planner: components.planner, configuredIsDryRun: components.configuredIsDryRun,
                                    sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics)
         TokenEndpoints.register(in: &builder, storage: campaigns.storage, clock: clock)

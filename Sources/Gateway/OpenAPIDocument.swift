@@ -88,14 +88,15 @@ enum OpenAPIDocument {
       },
       "PreviewRequest": {
         "type": "object",
-        "required": ["device", "method", "path", "headers", "body", "size", "limit", "truncated", "link", "alert", "warnings", "simulator"],
+        "required": ["device", "method", "path", "headers", "body", "body_text", "size", "limit", "truncated", "link", "alert", "warnings", "simulator"],
         "additionalProperties": false,
         "properties": {
           "device": {"type": "string", "description": "The device token (hex)."},
           "method": {"const": "POST"},
           "path": {"type": "string", "examples": ["/3/device/8a2f0c1d9e4b7f3a2c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3"]},
           "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Every header in sending order; authorization is shown as bearer <redacted>."},
-          "body": {"type": "object", "description": "The exact body, as JSON (its bytes are the ones sent)."},
+          "body": {"type": "object", "description": "The body, as JSON."},
+          "body_text": {"type": "string", "description": "The body's exact bytes (UTF-8), as sent: what size counts."},
           "size": {"type": "integer", "description": "The body's size in bytes."},
           "limit": {"enum": [4096, 5120], "description": "APNs' limit for the push type (5120 for voip)."},
           "truncated": {"type": "boolean", "description": "The alert body was shortened to fit (\"truncate\": true)."},
@@ -476,6 +477,30 @@ enum OpenAPIDocument {
         "summary": "This document.",
         "security": [],
         "responses": {"200": {"description": "OpenAPI 3.1.", "content": {"application/json": {"schema": {"type": "object"}}}}}
+      }
+    },
+    "/ui": {
+      "get": {
+        "operationId": "ui.page",
+        "summary": "The preview page (docs/ui.md): compose a campaign and see it as an iPhone would show it, next to the exact request. Static, embedded in the binary; it calls this API with the key the person enters.",
+        "security": [],
+        "responses": {"200": {"description": "The page, with a strict Content-Security-Policy.", "content": {"text/html": {"schema": {"type": "string"}}}}}
+      }
+    },
+    "/ui/page.css": {
+      "get": {
+        "operationId": "ui.stylesheet",
+        "summary": "The preview page's stylesheet.",
+        "security": [],
+        "responses": {"200": {"description": "CSS.", "content": {"text/css": {"schema": {"type": "string"}}}}}
+      }
+    },
+    "/ui/page.js": {
+      "get": {
+        "operationId": "ui.script",
+        "summary": "The preview page's script.",
+        "security": [],
+        "responses": {"200": {"description": "JavaScript.", "content": {"text/javascript": {"schema": {"type": "string"}}}}}
       }
     }
   }

@@ -136,6 +136,8 @@ public struct CampaignPreview: Sendable {
                         // The body is our own JSON, embedded as a value rather than a string.
                         w.key("body")
                         w.serialized(e.request.body)
+                        // The same bytes as text, for showing and copying them exactly.
+                        w.member("body_text", String(decoding: e.request.body, as: UTF8.self))
                         w.member("size", e.request.body.count)
                         w.member("limit", plan.payloadLimit)
                         w.member("truncated", e.truncated)
