@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Probes under long work: 30 connections posting 1 MiB previews (15,000 devices each)
-# keep the worker pool and its queue full, while /healthz, /readyz and /metrics are
-# each measured by a one-connection wrk. Prints the probes' latency percentiles, how many
-# previews were answered 503 `overloaded`, and the server's RSS at idle, at the end of
-# the load, and 2 s after it (memory given back after big requests).
+# Probes under long work. The same open-loop probe client (Benchmarks/http/probe-client.py:
+# 60 probes a second over /healthz, /readyz and /metrics, each on a new connection and on a
+# kept-alive one) runs twice against one server: first with the worker pool idle (the
+# reference), then while 30 connections posting 1 MiB previews (15,000 devices each)
+# keep the pool busy. Prints each series' latency percentiles, the previews' outcome, the
+# load average, and the server's RSS at idle, at the end of the load and 2 s later.
 # Usage: Benchmarks/http/probes.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,17 +20,18 @@ PY
 
 source Benchmarks/http/serve.sh
 echo "server RSS at idle: $(rss)"
-echo "== $seconds s: 30 connections of 1 MiB previews ($(wc -c <"$body") bytes each)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $seconds s of probes, worker pool idle (reference)"
+python3 Benchmarks/http/probe-client.py 18080 "$seconds"
+echo "== $seconds s of probes while 30 connections post 1 MiB previews ($(wc -c <"$body") bytes each)"
 BODY_FILE="$body" wrk -t1 -c30 -d"$((seconds + 2))"s --timeout 30s -s Benchmarks/http/post.lua \
   http://127.0.0.1:18080/v1/notifications/preview > var/bench-previews.txt &
 load=$!
 sleep 1
-for probe in healthz readyz metrics; do
-  echo "-- /$probe while the pool is full"
-  wrk -t1 -c1 -d"$((seconds / 3))"s -s Benchmarks/http/post.lua "http://127.0.0.1:18080/$probe" | sed -n '/^requests:/,$p'
-done
+python3 Benchmarks/http/probe-client.py 18080 "$seconds"
 wait $load
 sed -n '/^requests:/,$p' var/bench-previews.txt | sed 's/^/previews: /'
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "server RSS at the end of the load: $(rss)"
 sleep 2
 echo "server RSS 2 s later: $(rss)"

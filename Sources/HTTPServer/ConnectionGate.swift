@@ -38,8 +38,6 @@ final class ConnectionGate: @unchecked Sendable {
     private let check: RequestHeadCheck
     private let handOver: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
     private let refuse: (FramingViolation, String) -> [UInt8]
-    /// Runs on the gate's thread at least every 250 ms (housekeeping: the heap trim).
-    private let idle: () -> Void
     private var waiting: [Int32: Waiting] = [:]
     private var perAddress: [String: Int] = [:]
     private var thread: pthread_t?
@@ -48,9 +46,7 @@ final class ConnectionGate: @unchecked Sendable {
     /// Takes ownership of `listenFD` (bound and listening).
     init(listenFD: Int32, limits: Limits, check: RequestHeadCheck,
          handOver: @escaping (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool,
-         refuse: @escaping (FramingViolation, String) -> [UInt8],
-         idle: @escaping () -> Void = {}) throws(HTTPServerError) {
-        self.idle = idle
+         refuse: @escaping (FramingViolation, String) -> [UInt8]) throws(HTTPServerError) {
         self.listenFD = listenFD
         self.limits = limits
         self.check = check
@@ -112,7 +108,6 @@ final class ConnectionGate: @unchecked Sendable {
                 }
             }
             expire(now: now)
-            idle()
         }
         close(listenFD)
         for fd in waiting.keys { close(fd) }

@@ -28,8 +28,11 @@ public final class HTTPServer: @unchecked Sendable {
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
         self.configuration = configuration
         let check = RequestHeadCheck()
-        let pool = try WorkerPool(workers: configuration.workers, queueLimit: configuration.workerQueue)
-        let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes, check: check, pool: pool)
+        let trim = HeapTrim()
+        let pool = try WorkerPool(workers: configuration.workers, queueLimit: configuration.workerQueue,
+                                  whenIdle: { trim.runIfWanted() })
+        let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes, check: check, pool: pool,
+                                    trim: trim)
         self.context = context
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
         self.contextPointer = contextPointer
@@ -77,9 +80,6 @@ public final class HTTPServer: @unchecked Sendable {
                 },
                 refuse: { violation, remoteAddress in
                     serialize(responder.refused(violation, remoteAddress: remoteAddress), closing: true)
-                },
-                idle: {
-                    if context.trimWanted.exchange(false, ordering: .relaxed) { pg_malloc_trim() }
                 })
         } catch {
             MHD_stop_daemon(started)
@@ -124,6 +124,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Requests waiting for or running on the worker pool.
     public var workerLoad: Int { context.pool.load }
 
+    /// Heap trims done so far (one after each quiet spell that follows big requests).
+    public var heapTrims: Int { context.trim.count.load(ordering: .relaxed) }
+
     private func stopDaemon() {
         stopped.withLock { isStopped in
             guard !isStopped else { return }
@@ -152,15 +155,14 @@ final class ServerContext: Sendable {
     let shuttingDown = Atomic<Bool>(false)
     /// Bodies from this size up are followed by a heap trim.
     static let bigBodyBytes = 256 * 1024
-    /// Set when a big request completed; the gate thread trims the heap (glibc keeps
-    /// freed memory in per-thread arenas) so the resident size returns near idle.
-    let trimWanted = Atomic<Bool>(false)
+    let trim: HeapTrim
     /// Guards every `MHD_resume_connection` against a stopped daemon.
     let daemonRunning = Mutex(false)
     /// Requests on the pool; `closing` once a stop has begun (no new ones then).
     private let suspended = Mutex<(jobs: [ObjectIdentifier: SuspendedRequest], closing: Bool)>(([:], false))
 
-    init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck, pool: WorkerPool) {
+    init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck, pool: WorkerPool, trim: HeapTrim) {
+        self.trim = trim
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
         self.check = check
@@ -217,6 +219,24 @@ final class ServerContext: Sendable {
             }
         }
         return count
+    }
+}
+
+/// glibc keeps freed memory in its per-thread arenas; after a big request the heap is
+/// trimmed (`malloc_trim`) so the resident size returns near idle. The trim locks each
+/// arena in turn and takes milliseconds, so it runs on a worker once the pool has
+/// drained, never on an I/O or the accept thread and never while long work runs.
+final class HeapTrim: Sendable {
+    private let wanted = Atomic<Bool>(false)
+    /// Trims done (tests and benchmarks read it).
+    let count = Atomic<Int>(0)
+
+    func want() { wanted.store(true, ordering: .releasing) }
+
+    func runIfWanted() {
+        guard wanted.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        pg_malloc_trim()
+        count.add(1, ordering: .relaxed)
     }
 }
 
@@ -306,6 +326,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
             return state.discardedBytes > 64 * context.maxBodyBytes ? .NO : .YES
         }
         state.bodyBytes += chunkSize
+        if state.request.body.isEmpty, let declared = state.request.header("content-length").flatMap(Int.init),
+           declared <= context.maxBodyBytes {
+            // One allocation for the whole body instead of a chain of copies as it grows.
+            state.request.body.reserveCapacity(declared)
+        }
         if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: chunkSize) { bytes in
                 state.request.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: chunkSize))
@@ -349,8 +374,12 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     if state.headSeen {
         context.inFlight.subtract(1, ordering: .relaxed)
-        // The body and the answer are freed now: let the gate thread trim the heap.
-        if state.bodyBytes >= ServerContext.bigBodyBytes { context.trimWanted.store(true, ordering: .relaxed) }
+        // The body and the answer are freed now: a worker trims the heap once the pool
+        // has nothing to do (at once if it is idle already).
+        if state.bodyBytes >= ServerContext.bigBodyBytes {
+            context.trim.want()
+            if context.pool.load == 0 { _ = context.pool.submit {} }
+        }
     } else if let connection {
         // libmicrohttpd answered (or dropped) this request by itself, before the head
         // was whole: a malformed Content-Length, a version it refuses, a head over its

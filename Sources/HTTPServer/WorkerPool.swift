@@ -7,6 +7,8 @@ import Synchronization
 /// A fixed set of threads running long requests (previews, campaign intake, link
 /// batches) so libmicrohttpd's own threads stay free for probes. The queue is bounded:
 /// `submit` refuses when it is full, and the caller answers 503 instead of waiting.
+/// Whenever the last running job ends with nothing queued, that worker runs `whenIdle`
+/// (housekeeping that must not run on an I/O thread or while long work is under way).
 final class WorkerPool: Sendable {
     typealias Job = @Sendable () -> Void
 
@@ -21,8 +23,10 @@ final class WorkerPool: Sendable {
     let queueLimit: Int
     private let state = Mutex(State())
     private let available = DispatchSemaphore(value: 0)
+    private let whenIdle: @Sendable () -> Void
 
-    init(workers: Int, queueLimit: Int) throws(HTTPServerError) {
+    init(workers: Int, queueLimit: Int, whenIdle: @escaping @Sendable () -> Void = {}) throws(HTTPServerError) {
+        self.whenIdle = whenIdle
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
         var started = 0
@@ -93,7 +97,11 @@ final class WorkerPool: Sendable {
             }
             run()
             job = nil
-            state.withLock { $0.running -= 1 }
+            let drained = state.withLock { state -> Bool in
+                state.running -= 1
+                return state.running == 0 && state.head == state.queue.count
+            }
+            if drained { whenIdle() }
         }
     }
 }

@@ -184,6 +184,39 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         for client in slow { #expect(client?.readResponse()?.status == 200) }
     }
 
+    @Test func theHeapIsTrimmedAfterABigRequestOnceThePoolIsIdle() throws {
+        let responder = PoolResponder()
+        let server = try startServer(responder) { $0.workers = 1; $0.maxBodyBytes = 1 << 20 }
+        func post(_ bytes: Int) throws -> Int? {
+            let client = try #require(RawHTTPClient(port: server.port))
+            client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(bytes)\r\n\r\n" + String(repeating: "x", count: bytes))
+            return client.readResponse()?.status
+        }
+        func waitForTrims(_ count: Int) {
+            var waited = 0
+            while server.heapTrims < count && waited < 400 { usleep(5_000); waited += 1 }
+        }
+        #expect(try post(1000) == 200)
+        usleep(50_000)
+        #expect(server.heapTrims == 0, "a small request was followed by a trim")
+        // Idle pool: a big request is followed by one trim.
+        #expect(try post(300 * 1024) == 200)
+        waitForTrims(1)
+        #expect(server.heapTrims == 1)
+        // While long work runs, a big request does not trim; the trim follows once it ends.
+        let slow = try #require(RawHTTPClient(port: server.port))
+        slow.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        var waited = 0
+        while responder.started.load(ordering: .relaxed) == 0 && waited < 400 { usleep(5_000); waited += 1 }
+        #expect(try post(300 * 1024) == 200)
+        usleep(100_000)
+        #expect(server.heapTrims == 1, "the heap was trimmed while the pool was busy")
+        responder.release()
+        #expect(slow.readResponse()?.status == 200)
+        waitForTrims(2)
+        #expect(server.heapTrims == 2)
+    }
+
     @Test func aStopAnswersQueuedLongRequestsAndLetsTheRunningOneFinish() throws {
         let responder = PoolResponder()
         let server = try startServer(responder) { $0.workers = 1; $0.workerQueue = 4 }
