@@ -37,7 +37,8 @@ public enum GatewayAPI {
                                    log: RequestLog, campaigns: DurableCampaigns,
                                    clock: any TimeSource = SystemClock()) throws(APIRouter.ConflictError) -> GatewayService {
         var builder = APIRouterBuilder()
-        HealthEndpoints.register(in: &builder, metrics: metrics, checks: components.readiness)
+        let monitor = ReadinessMonitor(checks: components.readiness, metrics: metrics)
+        HealthEndpoints.register(in: &builder, metrics: metrics, monitor: monitor)
         LinkEndpoints.register(in: &builder, table: components.routeTable, metrics: metrics)
         PreviewEndpoint.register(in: &builder, planner: components.planner, metrics: metrics)
         TemplateEndpoints.register(in: &builder, templates: components.planner.templates)

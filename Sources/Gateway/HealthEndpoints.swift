@@ -16,8 +16,11 @@ public struct ReadinessCheck: Sendable {
     }
 }
 
+/// The probes. Each answers on the I/O thread from state made elsewhere: a constant for
+/// `/healthz`, the readiness monitor's last round for `/readyz`, the counters and the
+/// monitor's samples for `/metrics`. None of them waits for a lock that long work holds.
 enum HealthEndpoints {
-    static func register(in builder: inout APIRouterBuilder, metrics: Metrics, checks: [ReadinessCheck]) {
+    static func register(in builder: inout APIRouterBuilder, metrics: Metrics, monitor: ReadinessMonitor) {
         let healthy = JSONWriter.bytes { w in
             w.object { w in w.member("status", "ok") }
             w.raw("\n")
@@ -26,24 +29,8 @@ enum HealthEndpoints {
             jsonResponse(healthy)
         }
         builder.add("GET", "/readyz", operation: "readyz", public: true) { _, _ in
-            var ready = true
-            var w = JSONWriter()
-            w.object { w in
-                w.member("checks", object: { w in
-                    for check in checks {
-                        w.key(check.name)
-                        if let problem = check.check() {
-                            if check.blocking { ready = false }
-                            w.string(problem)
-                        } else {
-                            w.string("ok")
-                        }
-                    }
-                })
-                w.member("status", ready ? "ready" : "not ready")
-            }
-            w.raw("\n")
-            return jsonResponse(status: ready ? 200 : 503, w.bytes)
+            let answer = monitor.latest
+            return jsonResponse(status: answer.status, answer.body)
         }
         builder.add("GET", "/metrics", operation: "metrics", public: true) { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],

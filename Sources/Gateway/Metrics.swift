@@ -24,6 +24,9 @@ public final class Metrics: Sendable {
     private let queueDepth = Atomic<Int>(0)
     private let sendingPause = Mutex<(@Sendable () -> Double)?>(nil)
     private let apnsReachable = Mutex<(@Sendable () -> Bool)?>(nil)
+    /// The observed gauges as last sampled (`sampleObservedGauges`): their sources take
+    /// locks that long work may hold, so a scrape reads these instead of asking them.
+    private let observed = Mutex<(pausedSeconds: Double, reachable: Bool)>((0, true))
 
     public init() {}
 
@@ -56,13 +59,24 @@ public final class Metrics: Sendable {
     public func setQueueDepth(_ depth: Int) { queueDepth.store(depth, ordering: .relaxed) }
 
     /// `source` answers, at each scrape, how many seconds sends remain paused (0: not paused).
+    /// Sampled at once and then by `sampleObservedGauges` (the readiness monitor's rounds).
     public func observeSendingPause(_ source: @escaping @Sendable () -> Double) {
         sendingPause.withLock { $0 = source }
+        sampleObservedGauges()
     }
 
-    /// Whether the transport can reach APNs (its circuit breaker closed).
+    /// Whether the transport can reach APNs (its circuit breaker closed). Sampled like
+    /// the sending pause.
     public func observeAPNsReachability(_ source: @escaping @Sendable () -> Bool) {
         apnsReachable.withLock { $0 = source }
+        sampleObservedGauges()
+    }
+
+    /// Asks the observed sources for their values now (off the request path).
+    public func sampleObservedGauges() {
+        let paused = max(0, sendingPause.withLock { $0 }?() ?? 0)
+        let reachable = apnsReachable.withLock { $0 }?() ?? true
+        observed.withLock { $0 = (paused, reachable) }
     }
 
     public func render() -> String {
@@ -89,11 +103,12 @@ public final class Metrics: Sendable {
         out += "pushgate_campaign_queue_depth \(queueDepth.load(ordering: .relaxed))\n"
         family("pushgate_apns_sending_paused_seconds", "gauge",
                "Seconds until sends resume after APNs answered TooManyProviderTokenUpdates (0: sending).", to: &out)
-        let paused = max(0, sendingPause.withLock { $0 }?() ?? 0)
+        let sampled = observed.withLock { $0 }
+        let paused = sampled.pausedSeconds
         out += "pushgate_apns_sending_paused_seconds \(paused == paused.rounded() ? String(Int(paused)) : String(paused))\n"
         family("pushgate_apns_reachable", "gauge",
                "1 while APNs can be reached, 0 while every connection attempt fails (sends wait; probed with backoff).", to: &out)
-        out += "pushgate_apns_reachable \((apnsReachable.withLock { $0 }?() ?? true) ? 1 : 0)\n"
+        out += "pushgate_apns_reachable \(sampled.reachable ? 1 : 0)\n"
         return out
     }
 

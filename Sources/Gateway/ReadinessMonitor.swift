@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import HTTPServer
+import StrictJSON
+import Synchronization
+
+/// Runs the readiness checks and samples the metrics' observed gauges on a thread of its
+/// own, every `interval`, so `/readyz` and `/metrics` answer on the I/O thread from the
+/// last results. A check may take a lock that long work holds (storage, the signing
+/// key's state while a token is minted and stored); then only this thread waits, and
+/// probes keep answering the last results. The first results exist before `init`
+/// returns. The thread ends when the monitor is released.
+public final class ReadinessMonitor: Sendable {
+    /// The answer `/readyz` gives: 200 with every check `ok` (or not blocking), else 503.
+    public struct Answer: Sendable {
+        public var status: Int
+        public var body: [UInt8]
+    }
+
+    /// Seconds between two rounds of checks.
+    public static let defaultInterval = 0.1
+
+    private let core: Core
+    /// False only if the thread could not be started: then each answer is computed when asked.
+    private let threaded: Bool
+
+    public init(checks: [ReadinessCheck], metrics: Metrics, interval: Double = ReadinessMonitor.defaultInterval) {
+        core = Core(checks: checks, metrics: metrics, interval: interval)
+        core.evaluate()
+        let context = Unmanaged.passRetained(core).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { argument in
+            let core = Unmanaged<Core>.fromOpaque(argument!).takeRetainedValue()
+            core.run()
+            return nil
+        }, context)
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Core>.fromOpaque(context).release()
+        }
+        threaded = started == 0
+    }
+
+    deinit { core.stop() }
+
+    /// The last round's answer.
+    public var latest: Answer {
+        if !threaded { core.evaluate() }
+        return core.latest.withLock { $0 }
+    }
+
+    /// Rounds done so far (tests wait on it).
+    public var rounds: Int { core.rounds.load(ordering: .relaxed) }
+
+    private final class Core: Sendable {
+        let checks: [ReadinessCheck]
+        let metrics: Metrics
+        let interval: Double
+        let latest = Mutex(Answer(status: 503, body: []))
+        let rounds = Atomic<Int>(0)
+        private let stopped = Atomic<Bool>(false)
+        private let wake = DispatchSemaphore(value: 0)
+
+        init(checks: [ReadinessCheck], metrics: Metrics, interval: Double) {
+            self.checks = checks
+            self.metrics = metrics
+            self.interval = max(0.001, interval)
+        }
+
+        func run() {
+            while !stopped.load(ordering: .acquiring) {
+                _ = wake.wait(timeout: .now() + interval)
+                if stopped.load(ordering: .acquiring) { return }
+                evaluate()
+            }
+        }
+
+        func stop() {
+            stopped.store(true, ordering: .releasing)
+            wake.signal()
+        }
+
+        func evaluate() {
+            metrics.sampleObservedGauges()
+            var ready = true
+            var w = JSONWriter()
+            w.object { w in
+                w.member("checks", object: { w in
+                    for check in checks {
+                        w.key(check.name)
+                        if let problem = check.check() {
+                            if check.blocking { ready = false }
+                            w.string(problem)
+                        } else {
+                            w.string("ok")
+                        }
+                    }
+                })
+                w.member("status", ready ? "ready" : "not ready")
+            }
+            w.raw("\n")
+            let answer = Answer(status: ready ? 200 : 503, body: w.bytes)
+            latest.withLock { $0 = answer }
+            rounds.add(1, ordering: .relaxed)
+        }
+    }
+}
