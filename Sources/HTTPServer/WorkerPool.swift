@@ -13,7 +13,9 @@ final class WorkerPool: Sendable {
     typealias Job = @Sendable () -> Void
 
     private struct State {
-        var queue: [Job] = []
+        /// Taken jobs are set to nil at once: a job holds its request (a body of up to
+        /// `maxBodyBytes`), which must not outlive it.
+        var queue: [Job?] = []
         var head = 0
         var running = 0
         var stopping = false
@@ -83,6 +85,7 @@ final class WorkerPool: Sendable {
             var job = state.withLock { state -> Job? in
                 guard state.head < state.queue.count else { return nil }
                 let job = state.queue[state.head]
+                state.queue[state.head] = nil
                 state.head += 1
                 if state.head > 64 && state.head * 2 > state.queue.count {
                     state.queue.removeFirst(state.head)

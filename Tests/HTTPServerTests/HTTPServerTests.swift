@@ -184,6 +184,23 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         for client in slow { #expect(client?.readResponse()?.status == 200) }
     }
 
+    @Test func aJobIsReleasedOnceItHasRun() throws {
+        final class Payload: Sendable {}
+        let pool = try WorkerPool(workers: 1, queueLimit: 4)
+        defer { pool.stop() }
+        let ran = Atomic<Int>(0)
+        weak var tracked: Payload?
+        do {
+            let payload = Payload()
+            tracked = payload
+            #expect(pool.submit { withExtendedLifetime(payload) { _ = ran.add(1, ordering: .relaxed) } })
+        }
+        var waited = 0
+        while (ran.load(ordering: .relaxed) == 0 || pool.load > 0) && waited < 400 { usleep(5_000); waited += 1 }
+        #expect(ran.load(ordering: .relaxed) == 1)
+        #expect(tracked == nil, "the pool still holds a job that has run (and the request it captured)")
+    }
+
     @Test func theHeapIsTrimmedAfterABigRequestOnceThePoolIsIdle() throws {
         let responder = PoolResponder()
         let server = try startServer(responder) { $0.workers = 1; $0.maxBodyBytes = 1 << 20 }
