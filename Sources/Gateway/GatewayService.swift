@@ -166,6 +166,7 @@ public final class GatewayService: HTTPResponder {
     private func finish(_ request: HTTPRequest, response: HTTPResponse, operation: String, keyName: String?,
                         requestID: String, clientRequestID: String? = nil, started: Double) {
         metrics.recordRequest(operation: operation, status: response.status)
+        if let codes = response.problemCodes { metrics.recordProblem(code: codes.code, errors: codes.errors) }
         let elapsed = max(0, clock.wallSeconds() - started)
         log.record(RequestLog.Entry(time: started, requestID: requestID, clientRequestID: clientRequestID, keyName: keyName,
                                     method: request.method, path: request.path, query: request.query,

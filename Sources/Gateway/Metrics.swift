@@ -15,6 +15,8 @@ public final class Metrics: Sendable {
     private struct State {
         var requests: [String: Int] = [:]          // operation \0 status
         var linksRejected: [String: Int] = [:]     // code
+        var problems: [String: Int] = [:]          // a problem's top-level code
+        var problemErrors: [String: Int] = [:]     // the code of an entry in a problem's errors[]
         var notifications: [String: Int] = [:]     // result \0 reason
         var apnsLatency = Histogram()
     }
@@ -39,6 +41,16 @@ public final class Metrics: Sendable {
 
     public func recordLinkRejected(code: String) {
         state.withLock { $0.linksRejected[code, default: 0] += 1 }
+    }
+
+    /// An answered RFC 9457 problem: its top-level `code` (`validationFailed`, `notFound`,
+    /// …) and the code of each of its `errors` (`invalidToken`, `unknownKey`, …), the
+    /// codes of docs/errors.md.
+    public func recordProblem(code: String, errors: [String]) {
+        state.withLock { state in
+            state.problems[code, default: 0] += 1
+            for error in errors { state.problemErrors[error, default: 0] += 1 }
+        }
     }
 
     /// `result` is delivered/failed/unregistered/skipped; `reason` is APNs' reason or "".
@@ -86,10 +98,12 @@ public final class Metrics: Sendable {
         twoLabelSamples("pushgate_http_requests_total", "operation", "status", snapshot.requests, to: &out)
         family("pushgate_http_requests_in_flight", "gauge", "HTTP requests being handled now.", to: &out)
         out += "pushgate_http_requests_in_flight \(inFlight.load(ordering: .relaxed))\n"
+        family("pushgate_http_problems_total", "counter", "HTTP problem answers (RFC 9457), by their top-level code.", to: &out)
+        codeSamples("pushgate_http_problems_total", snapshot.problems, to: &out)
+        family("pushgate_http_problem_errors_total", "counter", "Entries in the errors of HTTP problem answers, by code.", to: &out)
+        codeSamples("pushgate_http_problem_errors_total", snapshot.problemErrors, to: &out)
         family("pushgate_links_rejected_total", "counter", "Deep links rejected, by code.", to: &out)
-        for (code, value) in snapshot.linksRejected.sorted(by: { $0.key < $1.key }) {
-            out += "pushgate_links_rejected_total{code=\(label(code))} \(value)\n"
-        }
+        codeSamples("pushgate_links_rejected_total", snapshot.linksRejected, to: &out)
         family("pushgate_notifications_total", "counter", "Notifications finished, by result and APNs reason.", to: &out)
         twoLabelSamples("pushgate_notifications_total", "result", "reason", snapshot.notifications, to: &out)
         family("pushgate_apns_request_duration_seconds", "histogram", "Time from sending a request to APNs to its answer.", to: &out)
@@ -115,6 +129,13 @@ public final class Metrics: Sendable {
     /// The `# HELP` and `# TYPE` lines that open a metric family.
     private func family(_ name: String, _ type: String, _ help: String, to out: inout String) {
         out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+
+    /// Samples counted by one `code` label, sorted by code.
+    private func codeSamples(_ name: String, _ counts: [String: Int], to out: inout String) {
+        for (code, value) in counts.sorted(by: { $0.key < $1.key }) {
+            out += "\(name){code=\(label(code))} \(value)\n"
+        }
     }
 
     /// Samples counted under `first + "\u{0}" + second` keys, sorted by key.

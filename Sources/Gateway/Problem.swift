@@ -67,9 +67,11 @@ public struct Problem: Error, Sendable, Equatable {
             }
         }
         w.raw("\n")
-        return HTTPResponse(status: status,
-                            headers: [("Content-Type", "application/problem+json")] + headers,
-                            body: w.bytes)
+        var response = HTTPResponse(status: status,
+                                    headers: [("Content-Type", "application/problem+json")] + headers,
+                                    body: w.bytes)
+        response.problemCodes = (code.rawValue, errors.map(\.code.rawValue))
+        return response
     }
 
     static func listedNote(_ count: Int) -> String { "(the first \(count) are listed)" }

@@ -36,6 +36,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// For an RFC 9457 problem answer: its top-level `code` and the codes of its
+    /// `errors[]`, so the responder can count them without reading the body back.
+    public var problemCodes: (code: String, errors: [String])?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

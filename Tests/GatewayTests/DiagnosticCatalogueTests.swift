@@ -99,3 +99,63 @@ import Testing
         #expect(statuses.allSatisfy { (400...599).contains($0.status) })
     }
 }
+
+/// `pushgate_http_problems_total` and `pushgate_http_problem_errors_total` count the codes
+/// the answers carry, and only catalogued ones: what a dashboard shows is what a client
+/// got, in the vocabulary of docs/errors.md.
+@Suite struct ProblemMetricTests {
+    /// The `code` label values of one metric family, with their counts.
+    static func samples(_ family: String, in text: String) -> [String: Int] {
+        var out: [String: Int] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix(family + "{code=\"") {
+            let rest = line.dropFirst(family.count + 7)
+            guard let quote = rest.firstIndex(of: "\""), let count = Int(rest[rest.index(quote, offsetBy: 3)...]) else { continue }
+            out[String(rest[..<quote])] = count
+        }
+        return out
+    }
+
+    @Test func problemsAreCountedByTheCodesTheyCarry() throws {
+        let service = try makeService()
+        let json = [("content-type", "application/json")]
+        let requests = [
+            HTTPRequest(method: "GET", path: "/nope"),
+            HTTPRequest(method: "GET", path: "/also/nope"),
+            HTTPRequest(method: "DELETE", path: "/v1/echo"),
+            HTTPRequest(method: "POST", path: "/v1/echo", body: Array("{}".utf8)),
+            HTTPRequest(method: "POST", path: "/v1/echo", headers: json, body: Array("{\"a\":1,\"a\":2}".utf8)),
+            HTTPRequest(method: "GET", path: "/open"),
+        ]
+        var expectedCodes: [String: Int] = [:]
+        var expectedErrors: [String: Int] = [:]
+        for request in requests {
+            let response = service.respond(to: request)
+            guard response.header("content-type") == "application/problem+json" else { continue }
+            let body = try #require(try JSONParser().parse(response.body).objectValue)
+            expectedCodes[try #require(body["code"]?.stringValue), default: 0] += 1
+            for entry in body["errors"]?.arrayValue ?? [] {
+                expectedErrors[try #require(entry.objectValue?["code"]?.stringValue), default: 0] += 1
+            }
+        }
+        let text = service.metrics.render()
+        #expect(text.contains("# TYPE pushgate_http_problems_total counter"))
+        #expect(text.contains("# TYPE pushgate_http_problem_errors_total counter"))
+        let codes = Self.samples("pushgate_http_problems_total", in: text)
+        let errors = Self.samples("pushgate_http_problem_errors_total", in: text)
+        #expect(codes == expectedCodes)
+        #expect(codes["notFound"] == 2 && codes["methodNotAllowed"] == 1 && codes["unsupportedMediaType"] == 1 && codes["malformedJSON"] == 1)
+        #expect(errors == expectedErrors && !errors.isEmpty, "\(errors)")
+        // Catalogued: problem codes are the problem domain's, entry codes the ones errors[] can hold.
+        let problemCodes = Set(DiagnosticDomain.problem.codes.map(\.rawValue))
+        let entryCodes = Set(DiagnosticCatalogue.inProblemErrors.map(\.rawValue))
+        #expect(Set(codes.keys).isSubset(of: problemCodes), "\(codes.keys)")
+        #expect(Set(errors.keys).isSubset(of: entryCodes), "\(errors.keys)")
+    }
+
+    /// docs/http-api.md lists both families next to the catalogue they count.
+    @Test func theMetricsAreDocumented() throws {
+        let text = String(decoding: try Fixtures.bytes("docs/http-api.md"), as: UTF8.self)
+        #expect(text.contains("pushgate_http_problems_total{code}"))
+        #expect(text.contains("pushgate_http_problem_errors_total{code}"))
+    }
+}
