@@ -385,6 +385,10 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// After raw text that completed a value: the next value at this level needs a comma.
+    @inlinable
+    public mutating func endedValue() { needsComma = true }
+
     @inlinable
     public mutating func byte(_ b: UInt8) {
         put(b)

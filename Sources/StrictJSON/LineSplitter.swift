@@ -86,11 +86,13 @@ public protocol ByteSource {
 /// Lines are handed out in place, straight from the block they were read into (only a line
 /// cut by a block's end is moved, to the front). A read error is an error, never the end
 /// of the input: the lines before it have been handed out, and nothing after it is.
-public final class LineReader<Source: ByteSource> {
-    private var source: Source
-    public let maxLineBytes: Int
-    private let capacity: Int
+///
+/// A non-copyable struct owning its buffer (freed in deinit): its state lives in the
+/// caller's frame, so the per-line path has no class access checks or generic layout.
+public struct LineReader: ~Copyable {
     private let buffer: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    public let maxLineBytes: Int
     private var filled = 0        // buffer[0..<filled] holds read bytes
     private var position = 0      // where the next line starts
     private var scanned = 0       // buffer[position..<scanned] holds no LF
@@ -98,12 +100,13 @@ public final class LineReader<Source: ByteSource> {
     private var discardedEndsWithCR = false
     private var atEnd = false
     private var failed: ByteReadError?
+    private var source: any ByteSource
     /// Bytes read from the source so far.
     public private(set) var bytesRead = 0
     /// Lines handed out so far (the number of the last one).
     public private(set) var lineNumber = 0
 
-    public init(_ source: Source, maxLineBytes: Int, blockSize: Int = 1 << 18) {
+    public init(_ source: some ByteSource, maxLineBytes: Int, blockSize: Int = 1 << 18) {
         self.source = source
         self.maxLineBytes = maxLineBytes
         // Room for a held partial line (at most maxLineBytes) plus a whole block.
@@ -115,8 +118,7 @@ public final class LineReader<Source: ByteSource> {
 
     /// The next line, or nil at the end of the input. After a read error every call throws
     /// it again.
-    public func next() throws(ByteReadError) -> ByteLine? {
-        if let failed { throw failed }
+    public mutating func next() throws(ByteReadError) -> ByteLine? {
         while true {
             let bytes = UnsafeBufferPointer(start: buffer, count: filled)
             if let lf = LineSplitter.firstLineFeed(in: bytes, from: scanned) {
@@ -125,6 +127,7 @@ public final class LineReader<Source: ByteSource> {
                 scanned = position
                 return emit(start, lf)
             }
+            if let failed { throw failed }
             scanned = filled
             if atEnd {
                 guard position < filled || discarded > 0 else { return nil }
@@ -132,34 +135,38 @@ public final class LineReader<Source: ByteSource> {
                 position = filled
                 return emit(start, filled)
             }
-            let rest = filled - position
-            if discarded > 0 || rest > maxLineBytes {
-                // Over the limit: keep counting, hold nothing.
-                if rest > 0 {
-                    discarded += rest
-                    discardedEndsWithCR = buffer[filled - 1] == 0x0D
-                }
-                filled = 0
-            } else {
-                if position > 0 && rest > 0 { buffer.moveInitialize(from: buffer + position, count: rest) }
-                filled = rest
+            try refill()
+        }
+    }
+
+    /// Moves the unfinished line to the front (or drops it while skipping) and reads.
+    private mutating func refill() throws(ByteReadError) {
+        let rest = filled - position
+        if discarded > 0 || rest > maxLineBytes {
+            // Over the limit: keep counting, hold nothing.
+            if rest > 0 {
+                discarded += rest
+                discardedEndsWithCR = buffer[filled - 1] == 0x0D
             }
-            position = 0
-            scanned = filled
-            let n: Int
-            do {
-                n = try source.read(into: UnsafeMutableBufferPointer(start: buffer + filled, count: capacity - filled))
-            } catch {
-                failed = error
-                throw error
-            }
+            filled = 0
+        } else {
+            if position > 0 && rest > 0 { buffer.moveInitialize(from: buffer + position, count: rest) }
+            filled = rest
+        }
+        position = 0
+        scanned = filled
+        do {
+            let n = try source.read(into: UnsafeMutableBufferPointer(start: buffer + filled, count: capacity - filled))
             if n == 0 { atEnd = true } else { filled += n; bytesRead += n }
+        } catch {
+            failed = error
+            throw error
         }
     }
 
     /// The line `buffer[start..<end]` (LF excluded). The limit applies to the raw line, CR
     /// included, whether it was held or skipped.
-    private func emit(_ start: Int, _ end: Int) -> ByteLine {
+    private mutating func emit(_ start: Int, _ end: Int) -> ByteLine {
         lineNumber += 1
         let length = end - start
         let cut = length > 0 && buffer[end - 1] == 0x0D ? 1 : 0

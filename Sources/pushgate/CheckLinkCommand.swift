@@ -49,7 +49,7 @@ enum CheckLinkCommand {
     private static func streamLines(_ table: RouteTable) -> Int32 {
         var anyRejected = false
         var w = JSONWriter(capacity: 1 << 17)
-        let lines = LineReader(FileDescriptorSource(fd: 0), maxLineBytes: LinkLimits.maxLineBytes)
+        var lines = LineReader(FileDescriptorSource(fd: 0), maxLineBytes: LinkLimits.maxLineBytes)
         do throws(ByteReadError) {
             while let line = try lines.next() {
                 switch line {

@@ -16,7 +16,7 @@ final class DeviceLineReader {
     }
 
     private let fd: Int32
-    private let lines: LineReader<FileDescriptorSource>
+    private var lines: LineReader
     let path: String
     let totalBytes: Int
     var bytesRead: Int { lines.bytesRead }

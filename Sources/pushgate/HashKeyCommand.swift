@@ -41,7 +41,7 @@ enum HashKeyCommand {
     /// The first line of standard input (the key), cut by the one line rule; a key is far
     /// shorter than the limit, so a longer line is no key.
     private static func firstLineOfStandardInput() -> Result<String?, ByteReadError> {
-        let lines = LineReader(FileDescriptorSource(fd: 0), maxLineBytes: 64 << 10, blockSize: 1 << 12)
+        var lines = LineReader(FileDescriptorSource(fd: 0), maxLineBytes: 64 << 10, blockSize: 1 << 12)
         do throws(ByteReadError) {
             switch try lines.next() {
             case .text(let bytes)?: return .success(String(decoding: bytes, as: UTF8.self))

@@ -32,7 +32,7 @@ enum Seen: Equatable, CustomStringConvertible {
 }
 
 func readAll(_ source: ScriptedSource, maxLineBytes: Int, blockSize: Int = 16) -> ([Seen], ByteReadError?) {
-    let reader = LineReader(source, maxLineBytes: maxLineBytes, blockSize: blockSize)
+    var reader = LineReader(source, maxLineBytes: maxLineBytes, blockSize: blockSize)
     var seen: [Seen] = []
     do throws(ByteReadError) {
         while let line = try reader.next() {
@@ -113,7 +113,7 @@ func splitInMemory(_ text: String) -> [String] {
     @Test func aReadErrorIsAnErrorNeverTheEndOfTheInput() throws {
         let text = Array("one\ntwo\nthree\nfour\n".utf8)
         let source = ScriptedSource(bytes: text, blocks: [4], failAfter: 10)
-        let reader = LineReader(source, maxLineBytes: 100, blockSize: 4)
+        var reader = LineReader(source, maxLineBytes: 100, blockSize: 4)
         var seen: [String] = []
         #expect(throws: ByteReadError("Input/output error")) {
             while let line = try reader.next() {

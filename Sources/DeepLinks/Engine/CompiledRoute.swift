@@ -6,6 +6,8 @@ final class CompiledRoute: Sendable {
     }
 
     let route: Route
+    /// Its position in the table (and in `routes`).
+    let index: Int
     let segmentKinds: [SegmentKind]
     /// Per segment: the parameter's name ("" for literals).
     let parameterNames: [String]
@@ -20,8 +22,9 @@ final class CompiledRoute: Sendable {
     /// Slots the route marks required.
     let requiredSlots: [Int]
 
-    init(route: Route, passthroughQuery: [String]) {
+    init(route: Route, index: Int, passthroughQuery: [String]) {
         self.route = route
+        self.index = index
         var kinds: [SegmentKind] = []
         var names: [String] = []
         for segment in route.segments {

@@ -18,7 +18,7 @@ final class CompiledRouteTable: Sendable {
         self.hostList = hosts.joined(separator: ", ")
         self.hostBytes = hosts.map { Array($0.utf8) }
         self.routes = routes
-        self.compiledRoutes = routes.map { CompiledRoute(route: $0, passthroughQuery: passthroughQuery) }
+        self.compiledRoutes = routes.indices.map { CompiledRoute(route: routes[$0], index: $0, passthroughQuery: passthroughQuery) }
         self.matcher = RouteMatcher(routes: routes)
     }
 

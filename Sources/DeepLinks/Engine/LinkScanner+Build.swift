@@ -156,6 +156,10 @@ struct AcceptedLinkView {
     let parameterCount: Int
 
     var routeName: String { route.route.name }
+    var routeIndex: Int { route.index }
+    /// The index of parameter `i`'s name in `route.parameterNames`, of query item `i`'s in `route.slotNames`.
+    func parameterNameIndex(_ i: Int) -> Int { names[i] }
+    func queryNameIndex(_ i: Int) -> Int { names[parameterCount + i] }
     var queryCount: Int { values.count - parameterCount }
     func parameterName(_ i: Int) -> String { route.parameterNames[names[i]] }
     func queryName(_ i: Int) -> String { route.slotNames[names[parameterCount + i]] }
