@@ -4,6 +4,9 @@ import StrictJSON
 /// with `PUSHGATE_APNS_*` environment variables taking precedence.
 public struct APNsConfiguration: Sendable, Equatable {
     public var environment: APNsEnvironment
+    /// The environments a campaign may choose (`"environment": "sandbox"` in the campaign);
+    /// always includes `environment`, which campaigns that do not choose get.
+    public var environments: [APNsEnvironment]
     /// Overrides the environment's host: `http://127.0.0.1:PORT` (HTTP/2 cleartext, prior
     /// knowledge; loopback only) or `https://…` (TLS, always verified).
     public var url: String?
@@ -27,6 +30,7 @@ public struct APNsConfiguration: Sendable, Equatable {
                 connections: Int = 1, maxConcurrentStreams: Int = 100, requestTimeoutSeconds: Double = 10,
                 retry: RetryPolicy = RetryPolicy(), dryRun: Bool = false) {
         self.environment = environment
+        self.environments = [environment]
         self.url = url
         self.caFile = caFile
         self.teamId = teamId

@@ -2,7 +2,7 @@ import DeepLinks
 import StrictJSON
 
 extension APNsConfiguration {
-    public static let keys = ["environment", "url", "caFile", "teamId", "keyId", "keyFile", "topic",
+    public static let keys = ["environment", "environments", "url", "caFile", "teamId", "keyId", "keyFile", "topic",
                               "connections", "maxConcurrentStreams", "requestTimeoutSeconds", "retry", "dryRun"]
 
     /// Reads the `apns` section into `reader` (every problem collected there, each at the
@@ -14,6 +14,7 @@ extension APNsConfiguration {
         var config = APNsConfiguration()
         let environment = reader.choice(object, "environment", at: path, ["sandbox", "production"], default: config.environment.rawValue)
         config.environment = APNsEnvironment(rawValue: environment) ?? config.environment
+        config.environments = readEnvironments(object, reader: &reader, at: path, default: config.environment)
         config.dryRun = reader.bool(object, "dryRun", at: path, default: false)
         config.url = reader.string(object, "url", at: path, validate: urlProblem)?.value.trimmingTrailingSlashes
         if let ca = reader.path(object, "caFile", at: path) {
@@ -32,6 +33,64 @@ extension APNsConfiguration {
                                                      default: config.requestTimeoutSeconds) ?? config.requestTimeoutSeconds
         config.retry = readRetry(object["retry"], reader: &reader, at: path.appending("retry"))
         return config
+    }
+
+    /// What an app may set for itself in `apps.NAME.apns`; everything else about APNs is
+    /// common to every app.
+    public static let appKeys = ["environment", "environments", "teamId", "keyId", "keyFile"]
+
+    /// `common` with an app's own `apps.NAME.apns` settings applied: its environment(s) and
+    /// credentials. A setting the app does not give is inherited from `common`.
+    public static func read(app json: JSON?, inheriting common: APNsConfiguration, reader: inout ConfigReader,
+                            at path: JSONPath) -> APNsConfiguration {
+        let object = reader.section(json, at: path, keys: appKeys)
+        var config = common
+        if let environment = reader.string(object, "environment", at: path, validate: { value in
+            APNsEnvironment(rawValue: value) == nil ? "expected \(ConfigReader.list(APNsEnvironment.allCases.map(\.rawValue))), not \(DisplayQuote.quoted(value))" : nil
+        }), let value = APNsEnvironment(rawValue: environment.value) {
+            config.environment = value
+            // A new default environment brings its own list unless the app gives one.
+            config.environments = [value]
+        }
+        if object["environments"] != nil || reader.environment[ConfigReader.variableName(for: path.appending("environments"))] != nil {
+            config.environments = readEnvironments(object, reader: &reader, at: path, default: config.environment)
+        } else if !config.environments.contains(config.environment) {
+            config.environments = [config.environment]
+        }
+        if let team = reader.string(object, "teamId", at: path, validate: { identifierProblem($0, name: "teamId") }) { config.teamId = team.value }
+        if let key = reader.string(object, "keyId", at: path, validate: { identifierProblem($0, name: "keyId") }) { config.keyId = key.value }
+        if let file = reader.path(object, "keyFile", at: path) { config.keyFile = file.value }
+        return config
+    }
+
+    /// `environments`: a non-empty list of distinct environment names that includes the
+    /// default `environment`.
+    static func readEnvironments(_ object: JSONObject, reader: inout ConfigReader, at path: JSONPath,
+                                 default environment: APNsEnvironment) -> [APNsEnvironment] {
+        guard let setting = reader.json(object, "environments", at: path) else { return [environment] }
+        let names = APNsEnvironment.allCases.map(\.rawValue)
+        guard let items = setting.value.arrayValue, !items.isEmpty else {
+            reader.report(.wrongType, at: setting.location, "expected a non-empty list of environments (\(ConfigReader.list(names))), found \(setting.value.kindDescription)")
+            return [environment]
+        }
+        var result: [APNsEnvironment] = []
+        for item in items {
+            guard let text = item.stringValue, let value = APNsEnvironment(rawValue: text) else {
+                reader.report(.invalidValue, at: setting.location, "expected \(ConfigReader.list(names)) in the list, not \(item.stringValue.map { DisplayQuote.quoted($0) } ?? item.kindDescription)")
+                return [environment]
+            }
+            if result.contains(value) {
+                reader.report(.invalidValue, at: setting.location, "\(DisplayQuote.quoted(text)) is listed twice")
+                return [environment]
+            }
+            result.append(value)
+        }
+        guard result.contains(environment) else {
+            reader.report(.invalidValue, at: setting.location, "the list must include the default environment \(DisplayQuote.quoted(environment.rawValue))")
+            return [environment]
+        }
+        reader.record(path.appending("environments"), .array(result.map { .string($0.rawValue) }), origin: setting.origin)
+        return result
     }
 
     /// A real send needs all three credentials: each one missing is its own diagnostic,

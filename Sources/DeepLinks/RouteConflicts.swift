@@ -25,6 +25,18 @@ enum RouteConflicts {
 
     /// A path both routes match if they conflict, else nil.
     static func conflictExample(_ a: Route, _ b: Route) -> String? {
+        guard let (example, aWins, bWins) = overlap(a, b) else { return nil }
+        if aWins != bWins { return nil }  // one is strictly more specific
+        return example
+    }
+
+    /// A path both routes match, whichever is more specific, else nil. Within one table
+    /// the more specific route takes it; across two apps' tables nothing decides.
+    static func sharedPath(_ a: Route, _ b: Route) -> String? {
+        overlap(a, b)?.example
+    }
+
+    private static func overlap(_ a: Route, _ b: Route) -> (example: String, aWins: Bool, bWins: Bool)? {
         guard let length = commonLength(a, b) else { return nil }
         var aWins = false, bWins = false
         var example = ""
@@ -35,8 +47,7 @@ enum RouteConflicts {
             if sa.specificityRank > sb.specificityRank { aWins = true }
             if sb.specificityRank > sa.specificityRank { bWins = true }
         }
-        if aWins != bWins { return nil }  // one is strictly more specific
-        return example.isEmpty ? "/" : example
+        return (example.isEmpty ? "/" : example, aWins, bWins)
     }
 
     /// The number of segments of a path both could match, or nil if their lengths exclude it.
@@ -95,5 +106,28 @@ enum RouteConflicts {
             return candidate
         }
         return nil
+    }
+}
+
+extension RouteTable {
+    /// One route of each table that can match the same path, and such a path.
+    public struct Overlap: Sendable, Equatable {
+        public let route: Route
+        public let otherRoute: Route
+        public let examplePath: String
+    }
+
+    /// Every pair of routes, one from this table and one from `other`, that some path
+    /// matches (hosts are not compared: the caller knows which hosts the tables share).
+    public func overlaps(with other: RouteTable) -> [Overlap] {
+        var found: [Overlap] = []
+        for a in routes {
+            for b in other.routes {
+                if let example = RouteConflicts.sharedPath(a, b) {
+                    found.append(Overlap(route: a, otherRoute: b, examplePath: example))
+                }
+            }
+        }
+        return found
     }
 }

@@ -10,7 +10,16 @@ extension DiagnosticCode {
     public static let campaignMissing = DiagnosticCode(rawValue: "campaignMissing")
 }
 
+extension DiagnosticCode {
+    /// Two apps that cannot be configured together (one bundle id; one host and path for two teams).
+    public static let appsConflict = DiagnosticCode(rawValue: "appsConflict")
+    /// No configured app has that name (or the caller's key may not use it).
+    public static let unknownApp = DiagnosticCode(rawValue: "unknownApp")
+}
+
 extension DiagnosticDomain {
+    /// Several apps in one gateway.
+    public static let apps = DiagnosticDomain("apps", [.appsConflict, .unknownApp])
     /// The dispatcher's own decisions about a device (beside the transport's).
     public static let dispatcher = DiagnosticDomain("dispatcher", [.campaignMissing])
     /// The database behind durable campaigns (in `storageUnavailable` details and at start-up).
@@ -23,7 +32,7 @@ extension DiagnosticDomain {
 /// test compares them both ways, and with the OpenAPI document).
 public enum DiagnosticCatalogue {
     public static let domains: [DiagnosticDomain] = [
-        .json, .document, .files, .link, .routeTable, .campaign, .request, .framing, .problem,
+        .json, .document, .files, .apps, .link, .routeTable, .campaign, .request, .framing, .problem,
         .apns, .delivery, .dispatcher, .signingKey, .aasa, .storage, .server,
     ]
 

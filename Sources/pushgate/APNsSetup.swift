@@ -10,42 +10,42 @@ import Glibc
 /// the file or on the variable that gave the value.
 enum APNsSetup {
     /// The section as read, with `--dry-run` applied; a real send needs its credentials.
-    static func configuration(_ config: GatewayConfig, forceDryRun: Bool) -> Result<APNsConfiguration, CLIFailure> {
-        var apns = config.apns
+    static func configuration(_ config: GatewayConfig, app: AppConfig, forceDryRun: Bool) -> Result<APNsConfiguration, CLIFailure> {
+        var apns = app.apns
         if forceDryRun { apns.dryRun = true }
         var reader = config.reader
-        APNsConfiguration.requireCredentials(apns, reader: &reader)
+        APNsConfiguration.requireCredentials(apns, reader: &reader, at: app.path.appending("apns"))
         guard reader.isValid else { return .failure(.diagnostics(reader.diagnostics)) }
         return .success(apns)
     }
 
     /// A problem found while using a setting, at the file's pointer or the variable.
-    static func failure(_ error: APNsConfigurationError, _ config: GatewayConfig) -> CLIFailure {
-        .diagnostics([Diagnostic(error.diagnosticCode, at: config.reader.where(error.setting), error.message)])
+    static func failure(_ error: APNsConfigurationError, _ config: GatewayConfig, app: AppConfig) -> CLIFailure {
+        .diagnostics([Diagnostic(error.diagnosticCode, at: config.reader.where(app.setting(error.setting, in: config.reader)), error.message)])
     }
 
     /// Loads the key and builds the sender; notices (ephemeral key) go to stderr here.
     /// `tokenStore` shares the provider token with every process using the same storage.
-    static func delivery(_ configuration: APNsConfiguration, config: GatewayConfig,
+    static func delivery(_ configuration: APNsConfiguration, config: GatewayConfig, app: AppConfig,
                          tokenStore: (any ProviderTokenStore)?) -> Result<APNsDelivery, CLIFailure> {
         do {
             let delivery = try APNsDelivery(configuration: configuration, tokenStore: tokenStore)
             for notice in delivery.notices { Output.error(notice) }
             return .success(delivery)
         } catch {
-            return .failure(failure(error, config))
+            return .failure(failure(error, config, app: app))
         }
     }
 
     /// Only the token manager (no transport), for `pushgate jwt`.
-    static func tokens(_ configuration: APNsConfiguration, config: GatewayConfig,
+    static func tokens(_ configuration: APNsConfiguration, config: GatewayConfig, app: AppConfig,
                        tokenStore: (any ProviderTokenStore)?) -> Result<ProviderTokenManager, CLIFailure> {
         do {
             let (tokens, notices) = try APNsDelivery.providerTokens(for: configuration, tokenStore: tokenStore)
             for notice in notices { Output.error(notice) }
             return .success(tokens)
         } catch {
-            return .failure(failure(error, config))
+            return .failure(failure(error, config, app: app))
         }
     }
 }

@@ -7,10 +7,10 @@ import StrictJSON
 /// (docs/codegen.md).
 enum CodegenCommand {
     static let usage = """
-        usage: pushgate codegen swift [--config PATH | --routes PATH] [--type NAME] [--output FILE]
+        usage: pushgate codegen swift [--config PATH [--app NAME] | --routes PATH] [--type NAME] [--output FILE]
                pushgate codegen swift-runner [--type NAME] [--output FILE]
-               pushgate codegen vectors [--config PATH | --routes PATH] [--count N] [--seed N]
-               pushgate codegen check FILE [--config PATH | --routes PATH]
+               pushgate codegen vectors [--config PATH [--app NAME] | --routes PATH] [--count N] [--seed N]
+               pushgate codegen check FILE [--config PATH [--app NAME] | --routes PATH]
         """
 
     static func run(_ arguments: [String]) -> Int32 {

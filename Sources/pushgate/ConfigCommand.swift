@@ -35,14 +35,23 @@ enum ConfigCommand {
         let path = configPath(args[option: "config"])
         var (config, reader) = GatewayConfig.read(path: path, environment: processEnvironment())
         guard let loaded = config, reader.isValid else { return (config, reader) }
-        APNsConfiguration.requireCredentials(loaded.apns, reader: &reader)
+        for app in loaded.apps {
+            APNsConfiguration.requireCredentials(app.apns, reader: &reader, at: app.path.appending("apns"))
+        }
         if let problem = loaded.server.exposureProblem {
             reader.report(.invalidValue, at: reader.where(JSONPath.root.appending("server").appending("listen")), problem)
         }
-        reader.append(templateProblems(in: loaded.templatesPath))
-        if reader.isValid, loaded.apns.keyFile != nil {
-            do { _ = try APNsDelivery.providerTokens(for: loaded.apns) } catch {
-                reader.report(error.diagnosticCode, at: reader.where(error.setting), error.message)
+        var folders: [String] = []
+        for app in loaded.apps where !folders.contains(app.templatesPath) { folders.append(app.templatesPath) }
+        for folder in folders { reader.append(templateProblems(in: folder)) }
+        if reader.isValid {
+            for app in loaded.apps where app.apns.keyFile != nil {
+                do { _ = try APNsDelivery.providerTokens(for: app.apns) } catch {
+                    let location = reader.where(app.setting(error.setting, in: reader))
+                    if !reader.diagnostics.contains(where: { $0.location == location }) {
+                        reader.report(error.diagnosticCode, at: location, error.message)
+                    }
+                }
             }
         }
         config = loaded
@@ -78,7 +87,9 @@ enum ConfigCommand {
         guard let (config, reader) = read(arguments, command: "check") else { return ExitStatus.usage }
         guard let config, reader.isValid else { return report(reader.diagnostics) }
         let mode = config.apns.dryRun ? "dry run" : "sending to \(config.apns.baseURL)"
-        Output.line("\(TextSafety.escapedForDisplay(config.source)): ok (\(config.routes.routes.count) routes, APNs \(mode), listen \(config.server.http.host):\(config.server.http.port))")
+        let apps = config.apps.count == 1 ? "\(config.apps[0].routes.routes.count) routes"
+            : "\(config.apps.count) apps: " + config.apps.map { "\($0.name) \($0.routes.routes.count) routes" }.joined(separator: ", ")
+        Output.line("\(TextSafety.escapedForDisplay(config.source)): ok (\(apps), APNs \(mode), listen \(config.server.http.host):\(config.server.http.port))")
         return ExitStatus.ok
     }
 

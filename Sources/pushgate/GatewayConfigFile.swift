@@ -17,18 +17,21 @@ func configPath(_ option: String?, environment: [String: String] = processEnviro
 }
 
 /// `config/gateway.json`, every section read at once by one `ConfigReader`: each problem
-/// in the file, in the environment overrides, in the route table and in the files the
+/// in the file, in the environment overrides, in the route tables and in the files the
 /// configuration names is reported together, each with its file and pointer (or its
 /// variable). Paths inside the file are relative to the folder the file is in, so the same
 /// file works from any working directory.
+///
+/// The configuration names one app (the top-level `topic`, `routes`, `templates` and
+/// `apns`), or several under `apps`, each inheriting whatever it does not set from the top
+/// level.
 struct GatewayConfig {
     /// The file it was read from, for messages.
     let source: String
-    /// The app's bundle id; when absent, the route table's `app.bundleId`.
-    let topic: String?
-    let routesPath: String
-    let templatesPath: String
-    let routes: RouteTable
+    /// At least one, in file order.
+    let apps: [AppConfig]
+    /// The `apns` section as written at the top level: the settings every app shares
+    /// (connections, timeouts, retries, url, dry run) and the defaults of the rest.
     let apns: APNsConfiguration
     let server: ServerSettings
     let durable: DurableSettings
@@ -38,7 +41,7 @@ struct GatewayConfig {
     /// on the file or the variable that set the value).
     let reader: ConfigReader
 
-    static let knownKeys = ["topic", "routes", "templates", "apns", "server", "storage", "dispatcher", "webhook", "guard"]
+    static let knownKeys = ["topic", "routes", "templates", "apns", "apps", "server", "storage", "dispatcher", "webhook", "guard"]
     /// Where the database goes when the configuration does not say: beside the repo's `config/`.
     static let defaultStoragePath = "../var/pushgate.db"
 
@@ -69,10 +72,10 @@ struct GatewayConfig {
             return (nil, reader)
         }
         let object = reader.section(json, at: .root, keys: knownKeys)
-        let topic = reader.string(object, "topic", at: .root, validate: BundleID.problem(with:))?.value
-        let routes = reader.path(object, "routes", at: .root, default: "routes.json")
-        let templates = reader.path(object, "templates", at: .root, default: "../Templates")
-        var apns = APNsConfiguration.read(object["apns"], reader: &reader)
+        let appsJSON = reader.appsSection(object)
+        // Written once for every app; with no `apps`, the one app.
+        let common = AppSettings.read(object, at: .root, reader: &reader, defaults: true)
+        let apns = APNsConfiguration.read(object["apns"], reader: &reader)
         let server = ServerSettings(object["server"], reader: &reader)
         let durable = DurableSettings(storage: object["storage"], dispatcher: object["dispatcher"], webhook: object["webhook"],
                                       defaultPath: defaultStoragePath, reader: &reader)
@@ -80,38 +83,81 @@ struct GatewayConfig {
         let guardSection = reader.section(object["guard"], at: guardPath, keys: ["confirmAbove"])
         let confirmAbove = reader.integer(guardSection, "confirmAbove", at: guardPath, in: 0...1_000_000_000,
                                           default: SendGuard.defaultConfirmAbove) ?? SendGuard.defaultConfirmAbove
-        reader.reportUnreadVariables(namespaces: ["apns", "server", "storage", "dispatcher", "webhook", "guard"].map { JSONPath.root.appending($0) })
-        if let templates, !isDirectory(templates.value) {
-            reader.report(.fileNotFound, at: templates.location, missingFile(templates, what: "templates folder", reader: reader))
-        }
-        for key in ["keyFile", "caFile"] {
-            let setting = JSONPath.root.appending("apns").appending(key)
-            if let entry = reader.entries.last(where: { $0.path == setting }), let file = entry.value.stringValue, access(file, R_OK) != 0 {
-                let missing = errno == ENOENT
-                let found = ConfigReader.Setting(value: file, location: reader.where(setting), origin: entry.origin,
-                                                 written: entry.origin == .file ? nil : file)
-                reader.report(missing ? .fileNotFound : .fileUnreadable, at: found.location, missingFile(found, what: key, reader: reader))
-                if key == "keyFile" { apns.keyFile = nil }
+
+        var declared: [(name: String, settings: AppSettings, apns: APNsConfiguration, path: JSONPath)] = []
+        if let appsJSON {
+            for member in appsJSON.members {
+                let path = JSONPath.root.appending("apps").appending(member.key)
+                if let problem = AppConfig.nameProblem(member.key) {
+                    reader.report(.invalidValue, at: path, problem)
+                    continue
+                }
+                let appObject = reader.section(member.value, at: path, keys: AppSettings.keys)
+                guard member.value.objectValue != nil else { continue }
+                let own = AppSettings.read(appObject, at: path, reader: &reader, defaults: false)
+                let appAPNs = APNsConfiguration.read(app: appObject["apns"], inheriting: apns, reader: &reader, at: path.appending("apns"))
+                declared.append((member.key, own.inheriting(common), appAPNs, path))
             }
+        } else {
+            declared.append((AppConfig.defaultName, common, apns, .root))
         }
-        var table: RouteTable?
-        if let routes {
-            switch readFile(routes.value, limit: 4 << 20, at: routes.location) {
-            case .failure(let problem):
-                reader.append([problem.code == .fileNotFound
-                    ? Diagnostic(.fileNotFound, at: routes.location, missingFile(routes, what: "route table", reader: reader)) : problem])
-            case .success(let bytes):
-                do throws(RouteTableError) {
-                    table = try RouteTable(jsonBytes: bytes, source: routes.value)
-                } catch {
-                    reader.append(error.diagnostics)
+        reader.reportUnreadVariables(namespaces: ["apns", "server", "storage", "dispatcher", "webhook", "guard", "apps"].map { JSONPath.root.appending($0) })
+
+        var apps: [AppConfig] = []
+        var tables: [String: RouteTable?] = [:]
+        var checkedFolders: Set<String> = []
+        for app in declared {
+            if let templates = app.settings.templates, !checkedFolders.contains(templates.value) {
+                checkedFolders.insert(templates.value)
+                if !isDirectory(templates.value) {
+                    reader.report(.fileNotFound, at: templates.location, missingFile(templates, what: "templates folder", reader: reader))
                 }
             }
+            var appAPNs = app.apns
+            let apnsPath = app.path.appending("apns")
+            for key in ["keyFile", "caFile"] {
+                // The setting that gave the file: the app's own, else the top level's.
+                let setting = [apnsPath.appending(key), JSONPath.root.appending("apns").appending(key)]
+                    .first { p in reader.entries.contains { $0.path == p } }
+                guard let setting, let entry = reader.entries.last(where: { $0.path == setting }), let file = entry.value.stringValue,
+                      access(file, R_OK) != 0 else { continue }
+                let missing = errno == ENOENT
+                if key == "keyFile" { appAPNs.keyFile = nil }
+                let location = reader.where(setting)
+                guard !reader.diagnostics.contains(where: { $0.location == location }) else { continue }
+                let found = ConfigReader.Setting(value: file, location: location, origin: entry.origin,
+                                                 written: entry.origin == .file ? nil : file)
+                reader.report(missing ? .fileNotFound : .fileUnreadable, at: found.location, missingFile(found, what: key, reader: reader))
+            }
+            guard let routes = app.settings.routes else { continue }
+            if tables[routes.value] == nil {
+                tables[routes.value] = loadTable(routes, reader: &reader)
+            }
+            guard let table = tables[routes.value] ?? nil, let templates = app.settings.templates else { continue }
+            apps.append(AppConfig(name: app.name, topic: app.settings.topic?.value, routesPath: routes.value,
+                                  templatesPath: templates.value, routes: table, apns: appAPNs, path: app.path))
         }
-        guard let table, let routes, let templates else { return (nil, reader) }
-        return (GatewayConfig(source: path, topic: topic, routesPath: routes.value, templatesPath: templates.value, routes: table,
-                              apns: apns, server: server, durable: durable, sendGuard: SendGuard(confirmAbove: confirmAbove),
-                              reader: reader), reader)
+        if reader.isValid { AppConfig.reportConflicts(apps, reader: &reader) }
+        guard apps.count == declared.count, !apps.isEmpty else { return (nil, reader) }
+        return (GatewayConfig(source: path, apps: apps, apns: apns, server: server, durable: durable,
+                              sendGuard: SendGuard(confirmAbove: confirmAbove), reader: reader), reader)
+    }
+
+    /// The route table a `routes` setting names, or nil with its problems reported.
+    static func loadTable(_ routes: ConfigReader.Setting<String>, reader: inout ConfigReader) -> RouteTable? {
+        switch readFile(routes.value, limit: 4 << 20, at: routes.location) {
+        case .failure(let problem):
+            reader.append([problem.code == .fileNotFound
+                ? Diagnostic(.fileNotFound, at: routes.location, missingFile(routes, what: "route table", reader: reader)) : problem])
+            return nil
+        case .success(let bytes):
+            do throws(RouteTableError) {
+                return try RouteTable(jsonBytes: bytes, source: routes.value)
+            } catch {
+                reader.append(error.diagnostics)
+                return nil
+            }
+        }
     }
 
     /// `the route table "routes.json" (config/routes.json: relative paths are relative to the
@@ -152,15 +198,23 @@ extension ConfigReader {
 }
 
 extension GatewayConfig {
-    /// The configuration and the route table it names: what preview, send and serve all start from.
-    static func loadWithRoutes(path: String) -> Result<(GatewayConfig, RouteTable), CLIFailure> {
-        load(path: path).map { ($0, $0.routes) }
+    /// The app a command works on: `--app NAME`, or the only one. An unknown name, or no
+    /// name when there are several, is a usage error naming the apps there are.
+    func app(named name: String?) -> Result<AppConfig, CLIFailure> {
+        if let name {
+            if let app = apps.first(where: { $0.name == name }) { return .success(app) }
+            return .failure(CLIFailure(
+                message: "--app: no app named \(quotedForDisplay(name)) in \(TextSafety.escapedForDisplay(source)); the apps are \(ConfigReader.list(apps.map(\.name))) [unknownApp]",
+                status: ExitStatus.usage))
+        }
+        if apps.count == 1 { return .success(apps[0]) }
+        return .failure(CLIFailure(
+            message: "\(TextSafety.escapedForDisplay(source)) configures \(apps.count) apps (\(ConfigReader.list(apps.map(\.name)))): choose one with --app NAME [unknownApp]",
+            status: ExitStatus.usage))
     }
 
-    /// The campaign planner for this configuration: its topic (or the app's bundle id),
-    /// the route table, and its templates folder.
-    func planner(routes table: RouteTable, requireDevices: Bool = true) -> CampaignPlanner {
-        CampaignPlanner(bundleId: topic ?? table.app.bundleId, links: table,
-                        templates: TemplateFolder(path: templatesPath), requireDevices: requireDevices)
+    /// The configuration and the app a command works on.
+    static func load(path: String, app name: String?) -> Result<(GatewayConfig, AppConfig), CLIFailure> {
+        load(path: path).flatMap { config in config.app(named: name).map { (config, $0) } }
     }
 }

@@ -5,19 +5,19 @@ import APNs
 /// It is the token shared through the configured storage (minted there if none is fresh),
 /// so trying APNs by hand does not cost the gateway its 20-minute window.
 enum JWTCommand {
-    static let usage = "usage: pushgate jwt [--config PATH]"
+    static let usage = "usage: pushgate jwt [--config PATH] [--app NAME]"
 
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments.forOptionsOnly(command: "jwt", arguments, usage: usage, valued: ["config"])
+            args = try Arguments.forOptionsOnly(command: "jwt", arguments, usage: usage, valued: ["config", "app"])
         } catch {
             return error.status
         }
-        let result = GatewayConfig.load(path: configPath(args[option: "config"]))
-            .flatMap { config in APNsSetup.configuration(config, forceDryRun: false).map { (config, $0) } }
-            .flatMap { config, apns in
-                APNsSetup.sharedTokens(config, apns).flatMap { APNsSetup.tokens(apns, config: config, tokenStore: $0) }
+        let result = GatewayConfig.load(path: configPath(args[option: "config"]), app: args[option: "app"])
+            .flatMap { config, app in APNsSetup.configuration(config, app: app, forceDryRun: false).map { (config, app, $0) } }
+            .flatMap { config, app, apns in
+                APNsSetup.sharedTokens(config, apns).flatMap { APNsSetup.tokens(apns, config: config, app: app, tokenStore: $0) }
             }
         switch result {
         case .failure(let failure):

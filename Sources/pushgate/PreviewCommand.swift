@@ -7,12 +7,12 @@ import StrictJSON
 /// problem with it; with `--simulator`, one Simulator `.apns` file per device and locale.
 /// Exit 0 valid, 1 invalid, 2 usage or unreadable files.
 enum PreviewCommand {
-    static let usage = "usage: pushgate preview --campaign FILE [--config PATH] [--json | --simulator DIR]"
+    static let usage = "usage: pushgate preview --campaign FILE [--config PATH] [--app NAME] [--json | --simulator DIR]"
 
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments.forOptionsOnly(command: "preview", arguments, usage: usage, valued: ["campaign", "config", "simulator"], flags: ["json"])
+            args = try Arguments.forOptionsOnly(command: "preview", arguments, usage: usage, valued: ["campaign", "config", "app", "simulator"], flags: ["json"])
         } catch {
             return error.status
         }
@@ -22,7 +22,7 @@ enum PreviewCommand {
         }
         let planner: CampaignPlanner
         let bytes: [UInt8]
-        switch makePlanner(configPath: configPath(args[option: "config"]))
+        switch makePlanner(configPath: configPath(args[option: "config"]), app: args[option: "app"])
             .flatMap({ p in readSmallFile(path: campaignPath, limit: 256 << 20).map { (p, $0) } }) {
         case .failure(let failure):
             Output.error("pushgate preview: \(failure.message)")
@@ -71,7 +71,7 @@ enum PreviewCommand {
     }
 
     /// Configuration → route table → planner; any failure is a configuration error (exit 2).
-    static func makePlanner(configPath: String) -> Result<CampaignPlanner, CLIFailure> {
-        GatewayConfig.loadWithRoutes(path: configPath).map { config, table in config.planner(routes: table) }
+    static func makePlanner(configPath: String, app: String?) -> Result<CampaignPlanner, CLIFailure> {
+        GatewayConfig.load(path: configPath, app: app).map { $0.1.planner() }
     }
 }

@@ -4,26 +4,28 @@ import Glibc
 import DeepLinks
 import StrictJSON
 
-/// `--config PATH | --routes PATH` for the commands that need only the route table: the
-/// table a gateway configuration names, or a routes file (default `config/routes.json`).
+/// `--config PATH [--app NAME] | --routes PATH` for the commands that need only the route
+/// table: the table of one app of a gateway configuration (the only one unless `--app`
+/// says), or a routes file (default `config/routes.json`).
 enum RouteTableOptions {
     static let valued: Set<String> = ["config", "routes", "app"]
 
     static func load(_ args: Arguments) -> Result<RouteTable, CLIFailure> {
-        if args[option: "app"] != nil {
-            // One configuration has one route table today; there is nothing to select.
-            return .failure(.configuration("--app: the configuration has a single route table (no \"apps\"), so there is no app to choose; leave --app out"))
-        }
-        switch (args[option: "config"], args[option: "routes"]) {
-        case (let config?, nil): return GatewayConfig.loadWithRoutes(path: config).map(\.1)
-        case (nil, let routes): return loadRouteTable(path: routes ?? defaultRoutesPath)
-        case (_?, _?): return .failure(.configuration("give --config or --routes, not both"))
+        switch (args[option: "config"], args[option: "routes"], args[option: "app"]) {
+        case (_?, _?, _): return .failure(.configuration("give --config or --routes, not both"))
+        case (nil, _?, _?): return .failure(.configuration("--app chooses an app of the configuration; it does not apply to a --routes file"))
+        case (let config?, nil, let app): return GatewayConfig.load(path: config, app: app).map(\.1.routes)
+        // --app alone: the configuration's app, found the usual way (PUSHGATE_CONFIG or the default).
+        case (nil, nil, let app?): return GatewayConfig.load(path: configPath(nil), app: app).map(\.1.routes)
+        case (nil, let routes, nil): return loadRouteTable(path: routes ?? defaultRoutesPath)
         }
     }
 
     /// How the options picked the table, for a generated file's header.
     static func shown(_ args: Arguments) -> String {
-        if let config = args[option: "config"] { return "--config \(config)" }
+        let app = args[option: "app"].map { " --app \($0)" } ?? ""
+        if let config = args[option: "config"] { return "--config \(config)" + app }
+        if !app.isEmpty { return String(app.dropFirst()) }
         return "--routes \(args[option: "routes"] ?? defaultRoutesPath)"
     }
 }

@@ -2,10 +2,10 @@ import DeepLinks
 import Gateway
 import StrictJSON
 
-/// `pushgate routes fingerprint [--config PATH | --routes PATH]`: the table's fingerprint,
+/// `pushgate routes fingerprint [--config PATH [--app NAME] | --routes PATH]`: the table's fingerprint,
 /// the SHA-256 a generated router carries (`pushgate codegen check` compares them).
 enum RoutesCommand {
-    static let usage = "usage: pushgate routes fingerprint [--config PATH | --routes PATH]"
+    static let usage = "usage: pushgate routes fingerprint [--config PATH [--app NAME] | --routes PATH]"
 
     static func run(_ arguments: [String]) -> Int32 {
         guard arguments.first == "fingerprint" else {

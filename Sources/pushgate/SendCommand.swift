@@ -14,12 +14,12 @@ import StrictJSON
 /// notification (or, in a dry run, its signed request), 1 when any did not, 2 for usage or
 /// configuration errors.
 enum SendCommand {
-    static let usage = "usage: pushgate send --campaign FILE [--devices FILE] [--config PATH] [--confirm-devices N] [--dry-run] [--json]"
+    static let usage = "usage: pushgate send --campaign FILE [--devices FILE] [--config PATH] [--app NAME] [--confirm-devices N] [--dry-run] [--json]"
 
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments.forOptionsOnly(command: "send", arguments, usage: usage, valued: ["campaign", "devices", "config", "confirm-devices"], flags: ["dry-run", "json"])
+            args = try Arguments.forOptionsOnly(command: "send", arguments, usage: usage, valued: ["campaign", "devices", "config", "app", "confirm-devices"], flags: ["dry-run", "json"])
         } catch {
             return error.status
         }
@@ -39,7 +39,7 @@ enum SendCommand {
         }
 
         let prepared: (CampaignPlan, APNsDelivery, DeviceLineReader?, SendGuard)
-        switch prepare(campaignPath: campaignPath, configPath: configPath, devicesPath: devicesPath, forceDryRun: args.has("dry-run")) {
+        switch prepare(campaignPath: campaignPath, configPath: configPath, app: args[option: "app"], devicesPath: devicesPath, forceDryRun: args.has("dry-run")) {
         case .failure(let failure):
             Output.error("pushgate send: \(failure.message)")
             return failure.status
@@ -76,17 +76,17 @@ enum SendCommand {
 
     /// Plan, configuration, key, transport, devices file: everything that can fail before
     /// anything is sent. A campaign that does not plan is rejection (exit 1), the rest 2.
-    static func prepare(campaignPath: String, configPath: String, devicesPath: String?,
+    static func prepare(campaignPath: String, configPath: String, app name: String?, devicesPath: String?,
                         forceDryRun: Bool) -> Result<(CampaignPlan, APNsDelivery, DeviceLineReader?, SendGuard), CLIFailure> {
         let gateway: GatewayConfig
-        let table: RouteTable
+        let app: AppConfig
         let bytes: [UInt8]
-        switch GatewayConfig.loadWithRoutes(path: configPath)
-            .flatMap({ ct in readSmallFile(path: campaignPath, limit: 256 << 20).map { (ct.0, ct.1, $0) } }) {
+        switch GatewayConfig.load(path: configPath, app: name)
+            .flatMap({ ca in readSmallFile(path: campaignPath, limit: 256 << 20).map { (ca.0, ca.1, $0) } }) {
         case .failure(let failure): return .failure(failure)
-        case .success(let value): (gateway, table, bytes) = value
+        case .success(let value): (gateway, app, bytes) = value
         }
-        let planner = gateway.planner(routes: table, requireDevices: devicesPath == nil)
+        let planner = app.planner(requireDevices: devicesPath == nil)
         let plan: CampaignPlan
         switch planner.plan(jsonBytes: bytes) {
         case .failure(let rejection):
@@ -107,9 +107,9 @@ enum SendCommand {
         if let devicesPath {
             do { reader = try DeviceLineReader(path: devicesPath) } catch { return .failure(error) }
         }
-        return APNsSetup.configuration(gateway, forceDryRun: forceDryRun || plan.campaign.dryRun)
+        return APNsSetup.configuration(gateway, app: app, forceDryRun: forceDryRun || plan.campaign.dryRun)
             .flatMap { apns in
-                APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, config: gateway, tokenStore: $0) }
+                APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, config: gateway, app: app, tokenStore: $0) }
             }
             .map { (plan, $0, reader, gateway.sendGuard) }
     }

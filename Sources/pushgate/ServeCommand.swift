@@ -91,7 +91,12 @@ enum ServeCommand {
         case .failure(let failure): return .failure(failure)
         case .success(let c): config = c
         }
-        let table = config.routes
+        // Several apps in one server come with per-app sending (not built yet).
+        guard config.apps.count == 1 else {
+            return .failure(.configuration("\(TextSafety.escapedForDisplay(config.source)) configures \(config.apps.count) apps (\(ConfigReader.list(config.apps.map(\.name)))); serve runs a single app so far: give each app its own configuration"))
+        }
+        let app = config.apps[0]
+        let table = app.routes
         let settings: ServerSettings
         switch serverSettings(config, listen: listen) {
         case .failure(let failure): return .failure(failure)
@@ -107,14 +112,14 @@ enum ServeCommand {
         // The provider token lives in the same storage: one token per key for every process.
         let apnsConfiguration: APNsConfiguration
         let delivery: APNsDelivery
-        switch APNsSetup.configuration(config, forceDryRun: false)
-            .flatMap({ c in APNsSetup.delivery(c, config: config, tokenStore: SharedProviderTokens(storage: storage)).map { (c, $0) } }) {
+        switch APNsSetup.configuration(config, app: app, forceDryRun: false)
+            .flatMap({ c in APNsSetup.delivery(c, config: config, app: app, tokenStore: SharedProviderTokens(storage: storage)).map { (c, $0) } }) {
         case .failure(let failure): return .failure(failure)
         case .success(let (c, d)):
             apnsConfiguration = c
             delivery = d
         }
-        let planner = config.planner(routes: table)
+        let planner = app.planner()
         let metrics = Metrics()
         let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
         let durable = DurableAssembly.assemble(

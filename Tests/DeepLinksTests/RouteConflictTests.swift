@@ -124,3 +124,22 @@ import DeepLinks
                 == ["new", "productSlug", "product", "productAny", "idFoo", "idSlug", "root"])
     }
 }
+
+/// Across two apps' tables any shared path counts, even where one route is more specific.
+@Suite struct RouteTableOverlapTests {
+    private func table(_ routes: String) throws -> RouteTable {
+        try RouteTable(json: #"{"app": {"teamId": "A1B2C3D4E5", "bundleId": "com.example.a", "scheme": "a"}, "hosts": ["example.com"], "routes": [\#(routes)]}"#,
+                       source: "t.json")
+    }
+
+    @Test func everyPairOfRoutesSomePathMatchesIsListedWithThatPath() throws {
+        let a = try table(#"{"name": "product", "path": "/product/:id", "params": {"id": "int"}}, {"name": "help", "path": "/help/*"}"#)
+        let b = try table(#"{"name": "sale", "path": "/product/sale"}, {"name": "faq", "path": "/help/faq"}, {"name": "about", "path": "/about"}"#)
+        let overlaps = a.overlaps(with: b)
+        #expect(overlaps.map { "\($0.route.name)-\($0.otherRoute.name)" } == ["help-faq"], "no int is \"sale\"")
+        #expect(overlaps.first?.examplePath == "/help/faq")
+        let c = try table(#"{"name": "item", "path": "/product/:slug", "params": {"slug": "slug"}}"#)
+        #expect(a.overlaps(with: c).map(\.examplePath) == ["/product/1"], "more specific or not, both would open it")
+        #expect(b.overlaps(with: try table(#"{"name": "x", "path": "/elsewhere"}"#)).isEmpty)
+    }
+}

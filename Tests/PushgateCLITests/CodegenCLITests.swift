@@ -106,10 +106,13 @@ import Testing
         #expect(try CLI.run(["codegen", "swift"]).stdout.contains(#"public static let scheme = "shop""#))
     }
 
-    @Test func appOptionIsNotThereYet() throws {
+    @Test func appOptionChoosesAnAppOfTheConfiguration() throws {
         let r = try CLI.run(["codegen", "swift", "--app", "shop"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("--app: the configuration has a single route table"))
+        #expect(r.stderr.contains(#"--app: no app named "shop" in config/gateway.json; the apps are "default" [unknownApp]"#), "\(r.stderr)")
+        let named = try CLI.run(["codegen", "vectors", "--count", "3", "--app", "default"])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stdout == (try CLI.run(["codegen", "vectors", "--count", "3"])).stdout)
     }
 
     @Test func vectorsAreTheGatewaysAnswers() throws {

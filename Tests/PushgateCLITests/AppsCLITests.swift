@@ -1,0 +1,194 @@
+import Foundation
+import StrictJSON
+import TestSupport
+import Testing
+
+/// Several apps in one configuration: `apps` with inherited settings, `--app`, `pushgate
+/// apps`, and the configuration errors of apps that cannot live together.
+@Suite struct AppsCLITests {
+    /// shop and news side by side (and club's table, for the one-host tests).
+    static func folder(_ gateway: String = TwoApps.gateway()) throws -> TempDir {
+        let dir = try TempDir()
+        try dir.write("gateway.json", gateway)
+        try dir.write("shop-routes.json", TwoApps.shopRoutes)
+        try dir.write("news-routes.json", TwoApps.newsRoutes)
+        try dir.write("club-routes.json", TwoApps.clubRoutes)
+        try dir.write("shop-templates/.keep", "")
+        try dir.write("news-templates/.keep", "")
+        try dir.write("campaign.json", TwoApps.alertCampaign)
+        return dir
+    }
+
+    static let environment = ConfigCommandTests.environment()
+
+    @Test func appsListsEachAppWithItsOwnAndInheritedSettings() throws {
+        let dir = try Self.folder()
+        let r = try CLI.run(["apps", "--config", dir.path("gateway.json"), "--json"], environment: Self.environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        let apps = try #require(try JSONParser().parse(r.stdout).objectValue?["apps"]?.arrayValue)
+        #expect(apps.count == 2)
+        let shop = apps[0].objectValue, news = apps[1].objectValue
+        #expect(shop?["name"] == .string("shop"))
+        #expect(shop?["bundle_id"] == .string("com.example.shop"))
+        #expect(shop?["key_id"] == .string("SHOPKEY001"), "inherited from the top-level apns")
+        #expect(news?["name"] == .string("news"))
+        #expect(news?["bundle_id"] == .string("org.example.news"))
+        #expect(news?["hosts"] == .array([.string("news.example.org")]))
+        #expect(news?["team_id"] == .string("Z9Y8X7W6V5"), "its own")
+        #expect(news?["key_id"] == .string("NEWSKEY001"))
+        let table = try CLI.run(["apps", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(table.status == 0)
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[1].hasPrefix("shop ") && lines[1].contains("com.example.shop") && lines[1].contains("example.com,www.example.com"))
+        #expect(lines[2].hasPrefix("news ") && lines[2].contains("NEWSKEY001"))
+    }
+
+    @Test func theShippedSingleAppConfigurationIsOneAppNamedDefault() throws {
+        let r = try CLI.run(["apps"], environment: Self.environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.split(separator: "\n").last?.hasPrefix("default  com.example.shop  example.com,www.example.com") == true, "\(r.stdout)")
+    }
+
+    /// A link valid for one app is refused for the other, and each app's campaign gets its topic.
+    @Test func eachAppChecksLinksAgainstItsOwnTable() throws {
+        let dir = try Self.folder()
+        let shop = try CLI.run(["preview", "--config", dir.path("gateway.json"), "--app", "shop", "--campaign", dir.path("campaign.json")],
+                               environment: Self.environment)
+        #expect(shop.status == 0, "\(shop.stderr)")
+        #expect(shop.stdout.contains("apns-topic: com.example.shop\n"))
+        let news = try CLI.run(["preview", "--config", dir.path("gateway.json"), "--app", "news", "--campaign", dir.path("campaign.json")],
+                               environment: Self.environment)
+        #expect(news.status == 1)
+        #expect(news.stdout.contains("[hostNotAllowed]"), "\(news.stdout)")
+        #expect(news.stdout.contains("(allowed: news.example.org)"))
+        let codegen = try CLI.run(["routes", "fingerprint", "--config", dir.path("gateway.json"), "--app", "news"], environment: Self.environment)
+        let other = try CLI.run(["routes", "fingerprint", "--config", dir.path("gateway.json"), "--app", "shop"], environment: Self.environment)
+        #expect(codegen.status == 0 && other.status == 0)
+        #expect(codegen.stdout != other.stdout)
+    }
+
+    @Test func anUnknownAppOrNoChoiceAmongSeveralIsAUsageErrorNamingTheApps() throws {
+        let dir = try Self.folder()
+        for command in [["preview", "--campaign", dir.path("campaign.json")], ["send", "--campaign", dir.path("campaign.json")],
+                        ["jwt"], ["routes", "fingerprint"], ["codegen", "swift"]] {
+            let unknown = try CLI.run(command + ["--config", dir.path("gateway.json"), "--app", "blog"], environment: Self.environment)
+            #expect(unknown.status == 2, "\(command)")
+            #expect(unknown.stderr.contains(#"no app named "blog""#) && unknown.stderr.contains(#"the apps are "shop" or "news""#)
+                    && unknown.stderr.contains("[unknownApp]"), "\(command): \(unknown.stderr)")
+            let none = try CLI.run(command + ["--config", dir.path("gateway.json")], environment: Self.environment)
+            #expect(none.status == 2, "\(command)")
+            #expect(none.stderr.contains("configures 2 apps") && none.stderr.contains("--app NAME"), "\(command): \(none.stderr)")
+        }
+        let shipped = try CLI.run(["routes", "fingerprint", "--app", "shop"], environment: Self.environment)
+        #expect(shipped.status == 2)
+        #expect(shipped.stderr.contains(#"the apps are "default""#))
+        let routesFile = try CLI.run(["routes", "fingerprint", "--routes", "config/routes.json", "--app", "default"], environment: Self.environment)
+        #expect(routesFile.status == 2)
+        #expect(routesFile.stderr.contains("does not apply to a --routes file"))
+    }
+
+    @Test func sendAndJWTUseTheAppsOwnCredentialSettings() throws {
+        let dir = try Self.folder()
+        let send = try CLI.run(["send", "--config", dir.path("gateway.json"), "--app", "shop", "--campaign", dir.path("campaign.json")],
+                               environment: Self.environment)
+        #expect(send.status == 0, "\(send.stderr)")
+        #expect(send.stdout.contains("built          1"))
+        // A real send needs the app's key file; the message names the app's own setting.
+        let real = try Self.folder(TwoApps.gateway().replacingOccurrences(of: #""dryRun": true"#, with: #""dryRun": false"#))
+        let jwt = try CLI.run(["jwt", "--config", real.path("gateway.json"), "--app", "news"], environment: Self.environment)
+        #expect(jwt.status == 2)
+        #expect(jwt.stderr.contains("gateway.json#/apps/news/apns/keyFile: keyFile is required unless dryRun is true (or set PUSHGATE_APPS_NEWS_APNS_KEY_FILE) [missing]"), "\(jwt.stderr)")
+        let check = try CLI.run(["config", "check", "--config", real.path("gateway.json")], environment: Self.environment)
+        #expect(check.status == 2)
+        #expect(check.stderr.contains("#/apps/shop/apns/keyFile") && check.stderr.contains("#/apps/news/apns/keyFile"), "\(check.stderr)")
+    }
+
+    @Test func configCheckAndPrintShowEveryApp() throws {
+        let dir = try Self.folder()
+        let check = try CLI.run(["config", "check", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.hasSuffix("gateway.json: ok (2 apps: shop 2 routes, news 1 routes, APNs dry run, listen 127.0.0.1:8080)\n"), "\(check.stdout)")
+        let env = ConfigCommandTests.environment(["PUSHGATE_APPS_NEWS_TOPIC": "org.example.news.beta",
+                                                  "PUSHGATE_APPS_NEWS_APNS_ENVIRONMENTS": #"["sandbox", "production"]"#])
+        let print = try CLI.run(["config", "print", "--config", dir.path("gateway.json")], environment: env)
+        #expect(print.status == 0, "\(print.stderr)")
+        let news = try JSONParser().parse(print.stdout).objectValue?["apps"]?.objectValue?["news"]?.objectValue
+        #expect(news?["topic"] == .string("org.example.news.beta"))
+        #expect(news?["routes"] == .string(dir.path("news-routes.json")))
+        #expect(news?["apns"]?.objectValue?["environments"] == .array([.string("sandbox"), .string("production")]))
+        let apps = try CLI.run(["apps", "--config", dir.path("gateway.json"), "--json"], environment: env)
+        let listed = try JSONParser().parse(apps.stdout).objectValue?["apps"]?.arrayValue?[1].objectValue
+        #expect(listed?["bundle_id"] == .string("org.example.news.beta"))
+        #expect(listed?["environments"] == .array([.string("sandbox"), .string("production")]))
+    }
+
+    @Test func aVariableForAnAppThatIsNotConfiguredIsAnError() throws {
+        let dir = try Self.folder()
+        let env = ConfigCommandTests.environment(["PUSHGATE_APPS_BLOG_ROUTES": "blog.json"])
+        let r = try CLI.run(["config", "check", "--config", dir.path("gateway.json")], environment: env)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("environment variable PUSHGATE_APPS_BLOG_ROUTES: no setting reads this variable"), "\(r.stderr)")
+    }
+
+    @Test func badAppsAreEachReported() throws {
+        let dir = try Self.folder(#"""
+        {"apps": {"Shop-1": {}, "news": {"colour": 1, "routes": 7, "apns": {"environment": "staging", "url": "https://x"}},
+                  "club": {"routes": "club-routes.json", "apns": {"environments": ["sandbox"]}}},
+         "templates": "shop-templates", "apns": {"dryRun": true, "environment": "production"}}
+        """#)
+        let r = try CLI.run(["config", "check", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(r.status == 2)
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("#/apps/Shop-1: an app name is 1 to 32 lower-case letters") && $0.hasSuffix("[invalidValue]") }, "\(r.stderr)")
+        #expect(lines.contains { $0.contains("#/apps/news/colour: unknown key \"colour\"") })
+        #expect(lines.contains { $0.contains("#/apps/news/routes: expected a string, found a number") || $0.contains("#/apps/news/routes: expected a string") })
+        #expect(lines.contains { $0.contains("#/apps/news/apns/environment: expected \"production\" or \"sandbox\", not \"staging\"") })
+        #expect(lines.contains { $0.contains("#/apps/news/apns/url: unknown key \"url\"") }, "url is common to every app")
+        #expect(lines.contains { $0.contains("#/apps/club/apns/environments: the list must include the default environment \"production\"") })
+        for bad in [#"{"apps": {}}"#, #"{"apps": []}"#] {
+            let empty = try Self.folder(bad)
+            let e = try CLI.run(["config", "check", "--config", empty.path("gateway.json")], environment: Self.environment)
+            #expect(e.status == 2)
+            #expect(e.stderr.contains("#/apps: "), "\(e.stderr)")
+        }
+    }
+
+    @Test func twoTeamsClaimingOnePathOnOneHostIsAConflictNamingTheRoutes() throws {
+        let rival = #"""
+        {"app": {"teamId": "Q1W2E3R4T5", "bundleId": "com.rival.shop", "scheme": "rival"},
+         "hosts": ["www.example.com"],
+         "routes": [{"name": "item", "path": "/product/:sku", "params": {"sku": "slug"}}, {"name": "about", "path": "/about"}]}
+        """#
+        let dir = try Self.folder(#"""
+        {"apps": {"shop": {"routes": "shop-routes.json"}, "rival": {"routes": "rival-routes.json"}},
+         "templates": "shop-templates", "apns": {"dryRun": true}}
+        """#)
+        try dir.write("rival-routes.json", rival)
+        let r = try CLI.run(["config", "check", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(#"gateway.json#/apps/rival/routes: apps "shop" (team A1B2C3D4E5) and "rival" (team Q1W2E3R4T5) both claim host "www.example.com" for the same paths: shop route "product" (/product/:id) and rival route "item" (/product/:sku) both match /product/"#), "\(r.stderr)")
+        #expect(r.stderr.contains("[appsConflict]"))
+        #expect(!r.stderr.contains("about"), "routes that do not overlap are not named")
+        // serve refuses to start with it too.
+        let serve = try CLI.run(["serve", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(serve.status == 2)
+        #expect(serve.stderr.contains("[appsConflict]"))
+    }
+
+    @Test func oneTeamWithTwoAppsOnOneHostIsFineButOneBundleIdTwiceIsNot() throws {
+        let dir = try Self.folder(#"""
+        {"apps": {"shop": {"routes": "shop-routes.json"}, "club": {"routes": "club-routes.json"}},
+         "templates": "shop-templates", "apns": {"dryRun": true}}
+        """#)
+        let ok = try CLI.run(["config", "check", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let twice = try Self.folder(#"""
+        {"apps": {"shop": {"routes": "shop-routes.json"}, "copy": {"routes": "club-routes.json", "topic": "com.example.shop"}},
+         "templates": "shop-templates", "apns": {"dryRun": true}}
+        """#)
+        let r = try CLI.run(["config", "check", "--config", twice.path("gateway.json")], environment: Self.environment)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(#"gateway.json#/apps/copy/topic: apps "shop" and "copy" have the same bundle id "com.example.shop""#), "\(r.stderr)")
+    }
+}
