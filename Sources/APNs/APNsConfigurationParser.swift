@@ -46,7 +46,7 @@ extension APNsConfiguration {
         let object = reader.section(json, at: path, keys: appKeys)
         var config = common
         if let environment = reader.string(object, "environment", at: path, validate: { value in
-            APNsEnvironment(rawValue: value) == nil ? "expected \(ConfigReader.list(APNsEnvironment.allCases.map(\.rawValue))), not \(DisplayQuote.quoted(value))" : nil
+            APNsEnvironment(rawValue: value) == nil ? "expected \(ConfigReader.list(APNsEnvironment.allCases.map(\.rawValue))), not \(TextSafety.quoted(value))" : nil
         }), let value = APNsEnvironment(rawValue: environment.value) {
             config.environment = value
             // A new default environment brings its own list unless the app gives one.
@@ -76,17 +76,17 @@ extension APNsConfiguration {
         var result: [APNsEnvironment] = []
         for item in items {
             guard let text = item.stringValue, let value = APNsEnvironment(rawValue: text) else {
-                reader.report(.invalidValue, at: setting.location, "expected \(ConfigReader.list(names)) in the list, not \(item.stringValue.map { DisplayQuote.quoted($0) } ?? item.kindDescription)")
+                reader.report(.invalidValue, at: setting.location, "expected \(ConfigReader.list(names)) in the list, not \(item.stringValue.map { TextSafety.quoted($0) } ?? item.kindDescription)")
                 return [environment]
             }
             if result.contains(value) {
-                reader.report(.invalidValue, at: setting.location, "\(DisplayQuote.quoted(text)) is listed twice")
+                reader.report(.invalidValue, at: setting.location, "\(TextSafety.quoted(text)) is listed twice")
                 return [environment]
             }
             result.append(value)
         }
         guard result.contains(environment) else {
-            reader.report(.invalidValue, at: setting.location, "the list must include the default environment \(DisplayQuote.quoted(environment.rawValue))")
+            reader.report(.invalidValue, at: setting.location, "the list must include the default environment \(TextSafety.quoted(environment.rawValue))")
             return [environment]
         }
         reader.record(path.appending("environments"), .array(result.map { .string($0.rawValue) }), origin: setting.origin)

@@ -32,7 +32,7 @@ struct AppConfig {
         let bytes = Array(name.utf8)
         let ok = (1...32).contains(bytes.count) && (bytes[0] >= 0x61 && bytes[0] <= 0x7A)
             && bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "_") }
-        return ok ? nil : "an app name is 1 to 32 lower-case letters, digits or _, starting with a letter (it names environment variables: PUSHGATE_APPS_NAME_…); got \(quotedForDisplay(name))"
+        return ok ? nil : "an app name is 1 to 32 lower-case letters, digits or _, starting with a letter (it names environment variables: PUSHGATE_APPS_NAME_…); got \(TextSafety.quoted(name))"
     }
 
     /// Where a setting an error names (`/apns/keyFile`) was given for this app: its own
@@ -60,7 +60,7 @@ struct AppConfig {
                 let a = apps[i], b = apps[j]
                 if a.bundleId == b.bundleId {
                     reader.report(.appsConflict, at: b.path.components.isEmpty ? .root : b.path.appending("topic"),
-                                  "apps \(quotedForDisplay(a.name)) and \(quotedForDisplay(b.name)) have the same bundle id \(quotedForDisplay(a.bundleId)); each app needs its own")
+                                  "apps \(TextSafety.quoted(a.name)) and \(TextSafety.quoted(b.name)) have the same bundle id \(TextSafety.quoted(a.bundleId)); each app needs its own")
                 }
                 let team = a.routes.app.teamId, otherTeam = b.routes.app.teamId
                 guard team != otherTeam else { continue }
@@ -69,11 +69,11 @@ struct AppConfig {
                 let overlaps = a.routes.overlaps(with: b.routes)
                 guard !overlaps.isEmpty else { continue }
                 let routes = overlaps.prefix(5).map { o in
-                    "\(a.name) route \(quotedForDisplay(o.route.name)) (\(o.route.pattern)) and \(b.name) route \(quotedForDisplay(o.otherRoute.name)) (\(o.otherRoute.pattern)) both match \(o.examplePath)"
+                    "\(a.name) route \(TextSafety.quoted(o.route.name)) (\(o.route.pattern)) and \(b.name) route \(TextSafety.quoted(o.otherRoute.name)) (\(o.otherRoute.pattern)) both match \(o.examplePath)"
                 }.joined(separator: "; ")
                 let more = overlaps.count > 5 ? " (and \(overlaps.count - 5) more)" : ""
                 reader.report(.appsConflict, at: b.path.appending("routes"),
-                              "apps \(quotedForDisplay(a.name)) (team \(team)) and \(quotedForDisplay(b.name)) (team \(otherTeam)) both claim host \(quotedForDisplay(host)) for the same paths: \(routes)\(more)")
+                              "apps \(TextSafety.quoted(a.name)) (team \(team)) and \(TextSafety.quoted(b.name)) (team \(otherTeam)) both claim host \(TextSafety.quoted(host)) for the same paths: \(routes)\(more)")
             }
         }
     }

@@ -204,7 +204,7 @@ extension GatewayConfig {
         if let name {
             if let app = apps.first(where: { $0.name == name }) { return .success(app) }
             return .failure(CLIFailure(
-                message: "--app: no app named \(quotedForDisplay(name)) in \(TextSafety.escapedForDisplay(source)); the apps are \(ConfigReader.list(apps.map(\.name))) [unknownApp]",
+                message: "--app: no app named \(TextSafety.quoted(name)) in \(TextSafety.escapedForDisplay(source)); the apps are \(ConfigReader.list(apps.map(\.name))) [unknownApp]",
                 status: ExitStatus.usage))
         }
         if apps.count == 1 { return .success(apps[0]) }
