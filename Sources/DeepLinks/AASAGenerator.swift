@@ -15,6 +15,21 @@ public enum AASAGenerator {
     static let maxExpansions = 256
 
     public static func applinks(for table: RouteTable) -> JSON {
+        applinks(for: [table])
+    }
+
+    /// One file for several apps on one host, as Apple allows: a `details` entry per
+    /// table, in the order given (iOS asks each app's entry for the paths it opens).
+    public static func applinks(for tables: [RouteTable]) -> JSON {
+        .object(JSONObject([
+            JSONMember(key: "applinks", value: .object(JSONObject([
+                JSONMember(key: "details", value: .array(tables.map(detail(for:)))),
+            ]))),
+        ]))
+    }
+
+    /// `{"appIDs": [TEAM.bundle], "components": […]}` for one table.
+    public static func detail(for table: RouteTable) -> JSON {
         let routes = table.routesMostSpecificFirst
         var components: [JSON] = []
         for route in emissionOrder(routes) {
@@ -35,14 +50,9 @@ public enum AASAGenerator {
                 components.append(component(members))
             }
         }
-        let detail = JSON.object(JSONObject([
+        return .object(JSONObject([
             JSONMember(key: "appIDs", value: .array([.string(table.app.appID)])),
             JSONMember(key: "components", value: .array(components)),
-        ]))
-        return .object(JSONObject([
-            JSONMember(key: "applinks", value: .object(JSONObject([
-                JSONMember(key: "details", value: .array([detail])),
-            ]))),
         ]))
     }
 

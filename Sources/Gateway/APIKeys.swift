@@ -8,11 +8,17 @@ public struct APIKey: Sendable, Equatable {
     /// Lowercase hex SHA-256 of the bearer token.
     public var sha256: String
     public var rateLimit: RateLimit?
+    /// The apps the key may use; nil: every app.
+    public var apps: [String]?
+    /// An admin key sees every app and every key's campaigns.
+    public var isAdmin: Bool
 
-    public init(name: String, sha256: String, rateLimit: RateLimit? = nil) {
+    public init(name: String, sha256: String, rateLimit: RateLimit? = nil, apps: [String]? = nil, isAdmin: Bool = false) {
         self.name = name
         self.sha256 = sha256.lowercased()
         self.rateLimit = rateLimit
+        self.apps = apps
+        self.isAdmin = isAdmin
     }
 }
 

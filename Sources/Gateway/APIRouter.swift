@@ -1,8 +1,12 @@
 import HTTPServer
 
-/// Path parameters captured by a route pattern such as `/v1/campaigns/{id}`.
+/// Path parameters captured by a route pattern such as `/v1/campaigns/{id}`, and who is
+/// asking (the service fills it in once the key is checked).
 public struct PathParameters: Sendable {
     var values: [String: String]
+    public internal(set) var caller: Caller = .open
+    /// What the handler tells the request log.
+    public internal(set) var notes = RequestNotes()
     public subscript(name: String) -> String? { values[name] }
 }
 

@@ -10,20 +10,23 @@ enum CampaignEndpoints {
     static let defaultPageSize = 100
     static let maxPageSize = 1000
 
-    static func register(in builder: inout APIRouterBuilder, planner: CampaignPlanner, configuredIsDryRun: Bool,
+    static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, configuredIsDryRun: Bool,
                          sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics) {
-        builder.add("POST", "/v1/campaigns", operation: "campaigns.create") { request, _ in
-            create(request, planner: planner, configuredIsDryRun: configuredIsDryRun, sendGuard: sendGuard,
+        builder.add("POST", "/v1/campaigns", operation: "campaigns.create") { request, parameters in
+            create(request, parameters, apps: apps, configuredIsDryRun: configuredIsDryRun, sendGuard: sendGuard,
                    campaigns: campaigns, metrics: metrics)
         }
 
-        builder.add("GET", "/v1/campaigns", operation: "campaigns.list") { request, _ in
+        // A key sees the campaigns it created; an admin key (or no keys at all) sees every one.
+        builder.add("GET", "/v1/campaigns", operation: "campaigns.list") { request, parameters in
             switch QueryParameters.read(request, integers: ["limit": 1...maxPageSize, "before": 1...Int.max]) {
             case .failure(let problem): return problem.response
             case .success(let values):
                 do throws(StorageError) {
+                    let caller = parameters.caller
                     let list = try campaigns.storage.campaigns(limit: values["limit"] ?? defaultPageSize,
-                                                               before: values["before"].map(Int64.init))
+                                                               before: values["before"].map(Int64.init),
+                                                               owner: caller.isAdmin ? nil : caller.owner)
                     return jsonResponse(CampaignJSON.list(list, limit: values["limit"] ?? defaultPageSize))
                 } catch {
                     return Problem.storageUnavailable(error).response
@@ -39,7 +42,9 @@ enum CampaignEndpoints {
                 let page = values["page"] ?? 1
                 let size = values["per_page"] ?? defaultPageSize
                 do throws(StorageError) {
-                    guard let summary = try campaigns.storage.campaign(id: id) else { return Problem.notFound(request.path).response }
+                    // Another key's campaign is answered as one that does not exist.
+                    guard let summary = try campaigns.storage.campaign(id: id), parameters.caller.sees(owner: summary.owner)
+                    else { return Problem.notFound(request.path).response }
                     let rows = try campaigns.storage.results(campaign: summary.seq, offset: (page - 1) * size, limit: size)
                     return jsonResponse(CampaignJSON.detail(summary, rows: rows, page: page, pageSize: size))
                 } catch {
@@ -49,7 +54,7 @@ enum CampaignEndpoints {
         }
     }
 
-    static func create(_ request: HTTPRequest, planner: CampaignPlanner, configuredIsDryRun: Bool,
+    static func create(_ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory, configuredIsDryRun: Bool,
                        sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
         var idempotency: (key: String, sha256: String)?
         if let key = request.header("idempotency-key") {
@@ -64,14 +69,23 @@ enum CampaignEndpoints {
             case .failure(let problem): return problem.response
             case .success(let parsed): json = parsed
             }
+        } else if let (header, _) = DeviceLines.split(request.body), let parsed = try? JSONBody.parser.parse(Array(header)) {
+            json = parsed  // only to find the app; planLines reads the header again
         }
+        // The campaign's app: its table, templates and topic plan it.
+        let app: GatewayApp
+        switch apps.campaignApp(json, for: parameters.caller) {
+        case .failure(let problem): return problem.response
+        case .success(let found): app = found
+        }
+        parameters.notes.app = app.name
         do throws(StorageError) {
             // A key seen before answers without planning again: no new sends.
-            if let idempotency, let record = try campaigns.previous(key: idempotency.key) {
+            if let idempotency, let record = try campaigns.previous(key: idempotency.key, owner: parameters.caller.owner) {
                 return answer(try campaigns.replay(record, requestSHA256: idempotency.sha256), key: idempotency.key)
             }
             if isLines {
-                switch planLines(request.body, planner: planner, metrics: metrics) {
+                switch planLines(request.body, app: app, metrics: metrics) {
                 case .failure(let problem): return problem.response
                 case .success(let (plan, lines, count)):
                     if let refusal = sendGuard.problem(devices: count, confirmed: plan.campaign.confirmDevices,
@@ -80,11 +94,13 @@ enum CampaignEndpoints {
                     }
                     let devices = lines.lazy.compactMap { try? $0.token.get() }.map { Device(token: $0) }
                     return answer(try campaigns.accept(plan, devices: devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
-                                                       idempotency: idempotency, rejectDuplicateTokens: true), key: idempotency?.key)
+                                                       idempotency: idempotency, rejectDuplicateTokens: true, app: app.name,
+                                                       environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
+                                  key: idempotency?.key)
                 }
             }
             let plan: CampaignPlan
-            switch planner.plan(json: json) {
+            switch app.plan(json: json) {
             case .failure(let rejection): return CampaignProblems.problem(for: rejection, metrics: metrics).response
             case .success(let planned): plan = planned
             }
@@ -93,7 +109,9 @@ enum CampaignEndpoints {
                 return Problem.confirmationRequired(refusal).response
             }
             return answer(try campaigns.accept(plan, devices: plan.devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
-                                               idempotency: idempotency, rejectDuplicateTokens: false), key: idempotency?.key)
+                                               idempotency: idempotency, rejectDuplicateTokens: false, app: app.name,
+                                               environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
+                          key: idempotency?.key)
         } catch {
             if error.code == .duplicateToken {
                 return Problem.validation([Diagnostic(PayloadErrorCode.duplicateDevice.diagnosticCode, at: .pointer(.root.appending("devices")),
@@ -105,7 +123,7 @@ enum CampaignEndpoints {
 
     /// `application/x-ndjson`: the campaign (without `devices`) on the first line, then one
     /// device token per line. Every bad line is reported (up to 20), by line number.
-    static func planLines(_ body: [UInt8], planner: CampaignPlanner, metrics: Metrics) -> Result<(CampaignPlan, DeviceLines, Int), Problem> {
+    static func planLines(_ body: [UInt8], app: GatewayApp, metrics: Metrics) -> Result<(CampaignPlan, DeviceLines, Int), Problem> {
         guard let (header, lines) = DeviceLines.split(body) else {
             return .failure(.validation([Diagnostic(PayloadErrorCode.noDevices.diagnosticCode, at: .line(2, file: nil),
                                                     "expected the campaign on the first line, then one device token per line")]))
@@ -115,10 +133,8 @@ enum CampaignEndpoints {
         } catch {
             return .failure(.malformedJSON(error))
         }
-        var streaming = planner
-        streaming.requireDevices = false
         let plan: CampaignPlan
-        switch streaming.plan(jsonBytes: Array(header)) {
+        switch app.plan(jsonBytes: Array(header), requireDevices: false) {
         case .failure(let rejection): return .failure(CampaignProblems.problem(for: rejection, metrics: metrics))
         case .success(let planned): plan = planned
         }

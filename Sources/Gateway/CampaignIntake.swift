@@ -32,8 +32,12 @@ public struct DurableCampaigns: Sendable {
 
     var idempotencyNotBefore: Double { clock.wallSeconds() - idempotencyRetentionSeconds }
 
-    func previous(key: String) throws(StorageError) -> IdempotencyRecord? {
-        try storage.idempotencyRecord(key: key, notBefore: idempotencyNotBefore)
+    /// Idempotency keys are each API key's own: stored as "<key name> <Idempotency-Key>"
+    /// (neither contains a space), so one caller's key never finds another's campaign.
+    static func namespaced(_ key: String, owner: String) -> String { owner + " " + key }
+
+    func previous(key: String, owner: String) throws(StorageError) -> IdempotencyRecord? {
+        try storage.idempotencyRecord(key: Self.namespaced(key, owner: owner), notBefore: idempotencyNotBefore)
     }
 
     func replay(_ record: IdempotencyRecord, requestSHA256: String) throws(StorageError) -> Accepted {
@@ -44,8 +48,10 @@ public struct DurableCampaigns: Sendable {
 
     /// Writes the campaign and all its devices; returns once committed. `devices` is
     /// walked twice at most (to find the shared body, then to write rows), never kept.
+    /// `app`, `environment`: which credentials send it; `owner`: the API key that created it.
     func accept(_ plan: CampaignPlan, devices: some Sequence<Device>, dryRun: Bool,
-                idempotency: (key: String, sha256: String)?, rejectDuplicateTokens: Bool) throws(StorageError) -> Accepted {
+                idempotency: (key: String, sha256: String)?, rejectDuplicateTokens: Bool,
+                app: String = "", environment: String = "", owner: String = "") throws(StorageError) -> Accepted {
         let id = APNsID.random()
         // The shared body and headers come from the first device whose request builds.
         var shared: APNsRequest?
@@ -60,8 +66,12 @@ public struct DurableCampaigns: Sendable {
         var campaign = NewCampaign(
             id: id, createdAt: clock.wallSeconds(), dryRun: dryRun, headers: headers, body: sharedBody,
             apnsIDPrefix: String(id.prefix(24)),
-            idempotency: idempotency.map { IdempotencyClaim(key: $0.key, requestSHA256: $0.sha256, notBefore: idempotencyNotBefore) })
+            idempotency: idempotency.map { IdempotencyClaim(key: Self.namespaced($0.key, owner: owner), requestSHA256: $0.sha256,
+                                                            notBefore: idempotencyNotBefore) })
         campaign.rejectDuplicateTokens = rejectDuplicateTokens
+        campaign.app = app
+        campaign.environment = environment
+        campaign.owner = owner
         let path = JSONPath.root.appending("devices")
         let rows = devices.enumerated().lazy.map { index, device -> NewDelivery in
             do throws(PayloadError) {

@@ -57,6 +57,8 @@ public enum CampaignJSON {
     static func writeSummaryMembers(_ summary: CampaignSummary, to w: inout JSONWriter) {
         w.member("id", summary.id)
         w.member("status", summary.status)
+        w.member("app", orNull: summary.app.isEmpty ? nil : summary.app)
+        w.member("environment", orNull: summary.environment.isEmpty ? nil : summary.environment)
         w.member("dry_run", summary.dryRun)
         w.member("created_at", rfc3339(summary.createdAt))
         w.member("finished_at", orNull: summary.finishedAt.map(rfc3339))

@@ -38,7 +38,7 @@ public enum DiagnosticCatalogue {
 
     /// Codes an HTTP client can see in a problem's `errors[]`.
     public static var inProblemErrors: Set<DiagnosticCode> {
-        Set([DiagnosticDomain.json, .document, .link, .campaign, .request, .framing].flatMap(\.codes) + [.idempotencyKeyReused, .confirmationRequired])
+        Set([DiagnosticDomain.json, .document, .link, .campaign, .request, .framing].flatMap(\.codes) + [.idempotencyKeyReused, .confirmationRequired, .unknownApp])
     }
 
     /// Codes a device's `reason` can hold: Apple's names, and pushgate's for local decisions.

@@ -54,6 +54,9 @@ public final class Dispatcher: Sendable {
     let onDeadTokens: @Sendable () -> Void
     /// Run on the dispatcher's thread about once a minute (expired idempotency keys).
     let housekeeping: @Sendable () -> Void
+    /// The sender for a campaign (its app's, in its environment); nil: `sender`, or
+    /// `dryRunSender` for a dry-run campaign.
+    let senders: (@Sendable (CampaignMessage) -> any NotificationSender)?
 
     private let completed = Mutex<[DeliveryUpdate]>([])
     private let wakeup = DispatchSemaphore(value: 0)
@@ -69,7 +72,8 @@ public final class Dispatcher: Sendable {
                 metrics: Metrics, sendingPausedUntil: @escaping @Sendable () -> Double? = { nil },
                 options: Options = Options(), clock: any TimeSource = SystemClock(),
                 log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
-                housekeeping: @escaping @Sendable () -> Void = {}) {
+                housekeeping: @escaping @Sendable () -> Void = {},
+                senders: (@Sendable (CampaignMessage) -> any NotificationSender)? = nil) {
         self.storage = storage
         self.sender = sender
         self.dryRunSender = dryRunSender
@@ -80,6 +84,7 @@ public final class Dispatcher: Sendable {
         self.log = log
         self.onDeadTokens = onDeadTokens
         self.housekeeping = housekeeping
+        self.senders = senders
     }
 
     /// Deliveries claimed and not yet recorded.
@@ -203,13 +208,16 @@ public final class Dispatcher: Sendable {
                 continue
             }
             let request = Self.request(for: claim, message: message)
-            let chosen = message.dryRun ? dryRunSender : sender
+            // The campaign's app and environment choose the credentials and the connection pool.
+            let chosen = senders?(message) ?? (message.dryRun ? dryRunSender : sender)
+            let pushType = message.headers.first { $0.name == "apns-push-type" }?.value ?? ""
             Task.detached(executorPreference: executor) { [self] in
                 let started = clock.wallSeconds()
                 let result = await chosen.send(request)
                 if case .dryRun = result {} else { metrics.recordAPNsLatency(seconds: clock.wallSeconds() - started) }
                 let update = outcome(of: result, for: claim)
-                metrics.recordNotification(result: update.state == .retrying ? "retrying" : update.state.name, reason: update.reason ?? "")
+                metrics.recordNotification(app: message.app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
+                                           reason: update.reason ?? "")
                 finish(update)
             }
         }

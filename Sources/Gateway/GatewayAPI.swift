@@ -7,9 +7,8 @@ import Timing
 
 /// Everything the API needs, built by the `serve` command from the configuration.
 public struct GatewayComponents: Sendable {
-    public var routeTable: RouteTable
-    /// The route table as configured, for `GET /v1/routes`.
-    public var planner: CampaignPlanner
+    /// The apps served: each with its route table, templates and topic.
+    public var apps: AppDirectory
     public var sender: any NotificationSender
     public var dryRunSender: any NotificationSender
     /// The configuration says dry run: `sender` sends nothing.
@@ -18,16 +17,25 @@ public struct GatewayComponents: Sendable {
     /// `guard.confirmAbove`: big campaigns must confirm their device count.
     public var sendGuard: SendGuard
 
-    public init(routeTable: RouteTable, planner: CampaignPlanner, sender: any NotificationSender,
+    public init(apps: AppDirectory, sender: any NotificationSender,
                 dryRunSender: any NotificationSender, configuredIsDryRun: Bool, readiness: [ReadinessCheck],
                 sendGuard: SendGuard = SendGuard()) {
         self.sendGuard = sendGuard
-        self.routeTable = routeTable
-        self.planner = planner
+        self.apps = apps
         self.sender = sender
         self.dryRunSender = dryRunSender
         self.configuredIsDryRun = configuredIsDryRun
         self.readiness = readiness
+    }
+
+    /// One app, `default`, with this table and planner (sandbox).
+    public init(routeTable: RouteTable, planner: CampaignPlanner, sender: any NotificationSender,
+                dryRunSender: any NotificationSender, configuredIsDryRun: Bool, readiness: [ReadinessCheck],
+                sendGuard: SendGuard = SendGuard()) {
+        let app = GatewayApp(name: "default", routes: routeTable, planner: planner, environment: .sandbox,
+                             environments: [.sandbox], teamId: nil, keyId: nil)
+        self.init(apps: AppDirectory([app]), sender: sender, dryRunSender: dryRunSender, configuredIsDryRun: configuredIsDryRun,
+                  readiness: readiness, sendGuard: sendGuard)
     }
 }
 
@@ -39,13 +47,17 @@ public enum GatewayAPI {
         var builder = APIRouterBuilder()
         let monitor = ReadinessMonitor(checks: components.readiness, metrics: metrics)
         HealthEndpoints.register(in: &builder, metrics: metrics, monitor: monitor)
-        LinkEndpoints.register(in: &builder, table: components.routeTable, metrics: metrics)
-        PreviewEndpoint.register(in: &builder, planner: components.planner, metrics: metrics)
-        TemplateEndpoints.register(in: &builder, templates: components.planner.templates)
+        let apps = components.apps
+        builder.add("GET", "/v1/apps", operation: "apps.list") { _, parameters in
+            jsonResponse(GatewayApp.list(apps.visible(to: parameters.caller)))
+        }
+        LinkEndpoints.register(in: &builder, apps: apps, metrics: metrics)
+        PreviewEndpoint.register(in: &builder, apps: apps, metrics: metrics)
+        TemplateEndpoints.register(in: &builder, apps: apps)
         PreviewPageEndpoints.register(in: &builder)
-        CampaignEndpoints.register(in: &builder, planner: components.planner, configuredIsDryRun: components.configuredIsDryRun,
+        CampaignEndpoints.register(in: &builder, apps: apps, configuredIsDryRun: components.configuredIsDryRun,
                                    sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics)
-        TokenEndpoints.register(in: &builder, storage: campaigns.storage, clock: clock)
+        TokenEndpoints.register(in: &builder, apps: apps, storage: campaigns.storage, clock: clock)
         let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),

@@ -59,3 +59,30 @@ public struct GatewayApp: Sendable {
         return w.bytes
     }
 }
+
+extension GatewayApp {
+    /// Plans a campaign for this app; a chosen `environment` must be one the app allows.
+    public func plan(json: JSON, requireDevices: Bool = true) -> Result<CampaignPlan, CampaignRejection> {
+        var planner = planner
+        planner.requireDevices = requireDevices
+        return check(planner.plan(json: json))
+    }
+
+    public func plan(jsonBytes: [UInt8], requireDevices: Bool = true) -> Result<CampaignPlan, CampaignRejection> {
+        var planner = planner
+        planner.requireDevices = requireDevices
+        return check(planner.plan(jsonBytes: jsonBytes))
+    }
+
+    /// The environment a planned campaign is sent in.
+    public func environment(of plan: CampaignPlan) -> APNsEnvironment {
+        plan.campaign.environment.flatMap(APNsEnvironment.init(rawValue:)) ?? environment
+    }
+
+    private func check(_ result: Result<CampaignPlan, CampaignRejection>) -> Result<CampaignPlan, CampaignRejection> {
+        guard case .success(let plan) = result, let chosen = plan.campaign.environment,
+              let value = APNsEnvironment(rawValue: chosen), !environments.contains(value) else { return result }
+        return .failure(CampaignRejection(problems: [PayloadError(.invalidValue, at: JSONPath.root.appending("environment"),
+            "app \(JSONWriter.quoted(name)) sends in \(environments.map { JSONWriter.quoted($0.rawValue) }.joined(separator: " and ")) only (apns.environments), not \(JSONWriter.quoted(chosen))")]))
+    }
+}

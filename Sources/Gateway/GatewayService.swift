@@ -37,6 +37,7 @@ public final class GatewayService: HTTPResponder {
         defer { metrics.requestFinished() }
         let (requestID, clientRequestID) = requestIDs(request)
         var keyName: String?
+        var app: String?
         var operation = "unmatched"
         var response: HTTPResponse
 
@@ -52,12 +53,16 @@ public final class GatewayService: HTTPResponder {
                 response = problem.response
             case .success(let key):
                 keyName = key?.name
-                response = handler(request, parameters)
+                var context = parameters
+                // No keys configured: one operator, who sees everything.
+                context.caller = key.map(Caller.init(key:)) ?? .open
+                response = handler(request, context)
+                app = context.notes.app
             }
         }
         response.headers.append(("X-Request-Id", requestID))
         finish(request, response: response, operation: operation, keyName: keyName, requestID: requestID,
-               clientRequestID: clientRequestID, started: started)
+               clientRequestID: clientRequestID, started: started, app: app)
         return response
     }
 
@@ -85,7 +90,10 @@ public final class GatewayService: HTTPResponder {
     /// single link check is cheap and stays on the I/O threads.
     public func runsLong(_ request: HTTPRequest) -> Bool {
         guard request.method == "POST" else { return false }
-        switch request.path {
+        var path = Substring(request.path)
+        // /v1/apps/{app}/links/check is /v1/links/check for one app.
+        if path.hasPrefix("/v1/apps/"), let slash = path.dropFirst(9).firstIndex(of: "/") { path = "/v1" + path[slash...] }
+        switch path {
         case "/v1/notifications/preview", "/v1/campaigns": return true
         case "/v1/links/check": return request.body.count > 4096
         default: return false
@@ -164,7 +172,7 @@ public final class GatewayService: HTTPResponder {
     }
 
     private func finish(_ request: HTTPRequest, response: HTTPResponse, operation: String, keyName: String?,
-                        requestID: String, clientRequestID: String? = nil, started: Double) {
+                        requestID: String, clientRequestID: String? = nil, started: Double, app: String? = nil) {
         metrics.recordRequest(operation: operation, status: response.status)
         if let codes = response.problemCodes { metrics.recordProblem(code: codes.code, errors: codes.errors) }
         let elapsed = max(0, clock.wallSeconds() - started)
@@ -172,7 +180,7 @@ public final class GatewayService: HTTPResponder {
                                     method: request.method, path: request.path, query: request.query,
                                     userAgent: request.header("user-agent"), status: response.status,
                                     responseBytes: response.body.count,
-                                    durationMicroseconds: Int(elapsed * 1_000_000), remoteAddress: request.remoteAddress))
+                                    durationMicroseconds: Int(elapsed * 1_000_000), remoteAddress: request.remoteAddress, app: app))
     }
 }
 

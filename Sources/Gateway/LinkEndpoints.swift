@@ -2,13 +2,15 @@ import DeepLinks
 import HTTPServer
 import StrictJSON
 
-/// `POST /v1/links/check`, `GET /v1/routes`, and the AASA generated from the table.
+/// `POST /v1/apps/{app}/links/check`, `GET /v1/apps/{app}/routes` (and the same without
+/// `/apps/{app}` for the only app), and the AASA of each host generated from the tables.
 enum LinkEndpoints {
     /// A batch is bounded so one request cannot monopolise a worker.
     static let maxBatch = 1000
 
-    static func register(in builder: inout APIRouterBuilder, table: RouteTable, metrics: Metrics) {
-        builder.add("POST", "/v1/links/check", operation: "links.check") { request, _ in
+    static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, metrics: Metrics) {
+        builder.addPerApp("POST", "/links/check", operation: "links.check", apps: apps) { request, _, app in
+            let table = app.routes
             let json: JSON
             switch JSONBody.decode(request) {
             case .failure(let problem): return problem.response
@@ -38,19 +40,29 @@ enum LinkEndpoints {
             }
         }
 
-        // The table as configured, plus its fingerprint (what a generated router carries).
-        var routesDocument = table.document
-        if case .object(var members) = routesDocument {
-            members.members.append(JSONMember(key: "fingerprint", value: .string(table.fingerprint)))
-            routesDocument = .object(members)
+        // Each table as configured, plus its fingerprint (what a generated router carries).
+        var bodies: [String: [UInt8]] = [:]
+        for app in apps.apps {
+            var routesDocument = app.routes.document
+            if case .object(var members) = routesDocument {
+                members.members.append(JSONMember(key: "fingerprint", value: .string(app.routes.fingerprint)))
+                routesDocument = .object(members)
+            }
+            bodies[app.name] = Array(JSONWriter.pretty(routesDocument).utf8)
         }
-        let routesBody = Array(JSONWriter.pretty(routesDocument).utf8)
-        builder.add("GET", "/v1/routes", operation: "routes") { _, _ in jsonResponse(routesBody) }
+        let routesBodies = bodies
+        builder.addPerApp("GET", "/routes", operation: "routes", apps: apps) { _, _, app in jsonResponse(routesBodies[app.name] ?? []) }
 
-        // Served as Apple fetches it: JSON, at this exact path, never a redirect.
-        let aasaBody = Array(JSONWriter.pretty(AASAGenerator.applinks(for: table)).utf8)
-        builder.add("GET", "/.well-known/apple-app-site-association", operation: "aasa", public: true) { _, _ in
-            jsonResponse(aasaBody)
+        // Served as Apple fetches it: JSON, at this exact path, never a redirect. One file
+        // per host: every app whose table lists the host, one `details` entry each.
+        let aasa = AASAByHost(apps.apps)
+        builder.add("GET", "/.well-known/apple-app-site-association", operation: "aasa", public: true) { request, parameters in
+            guard let (body, names) = aasa.document(forHost: request.header("host") ?? "") else {
+                return Problem(status: 404, code: .notFound, title: "Not Found",
+                               detail: "no app lists the host \(JSONWriter.quoted(TextSafety.excerpt(request.header("host") ?? "", limit: 64))) in its route table").response
+            }
+            parameters.notes.app = names
+            return jsonResponse(body)
         }
     }
 
@@ -106,5 +118,32 @@ enum LinkEndpoints {
             errors.append(Diagnostic(.missing, at: .pointer(.root.appending("link")), "expected \"link\" (a string) or \"links\" (an array)"))
             return .failure(.validation(errors))
         }
+    }
+}
+
+/// The `apple-app-site-association` of every host the apps' tables list, built once:
+/// the apps listing a host, in configuration order, one `details` entry each. With one app
+/// configured, a request for a host its table does not list (a test, a proxy that rewrites
+/// `Host`) still gets that app's file.
+struct AASAByHost: Sendable {
+    let byHost: [String: (body: [UInt8], apps: String)]
+    let fallback: (body: [UInt8], apps: String)?
+
+    init(_ apps: [GatewayApp]) {
+        var byHost: [String: (body: [UInt8], apps: String)] = [:]
+        for host in Set(apps.flatMap(\.routes.hosts)) {
+            let listing = apps.filter { $0.routes.hosts.contains(host) }
+            byHost[host] = Self.document(listing)
+        }
+        self.byHost = byHost
+        fallback = apps.count == 1 ? Self.document(apps) : nil
+    }
+
+    static func document(_ apps: [GatewayApp]) -> (body: [UInt8], apps: String) {
+        (Array(JSONWriter.pretty(AASAGenerator.applinks(for: apps.map(\.routes))).utf8), apps.map(\.name).joined(separator: ","))
+    }
+
+    func document(forHost host: String) -> (body: [UInt8], apps: String)? {
+        AppDirectory.hostName(host).flatMap { byHost[$0] } ?? fallback
     }
 }

@@ -53,9 +53,10 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// `result` is delivered/failed/unregistered/skipped; `reason` is APNs' reason or "".
-    public func recordNotification(result: String, reason: String) {
-        state.withLock { $0.notifications[result + "\u{0}" + reason, default: 0] += 1 }
+    /// `result` is delivered/failed/unregistered/skipped; `reason` is APNs' reason or "";
+    /// `app` the configured app, `pushType` Apple's push type (`alert`, `background`, …).
+    public func recordNotification(app: String, pushType: String, result: String, reason: String) {
+        state.withLock { $0.notifications[[app, pushType, result, reason].joined(separator: "\u{0}"), default: 0] += 1 }
     }
 
     public func recordAPNsLatency(seconds: Double) {
@@ -104,8 +105,8 @@ public final class Metrics: Sendable {
         codeSamples("pushgate_http_problem_errors_total", snapshot.problemErrors, to: &out)
         family("pushgate_links_rejected_total", "counter", "Deep links rejected, by code.", to: &out)
         codeSamples("pushgate_links_rejected_total", snapshot.linksRejected, to: &out)
-        family("pushgate_notifications_total", "counter", "Notifications finished, by result and APNs reason.", to: &out)
-        twoLabelSamples("pushgate_notifications_total", "result", "reason", snapshot.notifications, to: &out)
+        family("pushgate_notifications_total", "counter", "Notifications finished, by app, push type, result and APNs reason.", to: &out)
+        labelledSamples("pushgate_notifications_total", ["app", "push_type", "result", "reason"], snapshot.notifications, to: &out)
         family("pushgate_apns_request_duration_seconds", "histogram", "Time from sending a request to APNs to its answer.", to: &out)
         for (i, bound) in Metrics.latencyBuckets.enumerated() {
             out += "pushgate_apns_request_duration_seconds_bucket{le=\"\(formatBound(bound))\"} \(snapshot.apnsLatency.counts[i])\n"
@@ -139,6 +140,15 @@ public final class Metrics: Sendable {
     }
 
     /// Samples counted under `first + "\u{0}" + second` keys, sorted by key.
+    /// One sample per key: the key's NUL-separated parts are the labels' values, in order.
+    private func labelledSamples(_ name: String, _ labels: [String], _ counts: [String: Int], to out: inout String) {
+        for (key, value) in counts.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            let pairs = zip(labels, parts).map { "\($0)=\(label($1))" }.joined(separator: ",")
+            out += "\(name){\(pairs)} \(value)\n"
+        }
+    }
+
     private func twoLabelSamples(_ name: String, _ firstLabel: String, _ secondLabel: String,
                                  _ counts: [String: Int], to out: inout String) {
         for (key, value) in counts.sorted(by: { $0.key < $1.key }) {

@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// The API's OpenAPI 3.1 description, served at `GET /openapi.json`. A test checks that
 /// every route the router knows is described here and nothing else is.
 enum OpenAPIDocument {
@@ -10,7 +12,50 @@ enum OpenAPIDocument {
                        with: "This server has no keys configured and listens on loopback only: no operation requires it.")
     }
 
-    static let text = #"""
+    static let text = withPerAppPaths(written)
+
+    /// The endpoints of one app: each is described once at `/v1` + suffix (the only app)
+    /// and copied to `/v1/apps/{app}` + suffix with the `app` path parameter.
+    static let perAppSuffixes = ["/links/check", "/notifications/preview", "/templates", "/routes", "/tokens/dead", "/tokens/{token}/register"]
+
+    /// `written` with a path item for `/v1/apps/{app}` + each suffix, inserted before the
+    /// AASA's path (text insertion: the rest of the document stays as written).
+    static func withPerAppPaths(_ written: String) -> String {
+        guard let document = try? JSONParser().parse(written), let paths = document.objectValue?["paths"]?.objectValue,
+              let anchor = written.firstRange(of: "    \"/.well-known/apple-app-site-association\": {") else { return written }
+        let appParameter = JSON.object(JSONObject([
+            JSONMember(key: "name", value: .string("app")), JSONMember(key: "in", value: .string("path")),
+            JSONMember(key: "required", value: .bool(true)), JSONMember(key: "schema", value: .object(JSONObject([JSONMember(key: "type", value: .string("string"))]))),
+            JSONMember(key: "description", value: .string("The app's name (GET /v1/apps). An app that does not exist, or that the key may not use, is 404 with unknownApp.")),
+        ]))
+        var inserted = ""
+        for suffix in perAppSuffixes {
+            guard let item = paths["/v1" + suffix]?.objectValue else { continue }
+            var copy = JSONObject()
+            for operation in item.members {
+                guard var object = operation.value.objectValue else { continue }
+                if let id = object["operationId"]?.stringValue { set(&object, "operationId", .string("apps." + id)) }
+                set(&object, "parameters", .array([appParameter] + (object["parameters"]?.arrayValue ?? [])))
+                if var responses = object["responses"]?.objectValue, responses["404"] == nil {
+                    set(&responses, "404", .object(JSONObject([JSONMember(key: "$ref", value: .string("#/components/responses/Problem"))])))
+                    set(&object, "responses", .object(responses))
+                }
+                copy.members.append(JSONMember(key: operation.key, value: .object(object)))
+            }
+            inserted += "    " + JSONWriter.quoted("/v1/apps/{app}" + suffix) + ": " + JSONWriter.serialize(.object(copy)) + ",\n"
+        }
+        var text = written
+        text.insert(contentsOf: inserted, at: anchor.lowerBound)
+        return text
+    }
+
+    private static func set(_ object: inout JSONObject, _ key: String, _ value: JSON) {
+        if let i = object.members.firstIndex(where: { $0.key == key }) { object.members[i].value = value } else {
+            object.members.append(JSONMember(key: key, value: value))
+        }
+    }
+
+    static let written = #"""
 {
   "openapi": "3.1.0",
   "info": {
@@ -30,6 +75,8 @@ enum OpenAPIDocument {
         "properties": {
           "id": {"type": "string"},
           "status": {"enum": ["queued", "sending", "completed"]},
+          "app": {"type": ["string", "null"], "description": "The app it is for (null: written before campaigns named their app, with several apps configured)."},
+          "environment": {"type": ["string", "null"], "enum": ["production", "sandbox", null]},
           "dry_run": {"type": "boolean"},
           "created_at": {"type": "string", "format": "date-time"},
           "finished_at": {"type": ["string", "null"], "format": "date-time"},
@@ -59,7 +106,7 @@ enum OpenAPIDocument {
                 "parameter": {"type": "string", "description": "A query or path parameter."},
                 "header": {"type": "string", "description": "A request header."},
                 "line": {"type": "integer", "minimum": 1, "description": "A line of an application/x-ndjson body."},
-                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "unsafeNumber", "payloadTooLarge", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired"]},
+                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "unsafeNumber", "payloadTooLarge", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp"]},
                 "detail": {"type": "string"}
               }
             }
@@ -244,7 +291,9 @@ enum OpenAPIDocument {
           },
           "truncate": {"type": "boolean"},
           "dry_run": {"type": "boolean"},
-          "confirm_devices": {"type": "integer", "minimum": 1, "description": "The campaign's device count. Required (else 422 confirmationRequired) when it has more devices than guard.confirmAbove; when given it must be the count."}
+          "confirm_devices": {"type": "integer", "minimum": 1, "description": "The campaign's device count. Required (else 422 confirmationRequired) when it has more devices than guard.confirmAbove; when given it must be the count."},
+          "app": {"type": "string", "description": "The app the campaign is for (GET /v1/apps); optional when the key may use one app. Its route table, templates, topic and credentials apply. Unknown or not the key's: 404 unknownApp."},
+          "environment": {"enum": ["production", "sandbox"], "description": "The APNs environment, when the app allows both (apns.environments); default the app's apns.environment."}
         }
       }
     },
@@ -253,6 +302,24 @@ enum OpenAPIDocument {
     }
   },
   "paths": {
+    "/v1/apps": {
+      "get": {
+        "operationId": "apps.list",
+        "summary": "The apps this key may use (every app for an admin key, or with no keys configured).",
+        "responses": {
+          "200": {"description": "The apps.", "content": {"application/json": {"schema": {"type": "object", "required": ["apps"], "additionalProperties": false, "properties": {
+            "apps": {"type": "array", "items": {"type": "object", "required": ["name", "bundle_id", "hosts", "scheme", "app_id", "team_id", "key_id", "environment", "environments", "routes", "fingerprint"], "additionalProperties": false, "properties": {
+              "name": {"type": "string"}, "bundle_id": {"type": "string"}, "hosts": {"type": "array", "items": {"type": "string"}},
+              "scheme": {"type": ["string", "null"]}, "app_id": {"type": "string"}, "team_id": {"type": ["string", "null"]}, "key_id": {"type": ["string", "null"]},
+              "environment": {"enum": ["production", "sandbox"]}, "environments": {"type": "array", "items": {"enum": ["production", "sandbox"]}},
+              "routes": {"type": "integer", "minimum": 1}, "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+            }}}
+          }}}}},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
     "/v1/links/check": {
       "post": {
         "operationId": "links.check",
@@ -271,6 +338,7 @@ enum OpenAPIDocument {
           ]}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
           "413": {"$ref": "#/components/responses/Problem"},
           "415": {"$ref": "#/components/responses/Problem"},
           "422": {"$ref": "#/components/responses/Problem"},
@@ -287,6 +355,7 @@ enum OpenAPIDocument {
           "200": {"description": "The preview: the first 3 devices' exact requests, each with its alert texts (where each came from, its lines on an iPhone), warnings in words, the canonical link and the Simulator file.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Preview"}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
           "413": {"$ref": "#/components/responses/Problem"},
           "415": {"$ref": "#/components/responses/Problem"},
           "422": {"$ref": "#/components/responses/Problem"},
@@ -301,6 +370,7 @@ enum OpenAPIDocument {
         "responses": {
           "200": {"description": "Every template in the templates folder; files that do not parse are listed under invalid.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TemplateList"}}}},
           "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}
         }
       }
@@ -329,6 +399,7 @@ enum OpenAPIDocument {
           },
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
           "409": {"$ref": "#/components/responses/Problem"},
           "413": {"$ref": "#/components/responses/Problem"},
           "415": {"$ref": "#/components/responses/Problem"},
@@ -396,6 +467,7 @@ enum OpenAPIDocument {
             "dead_since_ms": {"type": "integer"}, "dead_reason": {"type": "string"}
           }}}}},
           "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
           "422": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"},
           "503": {"$ref": "#/components/responses/Problem"}
@@ -420,6 +492,7 @@ enum OpenAPIDocument {
           }}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"},
           "503": {"$ref": "#/components/responses/Problem"}
         }
@@ -432,6 +505,7 @@ enum OpenAPIDocument {
         "responses": {
           "200": {"description": "The route table (config/routes.json format) plus its fingerprint, the SHA-256 a generated Swift router carries as tableFingerprint.", "content": {"application/json": {"schema": {"type": "object", "required": ["app", "hosts", "routes", "fingerprint"], "properties": {"fingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}}}}},
           "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}
         }
       }
@@ -439,9 +513,12 @@ enum OpenAPIDocument {
     "/.well-known/apple-app-site-association": {
       "get": {
         "operationId": "aasa",
-        "summary": "The apple-app-site-association generated from the route table; served directly, never redirected.",
+        "summary": "The apple-app-site-association of the request's Host: one details entry per app whose route table lists the host; served directly, never redirected.",
         "security": [],
-        "responses": {"200": {"description": "The AASA file.", "content": {"application/json": {"schema": {"type": "object"}}}}}
+        "responses": {
+          "200": {"description": "The AASA file.", "content": {"application/json": {"schema": {"type": "object"}}}},
+          "404": {"$ref": "#/components/responses/Problem"}
+        }
       }
     },
     "/healthz": {

@@ -31,6 +31,8 @@ public final class RequestLog: Sendable {
         /// The client's own `X-Request-Id` when it was not usable (too long or unsafe), cut.
         public var clientRequestID: String?
         public var keyName: String?
+        /// The app the request was for, when it was for one.
+        public var app: String?
         public var method: String
         public var path: String
         /// Name and value pairs as decoded; credentials are redacted when written.
@@ -43,11 +45,12 @@ public final class RequestLog: Sendable {
 
         public init(time: Double, requestID: String, clientRequestID: String? = nil, keyName: String?, method: String,
                     path: String, query: [(name: String, value: String)] = [], userAgent: String? = nil, status: Int,
-                    responseBytes: Int = 0, durationMicroseconds: Int, remoteAddress: String) {
+                    responseBytes: Int = 0, durationMicroseconds: Int, remoteAddress: String, app: String? = nil) {
             self.time = time
             self.requestID = requestID
             self.clientRequestID = clientRequestID
             self.keyName = keyName
+            self.app = app
             self.method = method
             self.path = path
             self.query = query
@@ -136,6 +139,7 @@ public final class RequestLog: Sendable {
             w.member("request_id", entry.requestID)
             if let client = entry.clientRequestID { w.member("client_request_id", client) }
             w.member("key", orNull: entry.keyName)
+            w.member("app", orNull: entry.app)
             w.member("method", TextSafety.clipped(entry.method, maxBytes: 64))
             w.member("path", TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
             w.member("query", RequestLog.redactedQuery(entry.query))
@@ -158,6 +162,7 @@ public final class RequestLog: Sendable {
         line += field("id", entry.requestID)
         if let client = entry.clientRequestID { line += field("client_id", client) }
         line += field("key", entry.keyName ?? "-")
+        if let app = entry.app { line += field("app", app) }
         line += field("method", TextSafety.clipped(entry.method, maxBytes: 64))
         line += field("path", TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
         let query = RequestLog.redactedQuery(entry.query)

@@ -98,7 +98,7 @@ public struct ServerSettings: Sendable {
     /// `[{"name", "sha256", "rateLimit"?}, …]`; the hashes are redacted in `config print`.
     static func readKeys(_ setting: ConfigReader.Setting<JSON>, reader: inout ConfigReader, at path: JSONPath) -> [APIKey] {
         guard let array = setting.value.arrayValue else {
-            reader.report(.wrongType, at: setting.location, "expected an array of {name, sha256, rateLimit?}, found \(setting.value.kindDescription)")
+            reader.report(.wrongType, at: setting.location, "expected an array of {name, sha256, rateLimit?, apps?, role?}, found \(setting.value.kindDescription)")
             return []
         }
         var keys: [APIKey] = []
@@ -108,11 +108,12 @@ public struct ServerSettings: Sendable {
             // Values from the variable are blamed on the variable.
             func place(_ p: JSONPath) -> DiagnosticLocation { setting.origin == .file ? reader.location(p) : setting.location }
             guard let object = item.objectValue else {
-                reader.report(.wrongType, at: place(itemPath), "expected an object {name, sha256, rateLimit?}, found \(item.kindDescription)")
+                reader.report(.wrongType, at: place(itemPath), "expected an object {name, sha256, rateLimit?, apps?, role?}, found \(item.kindDescription)")
                 continue
             }
-            for key in object.keys where !["name", "sha256", "rateLimit"].contains(key) {
-                reader.report(.unknownKey, at: place(itemPath.appending(key)), Diagnostic.unknownKeyMessage(key, expected: ["name", "sha256", "rateLimit"]))
+            let keyMembers = ["name", "sha256", "rateLimit", "apps", "role"]
+            for key in object.keys where !keyMembers.contains(key) {
+                reader.report(.unknownKey, at: place(itemPath.appending(key)), Diagnostic.unknownKeyMessage(key, expected: keyMembers))
             }
             let name = object["name"]?.stringValue ?? ""
             if name.isEmpty || name.utf8.count > 64 || !name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
@@ -132,8 +133,34 @@ public struct ServerSettings: Sendable {
                 limit = readRateLimit(limitJSON, reader: &scratch, at: itemPath.appending("rateLimit"))
                 for d in scratch.diagnostics { reader.report(d.code, at: place(d.location.path ?? itemPath), d.message) }
             }
-            keys.append(APIKey(name: name, sha256: hash, rateLimit: limit))
+            // Which apps the key may use (every app when absent), and whether it is an admin.
+            var apps: [String]?
+            if let list = object["apps"] {
+                let names = list.arrayValue?.compactMap(\.stringValue)
+                if let names, names.count == list.arrayValue?.count, !names.isEmpty {
+                    apps = names
+                } else {
+                    reader.report(list.arrayValue == nil ? .wrongType : .invalidValue, at: place(itemPath.appending("apps")),
+                                  "expected a non-empty list of app names (leave \"apps\" out for every app), found \(list.kindDescription)")
+                }
+            }
+            var isAdmin = false
+            if let role = object["role"] {
+                switch role.stringValue {
+                case "admin": isAdmin = true
+                case "client": isAdmin = false
+                default:
+                    reader.report(role.stringValue == nil ? .wrongType : .invalidValue, at: place(itemPath.appending("role")),
+                                  "expected \"client\" (the key sees only its own campaigns) or \"admin\" (every key's), found \(role.stringValue.map { JSONWriter.quoted($0) } ?? role.kindDescription)")
+                }
+                if isAdmin && apps != nil {
+                    reader.report(.conflictingFields, at: place(itemPath.appending("apps")), "an admin key sees every app; leave \"apps\" out")
+                }
+            }
+            keys.append(APIKey(name: name, sha256: hash, rateLimit: limit, apps: apps, isAdmin: isAdmin))
             var entry: [JSONMember] = [JSONMember(key: "name", value: .string(name)), JSONMember(key: "sha256", value: .string("(redacted)"))]
+            if let apps { entry.append(JSONMember(key: "apps", value: .array(apps.map { .string($0) }))) }
+            if isAdmin { entry.append(JSONMember(key: "role", value: .string("admin"))) }
             if let limit {
                 entry.append(JSONMember(key: "rateLimit", value: .object(JSONObject([
                     JSONMember(key: "perSecond", value: .number(String(limit.perSecond))),

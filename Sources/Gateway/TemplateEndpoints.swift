@@ -2,12 +2,13 @@ import HTTPServer
 import Payloads
 import StrictJSON
 
-/// `GET /v1/templates`: what a person composing a campaign chooses from — each template's
+/// `GET /v1/apps/{app}/templates` (`/v1/templates` for the only app): what a person composing a campaign chooses from — each template's
 /// description, push type, locales, link pattern, and placeholders with their descriptions.
 /// A template file that does not parse is listed under `invalid` with its problems.
 enum TemplateEndpoints {
-    static func register(in builder: inout APIRouterBuilder, templates: any TemplateStore) {
-        builder.add("GET", "/v1/templates", operation: "templates.list") { _, _ in
+    static func register(in builder: inout APIRouterBuilder, apps: AppDirectory) {
+        builder.addPerApp("GET", "/templates", operation: "templates.list", apps: apps) { _, _, app in
+            let templates = app.planner.templates
             var valid: [Template] = []
             var invalid: [(name: String, problems: [PayloadError])] = []
             for name in templates.names() {

@@ -4,11 +4,12 @@ import Storage
 import StrictJSON
 import Timing
 
-/// `POST /v1/tokens/{token}/register` and `GET /v1/tokens/dead`.
+/// `POST /v1/apps/{app}/tokens/{token}/register` and `GET /v1/apps/{app}/tokens/dead`
+/// (and the same without `/apps/{app}` for the only app): a dead token is its app's.
 enum TokenEndpoints {
-    static func register(in builder: inout APIRouterBuilder, storage: any CampaignStorage,
+    static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, storage: any CampaignStorage,
                          clock: any TimeSource) {
-        builder.add("POST", "/v1/tokens/{token}/register", operation: "tokens.register") { request, parameters in
+        builder.addPerApp("POST", "/tokens/{token}/register", operation: "tokens.register", apps: apps) { request, parameters, app in
             let text = parameters["token"] ?? ""
             let token: String
             switch DeviceToken.normalize(text) {
@@ -19,7 +20,7 @@ enum TokenEndpoints {
             }
             let time = clock.millisecondsSince1970()
             do throws(StorageError) {
-                let dead = try storage.registerToken(token, atMilliseconds: time)
+                let dead = try storage.registerToken(token, app: app.name, atMilliseconds: time)
                 var w = JSONWriter()
                 w.object { w in
                     w.member("token", token)
@@ -37,7 +38,7 @@ enum TokenEndpoints {
             }
         }
 
-        builder.add("GET", "/v1/tokens/dead", operation: "tokens.dead") { request, _ in
+        builder.addPerApp("GET", "/tokens/dead", operation: "tokens.dead", apps: apps) { request, _, app in
             switch QueryParameters.read(request, integers: ["since": 0...Int.max, "limit": 1...1000], strings: ["cursor"]) {
             case .failure(let problem): return problem.response
             case .success(let values):
@@ -52,8 +53,8 @@ enum TokenEndpoints {
                     after = parsed
                 }
                 do throws(StorageError) {
-                    let tokens = try storage.deadTokens(sinceMilliseconds: since, after: after, limit: limit)
-                    return jsonResponse(render(tokens, since: since, limit: limit))
+                    let tokens = try storage.deadTokens(app: app.name, sinceMilliseconds: since, after: after, limit: limit)
+                    return jsonResponse(render(tokens, since: since, limit: limit, path: request.path))
                 } catch {
                     return Problem.storageUnavailable(error).response
                 }
@@ -61,7 +62,7 @@ enum TokenEndpoints {
         }
     }
 
-    static func render(_ tokens: [DeadToken], since: Int64, limit: Int) -> [UInt8] {
+    static func render(_ tokens: [DeadToken], since: Int64, limit: Int, path: String = "/v1/tokens/dead") -> [UInt8] {
         var w = JSONWriter(capacity: 128 + tokens.count * 160)
         w.object { w in
             w.member("tokens", array: { w in
@@ -77,7 +78,7 @@ enum TokenEndpoints {
             if tokens.count == limit, let last = tokens.last {
                 let cursor = DeadTokenCursor.format(last.timestampMilliseconds, last.token)
                 w.member("next_cursor", cursor)
-                w.member("next", "/v1/tokens/dead?since=\(since)&limit=\(limit)&cursor=\(cursor)")
+                w.member("next", "\(path)?since=\(since)&limit=\(limit)&cursor=\(cursor)")
             } else {
                 w.member("next_cursor", orNull: nil as String?)
                 w.member("next", orNull: nil as String?)

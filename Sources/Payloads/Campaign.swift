@@ -53,6 +53,11 @@ public struct Campaign: Sendable, Equatable {
     /// `confirm_devices`: the device count the caller confirms (the guard against sending
     /// to everyone by mistake; see `SendGuard`).
     public var confirmDevices: Int?
+    /// `app`: the configured app the campaign is for (optional when the caller has one);
+    /// its route table, templates, topic and credentials apply.
+    public var app: String?
+    /// `environment`: `production` or `sandbox`, when the app allows a choice.
+    public var environment: String?
 
     public init() {}
 }

@@ -9,7 +9,7 @@ public enum CampaignReader {
         "template", "locale", "variables", "alert", "deeplink", "push_type", "priority", "expiration",
         "collapse_id", "thread_id", "category", "badge", "sound", "interruption_level", "relevance_score",
         "mutable_content", "content_available", "target_content_id", "data", "devices", "truncate", "dry_run",
-        "confirm_devices",
+        "confirm_devices", "app", "environment",
     ]
     static let alertKeys: [String] = [
         "title", "subtitle", "body", "title-loc-key", "title-loc-args", "subtitle-loc-key",
@@ -125,6 +125,12 @@ public enum CampaignReader {
         c.dryRun = r.bool("dry_run") ?? false
         c.sendAt = readTime(&r, "send_at")
         c.expiresAt = readTime(&r, "expires_at")
+        c.app = r.plainString("app")
+        if let environment = r.plainString("environment") {
+            if ["production", "sandbox"].contains(environment) { c.environment = environment } else {
+                r.problem(.invalidValue, "environment", "expected \"production\" or \"sandbox\", not \(FieldReader.shown(.string(environment)))")
+            }
+        }
         if let value = object["confirm_devices"] {
             if let n = value.int64Value, n >= 1, n <= Int64(Int32.max) { c.confirmDevices = Int(n) } else if case .number = value {
                 r.problem(.invalidValue, "confirm_devices", "expected the campaign's device count, a whole number ≥ 1, found \(FieldReader.shown(value))")

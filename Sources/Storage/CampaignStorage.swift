@@ -32,12 +32,18 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func nextDueTime() throws(StorageError) -> Double?
 
     func campaign(id: String) throws(StorageError) -> CampaignSummary?
-    func campaigns(limit: Int, before seq: Int64?) throws(StorageError) -> [CampaignSummary]
+    /// Newest first; only `owner`'s when given.
+    func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary]
     func results(campaign seq: Int64, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow]
 
     /// Records that the app registered the token again (so it is no longer skipped).
-    func registerToken(_ token: String, atMilliseconds: Int64) throws(StorageError) -> DeadToken?
-    func deadTokens(sinceMilliseconds: Int64, after: (Int64, String)?, limit: Int) throws(StorageError) -> [DeadToken]
+    /// `app`: the token is the app's (a dead token is one app's; nil: any app's).
+    func registerToken(_ token: String, app: String?, atMilliseconds: Int64) throws(StorageError) -> DeadToken?
+    /// Dead tokens of `app` (nil: of every app).
+    func deadTokens(app: String?, sinceMilliseconds: Int64, after: (Int64, String)?, limit: Int) throws(StorageError) -> [DeadToken]
+    /// Rows written before campaigns named their app ("") become `app`'s: the one app of a
+    /// single-app configuration. Returns how many campaigns.
+    func adoptUnnamedRows(app: String) throws(StorageError) -> Int
 
     func pendingFeedback(limit: Int) throws(StorageError) -> [FeedbackItem]
     func acknowledgeFeedback(through seq: Int64) throws(StorageError)
@@ -46,6 +52,20 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func checkWritable(now: Double) -> String?
     /// nil when the database answers a read and the last write (if any) worked; writes nothing.
     func checkReady() -> String?
+}
+
+extension CampaignStorage {
+    public func campaigns(limit: Int, before seq: Int64?) throws(StorageError) -> [CampaignSummary] {
+        try campaigns(limit: limit, before: seq, owner: nil)
+    }
+
+    public func registerToken(_ token: String, atMilliseconds time: Int64) throws(StorageError) -> DeadToken? {
+        try registerToken(token, app: nil, atMilliseconds: time)
+    }
+
+    public func deadTokens(sinceMilliseconds since: Int64, after cursor: (Int64, String)?, limit: Int) throws(StorageError) -> [DeadToken] {
+        try deadTokens(app: nil, sinceMilliseconds: since, after: cursor, limit: limit)
+    }
 }
 
 /// The provider token every process signing with one key shares (Apple allows one per

@@ -119,17 +119,18 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                         .bind(.text(claim.key), .text(claim.requestSHA256), .text(campaign.id), .double(campaign.createdAt)).run()
                 }
                 try db.statement("""
-                    INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining)
-                    VALUES (?, ?, ?, ?, ?, ?, 0, 0)
+                    INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining, app, environment, owner)
+                    VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)
                     """)
                     .bind(.text(campaign.id), .double(campaign.createdAt), .int(campaign.dryRun ? 1 : 0),
-                          .text(HeaderLines.encode(campaign.headers)), .blob(campaign.body), .text(campaign.apnsIDPrefix)).run()
+                          .text(HeaderLines.encode(campaign.headers)), .blob(campaign.body), .text(campaign.apnsIDPrefix),
+                          .text(campaign.app), .text(campaign.environment), .text(campaign.owner)).run()
                 let seq = db.lastInsertRowID
                 let checkDead = try db.statement("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
                 let anyDead = try checkDead.step() && checkDead.int(0) == 1
-                // Dead, and not registered again since: the same rule as `deadTokens`.
+                // Dead for this app, and not registered again since: the same rule as `deadTokens`.
                 let lookup = """
-                    SELECT dead_at_ms, dead_reason FROM tokens WHERE token = ? AND dead_at_ms IS NOT NULL
+                    SELECT dead_at_ms, dead_reason FROM tokens WHERE token = ? AND dead_at_ms IS NOT NULL AND app = ?
                       AND (registered_at_ms IS NULL OR registered_at_ms <= dead_at_ms)
                     """
                 let insertSQL = """
@@ -147,7 +148,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                     if reason != nil {
                         state = .failed
                     } else if anyDead {
-                        let find = try db.statement(lookup).bind(.text(delivery.token))
+                        let find = try db.statement(lookup).bind(.text(delivery.token), .text(campaign.app))
                         if try find.step() {
                             state = .skipped
                             reason = find.text(1)
@@ -202,7 +203,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
 
     public func campaign(id: String) throws(StorageError) -> CampaignSummary? {
         try reading { db throws(StorageError) in
-            let find = try db.statement("SELECT seq, id, created_at, dry_run, devices, finished_at FROM campaigns WHERE id = ?").bind(.text(id))
+            let find = try db.statement("SELECT \(Self.summaryColumns) FROM campaigns WHERE id = ?").bind(.text(id))
             guard try find.step() else { return nil }
             var summary = Self.summary(find)
             summary.counts = try Self.counts(db, seq: summary.seq)
@@ -210,12 +211,20 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         }
     }
 
-    public func campaigns(limit: Int, before seq: Int64?) throws(StorageError) -> [CampaignSummary] {
+    public func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary] {
         try reading { db throws(StorageError) in
-            let list = try db.statement("""
-                SELECT seq, id, created_at, dry_run, devices, finished_at FROM campaigns
-                WHERE seq < ? ORDER BY seq DESC LIMIT ?
-                """).bind(.int(seq ?? Int64.max), .integer(limit))
+            let list: SQLiteStatement
+            if let owner {
+                list = try db.statement("""
+                    SELECT \(Self.summaryColumns) FROM campaigns INDEXED BY campaigns_owner
+                    WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                    """).bind(.text(owner), .int(seq ?? Int64.max), .integer(limit))
+            } else {
+                list = try db.statement("""
+                    SELECT \(Self.summaryColumns) FROM campaigns
+                    WHERE seq < ? ORDER BY seq DESC LIMIT ?
+                    """).bind(.int(seq ?? Int64.max), .integer(limit))
+            }
             var result: [CampaignSummary] = []
             while try list.step() { result.append(Self.summary(list)) }
             for i in result.indices { result[i].counts = try Self.counts(db, seq: result[i].seq) }
@@ -223,9 +232,26 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         }
     }
 
+    static let summaryColumns = "seq, id, created_at, dry_run, devices, finished_at, app, environment, owner"
+
     static func summary(_ row: SQLiteStatement) -> CampaignSummary {
-        CampaignSummary(seq: row.int(0), id: row.text(1), createdAt: row.double(2), dryRun: row.int(3) != 0,
-                        devices: Int(row.int(4)), finishedAt: row.optionalDouble(5), counts: [:])
+        var summary = CampaignSummary(seq: row.int(0), id: row.text(1), createdAt: row.double(2), dryRun: row.int(3) != 0,
+                                      devices: Int(row.int(4)), finishedAt: row.optionalDouble(5), counts: [:])
+        summary.app = row.text(6)
+        summary.environment = row.text(7)
+        summary.owner = row.text(8)
+        return summary
+    }
+
+    public func adoptUnnamedRows(app: String) throws(StorageError) -> Int {
+        try writing { db throws(StorageError) in
+            try db.transaction { () throws(StorageError) -> Int in
+                try db.statement("UPDATE campaigns SET app = ? WHERE app = ''").bind(.text(app)).run()
+                let campaigns = db.changes
+                try db.statement("UPDATE tokens SET app = ? WHERE app = ''").bind(.text(app)).run()
+                return campaigns
+            }
+        }
     }
 
     static func counts(_ db: SQLiteDatabase, seq: Int64) throws(StorageError) -> [DeliveryState: Int] {

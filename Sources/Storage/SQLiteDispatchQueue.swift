@@ -62,10 +62,10 @@ extension SQLiteCampaignStorage {
 
     public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
         try reading { db throws(StorageError) in
-            let find = try db.statement("SELECT id, dry_run, headers, body, apns_id_prefix FROM campaigns WHERE seq = ?").bind(.int(seq))
+            let find = try db.statement("SELECT id, dry_run, headers, body, apns_id_prefix, app, environment FROM campaigns WHERE seq = ?").bind(.int(seq))
             guard try find.step() else { return nil }
             return CampaignMessage(id: find.text(0), dryRun: find.int(1) != 0, headers: HeaderLines.decode(find.text(2)),
-                                   body: find.blob(3), apnsIDPrefix: find.text(4))
+                                   body: find.blob(3), apnsIDPrefix: find.text(4), app: find.text(5), environment: find.text(6))
         }
     }
 
@@ -118,14 +118,16 @@ extension SQLiteCampaignStorage {
     private func recordDead(_ db: SQLiteDatabase, update: DeliveryUpdate, now: Double) throws(StorageError) {
         guard let token = try db.statement("SELECT token FROM deliveries WHERE campaign = ? AND idx = ?")
             .bind(.int(update.campaign), .integer(update.index)).firstText() else { return }
+        // The token is dead for the app whose campaign learnt it.
+        let app = try db.statement("SELECT app FROM campaigns WHERE seq = ?").bind(.int(update.campaign)).firstText() ?? ""
         let timestamp = update.timestampMilliseconds ?? Int64(now * 1000)
         let reason = update.reason ?? "Unregistered"
         try db.statement("""
-            INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at) VALUES (?, ?, ?, ?)
+            INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at, app) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(token) DO UPDATE SET dead_at_ms = excluded.dead_at_ms, dead_reason = excluded.dead_reason,
-                recorded_at = excluded.recorded_at
+                recorded_at = excluded.recorded_at, app = excluded.app
             WHERE tokens.dead_at_ms IS NULL OR excluded.dead_at_ms > tokens.dead_at_ms
-            """).bind(.text(token), .int(timestamp), .text(reason), .double(now)).run()
+            """).bind(.text(token), .int(timestamp), .text(reason), .double(now), .text(app)).run()
         try db.statement("INSERT INTO feedback_outbox(token, timestamp_ms, reason) VALUES (?, ?, ?)")
             .bind(.text(token), .int(timestamp), .text(reason)).run()
     }

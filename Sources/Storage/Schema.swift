@@ -91,6 +91,20 @@ enum Schema {
         """
         ALTER TABLE feedback_outbox ADD COLUMN batch INTEGER;
         """,
+        // 5: several apps. A campaign names its app, the environment it is sent in and the
+        // API key that created it (''  before: the rows belong to the one configured app,
+        // which adopts them at start-up, and to no key). A dead token belongs to the app
+        // whose campaign learnt it. Idempotency keys are namespaced per API key: stored as
+        // "<key name> <Idempotency-Key>" (neither contains a space); existing ones belong
+        // to no key.
+        """
+        ALTER TABLE campaigns ADD COLUMN app TEXT NOT NULL DEFAULT '';
+        ALTER TABLE campaigns ADD COLUMN environment TEXT NOT NULL DEFAULT '';
+        ALTER TABLE campaigns ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+        CREATE INDEX campaigns_owner ON campaigns(owner, seq);
+        ALTER TABLE tokens ADD COLUMN app TEXT NOT NULL DEFAULT '';
+        UPDATE idempotency_keys SET key = ' ' || key;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

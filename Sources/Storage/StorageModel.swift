@@ -52,6 +52,11 @@ public struct NewCampaign: Sendable {
     /// Check, before committing, that no token appears twice (for device lists that were
     /// not checked on the way in); the insert fails with `duplicateToken` if one does.
     public var rejectDuplicateTokens = false
+    /// The configured app it is for, the APNs environment it goes to, and the API key that
+    /// created it ("" when no keys are configured).
+    public var app = ""
+    public var environment = ""
+    public var owner = ""
 
     public init(id: String, createdAt: Double, dryRun: Bool, headers: [StoredHeader], body: [UInt8],
                 apnsIDPrefix: String, idempotency: IdempotencyClaim? = nil) {
@@ -116,6 +121,10 @@ public struct CampaignSummary: Sendable, Equatable {
     public var devices: Int
     public var finishedAt: Double?
     public var counts: [DeliveryState: Int]
+    public var app = ""
+    public var environment = ""
+    /// The API key that created it ("" for none).
+    public var owner = ""
 
     public var status: String {
         if finishedAt != nil { return "completed" }
@@ -131,6 +140,9 @@ public struct CampaignMessage: Sendable {
     public var headers: [StoredHeader]
     public var body: [UInt8]
     public var apnsIDPrefix: String
+    /// Which app's credentials send it, in which environment.
+    public var app = ""
+    public var environment = ""
 }
 
 /// Who claims, and for how long: a claim is a lease that its owner renews while the send

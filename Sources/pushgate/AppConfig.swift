@@ -125,3 +125,21 @@ extension AppConfig {
                    environments: apns.environments, teamId: apns.teamId, keyId: apns.keyId)
     }
 }
+
+extension GatewayConfig {
+    /// The app of a campaign file: its `"app"`, `--app`, or the only app. A campaign and
+    /// `--app` that disagree, or an app that is not configured, is a usage error (exit 2).
+    func app(forCampaign bytes: [UInt8], at path: String, option: String?) -> Result<AppConfig, CLIFailure> {
+        let named = (try? JSONParser().parse(bytes))?.objectValue?["app"]?.stringValue
+        guard let named else { return app(named: option) }
+        let place = Diagnostic(.unknownApp, at: .file(path, at: JSONPath.root.appending("app")), "").location.place
+        if let option, option != named {
+            return .failure(CLIFailure(message: "\(place): the campaign is for app \(TextSafety.quoted(named)), --app says \(TextSafety.quoted(option)) [unknownApp]",
+                                       status: ExitStatus.usage))
+        }
+        if let app = apps.first(where: { $0.name == named }) { return .success(app) }
+        return .failure(CLIFailure(
+            message: "\(place): no app named \(TextSafety.quoted(named)) in \(TextSafety.escapedForDisplay(source)); the apps are \(ConfigReader.list(apps.map(\.name))) [unknownApp]",
+            status: ExitStatus.usage))
+    }
+}

@@ -54,11 +54,11 @@ enum CampaignsCommand {
 
     static func table(_ summaries: [CampaignSummary]) -> String {
         guard !summaries.isEmpty else { return "no campaigns\n" }
-        let header = ["ID", "STATUS", "CREATED", "DEVICES", "QUEUED", "DELIVERED", "FAILED", "UNREG", "SKIPPED", "DRY-RUN"]
+        let header = ["ID", "APP", "STATUS", "CREATED", "DEVICES", "QUEUED", "DELIVERED", "FAILED", "UNREG", "SKIPPED", "DRY-RUN"]
         var rows = [header]
         for s in summaries {
             let queued = (s.counts[.pending] ?? 0) + (s.counts[.inFlight] ?? 0) + (s.counts[.retrying] ?? 0)
-            rows.append([s.id, s.status, CampaignJSON.timestamp(s.createdAt), String(s.devices), String(queued),
+            rows.append([s.id, s.app.isEmpty ? "-" : s.app, s.status, CampaignJSON.timestamp(s.createdAt), String(s.devices), String(queued),
                          String(s.counts[.delivered] ?? 0), String(s.counts[.failed] ?? 0), String(s.counts[.unregistered] ?? 0),
                          String(s.counts[.skipped] ?? 0), String(s.counts[.dryRun] ?? 0)])
         }

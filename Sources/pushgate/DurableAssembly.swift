@@ -40,18 +40,18 @@ struct DurableAssembly {
         return .configuration("storage \(shown): \(error.description)")
     }
 
-    static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, sender: any NotificationSender,
-                         dryRunSender: any NotificationSender, tokens: ProviderTokenManager, transport: CurlHTTP2Transport?,
+    static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, fleet: APNsFleet,
                          instance: InstanceID, defaultInFlight: Int, metrics: Metrics) -> DurableAssembly {
         let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: { Output.error($0) }) }
         let d = settings.dispatcher
         let dispatcher = Dispatcher(
-            storage: storage, sender: sender, dryRunSender: dryRunSender, metrics: metrics,
-            // Paused while APNs paused the key, and while APNs cannot be reached (looked at
+            storage: storage, sender: fleet.sender(app: "", environment: "", dryRun: false),
+            dryRunSender: fleet.sender(app: "", environment: "", dryRun: true), metrics: metrics,
+            // Paused while APNs paused a key, and while APNs cannot be reached (looked at
             // again every second: the transport probes on its own and says when it is back).
             sendingPausedUntil: {
-                let keyPause = tokens.pausedUntil().map(Double.init)
-                let unreachable = transport.map { $0.reachability != .reachable } == true ? SystemClock().wallSeconds() + 1 : nil
+                let keyPause = fleet.pausedUntil().map(Double.init)
+                let unreachable = fleet.transports.contains { $0.reachability != .reachable } ? SystemClock().wallSeconds() + 1 : nil
                 return [keyPause, unreachable].compactMap { $0 }.max()
             },
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
@@ -60,7 +60,9 @@ struct DurableAssembly {
             log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },
             housekeeping: {
                 _ = try? storage.purgeIdempotencyKeys(olderThan: SystemClock().wallSeconds() - settings.storage.idempotencyRetentionSeconds)
-            })
+            },
+            // Each campaign goes out with its app's credentials, in its environment.
+            senders: { message in fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun) })
         return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook,
                                campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
                                                            idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))

@@ -138,6 +138,15 @@ struct GatewayConfig {
                                   templatesPath: templates.value, routes: table, apns: appAPNs, path: app.path))
         }
         if reader.isValid { AppConfig.reportConflicts(apps, reader: &reader) }
+        // A key may list only apps that exist.
+        let keysPath = JSONPath.root.appending("server").appending("apiKeys")
+        for (i, key) in server.apiKeys.enumerated() {
+            for name in key.apps ?? [] where !apps.contains(where: { $0.name == name }) && apps.count == declared.count {
+                let place = reader.entries.contains { $0.path == keysPath && $0.origin != .file } ? reader.where(keysPath)
+                    : reader.location(keysPath.appending(index: i).appending("apps"))
+                reader.report(.unknownApp, at: place, "key \(TextSafety.quoted(key.name)) lists app \(TextSafety.quoted(name)), which is not configured; the apps are \(ConfigReader.list(apps.map(\.name)))")
+            }
+        }
         guard apps.count == declared.count, !apps.isEmpty else { return (nil, reader) }
         return (GatewayConfig(source: path, apps: apps, apns: apns, server: server, durable: durable,
                               sendGuard: SendGuard(confirmAbove: confirmAbove), reader: reader), reader)

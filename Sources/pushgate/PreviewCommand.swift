@@ -1,4 +1,5 @@
 import DeepLinks
+import Gateway
 import Payloads
 import StrictJSON
 
@@ -20,21 +21,23 @@ enum PreviewCommand {
             Output.error("pushgate preview: --campaign FILE is required\n\(usage)")
             return ExitStatus.usage
         }
-        let planner: CampaignPlanner
+        let app: GatewayApp
         let bytes: [UInt8]
-        switch makePlanner(configPath: configPath(args[option: "config"]), app: args[option: "app"])
-            .flatMap({ p in readSmallFile(path: campaignPath, limit: 256 << 20).map { (p, $0) } }) {
+        switch GatewayConfig.load(path: configPath(args[option: "config"]))
+            .flatMap({ c in readSmallFile(path: campaignPath, limit: 256 << 20).map { (c, $0) } })
+            .flatMap({ c, b in c.app(forCampaign: b, at: campaignPath, option: args[option: "app"]).map { ($0.gatewayApp, b) } }) {
         case .failure(let failure):
             Output.error("pushgate preview: \(failure.message)")
             return failure.status
-        case .success(let (p, b)):
-            planner = p
+        case .success(let (a, b)):
+            app = a
             bytes = b
         }
+        let planner = app.planner
 
         let json = args.has("json")
         let rejection: CampaignRejection
-        switch planner.plan(jsonBytes: bytes) {
+        switch app.plan(jsonBytes: bytes) {
         case .success(let plan):
             if let directory = args[option: "simulator"] {
                 switch SimulatorFiles.write(plan: plan, planner: planner, into: directory) {
@@ -68,10 +71,5 @@ enum PreviewCommand {
             Output.write(CampaignPreview.text(for: rejection))
         }
         return ExitStatus.findings
-    }
-
-    /// Configuration → route table → planner; any failure is a configuration error (exit 2).
-    static func makePlanner(configPath: String, app: String?) -> Result<CampaignPlanner, CLIFailure> {
-        GatewayConfig.load(path: configPath, app: app).map { $0.1.planner() }
     }
 }

@@ -81,14 +81,15 @@ enum SendCommand {
         let gateway: GatewayConfig
         let app: AppConfig
         let bytes: [UInt8]
-        switch GatewayConfig.load(path: configPath, app: name)
-            .flatMap({ ca in readSmallFile(path: campaignPath, limit: 256 << 20).map { (ca.0, ca.1, $0) } }) {
+        switch GatewayConfig.load(path: configPath)
+            .flatMap({ c in readSmallFile(path: campaignPath, limit: 256 << 20).map { (c, $0) } })
+            .flatMap({ c, b in c.app(forCampaign: b, at: campaignPath, option: name).map { (c, $0, b) } }) {
         case .failure(let failure): return .failure(failure)
         case .success(let value): (gateway, app, bytes) = value
         }
-        let planner = app.planner(requireDevices: devicesPath == nil)
+        let gatewayApp = app.gatewayApp
         let plan: CampaignPlan
-        switch planner.plan(jsonBytes: bytes) {
+        switch gatewayApp.plan(jsonBytes: bytes, requireDevices: devicesPath == nil) {
         case .failure(let rejection):
             let lines = rejection.problems.map { Diagnostic($0.diagnostic.code, at: .file(campaignPath, at: $0.path), $0.message).description }
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
@@ -108,6 +109,12 @@ enum SendCommand {
             do { reader = try DeviceLineReader(path: devicesPath) } catch { return .failure(error) }
         }
         return APNsSetup.configuration(gateway, app: app, forceDryRun: forceDryRun || plan.campaign.dryRun)
+            .map { apns in
+                // The campaign's own environment, when the app allows it (checked in planning).
+                var chosen = apns
+                chosen.environment = gatewayApp.environment(of: plan)
+                return chosen
+            }
             .flatMap { apns in
                 APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, config: gateway, app: app, tokenStore: $0) }
             }

@@ -64,7 +64,7 @@ enum ServeCommand {
         let requestsDrained = server.shutdown(deadlineSeconds: deadline)
         let sendsDrained = assembled.durable.dispatcher.stop(deadlineSeconds: deadline)
         assembled.durable.webhook?.stop()
-        assembled.delivery.transport?.shutdown()
+        assembled.fleet.shutdown()
         assembled.log.flush()
         if !requestsDrained || !sendsDrained {
             log.message(.warn, "pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), sends: \(assembled.durable.dispatcher.inFlight), which are sent again at the next start)")
@@ -77,7 +77,7 @@ enum ServeCommand {
         let settings: ServerSettings
         let service: GatewayService
         let durable: DurableAssembly
-        let delivery: APNsDelivery
+        let fleet: APNsFleet
         let log: RequestLog
         let dryRun: Bool
     }
@@ -91,17 +91,15 @@ enum ServeCommand {
         case .failure(let failure): return .failure(failure)
         case .success(let c): config = c
         }
-        // Several apps in one server come with per-app sending (not built yet).
-        guard config.apps.count == 1 else {
-            return .failure(.configuration("\(TextSafety.escapedForDisplay(config.source)) configures \(config.apps.count) apps (\(ConfigReader.list(config.apps.map(\.name)))); serve runs a single app so far: give each app its own configuration"))
-        }
-        let app = config.apps[0]
-        let table = app.routes
         let settings: ServerSettings
         switch serverSettings(config, listen: listen) {
         case .failure(let failure): return .failure(failure)
         case .success(let s): settings = s
         }
+        // Every app's credentials, before anything is opened.
+        var reader = config.reader
+        for app in config.apps { APNsConfiguration.requireCredentials(app.apns, reader: &reader, at: app.path.appending("apns")) }
+        guard reader.isValid else { return .failure(.diagnostics(reader.diagnostics)) }
         let durableSettings = config.durable
         let storage: SQLiteCampaignStorage
         let instance = InstanceID.current(now: SystemClock().wallSeconds())
@@ -109,51 +107,65 @@ enum ServeCommand {
         case .failure(let failure): return .failure(failure)
         case .success(let s): storage = s
         }
-        // The provider token lives in the same storage: one token per key for every process.
-        let apnsConfiguration: APNsConfiguration
-        let delivery: APNsDelivery
-        switch APNsSetup.configuration(config, app: app, forceDryRun: false)
-            .flatMap({ c in APNsSetup.delivery(c, config: config, app: app, tokenStore: SharedProviderTokens(storage: storage)).map { (c, $0) } }) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let (c, d)):
-            apnsConfiguration = c
-            delivery = d
+        // Rows from before campaigns named their app are the one app's.
+        if config.apps.count == 1 {
+            do throws(StorageError) { _ = try storage.adoptUnnamedRows(app: config.apps[0].name) } catch {
+                return .failure(DurableAssembly.storageFailure(error, path: durableSettings.storage.path))
+            }
         }
-        let planner = app.planner()
+        // One provider token per (team, key), kept in the storage for every process; one
+        // connection pool per (APNs URL, team); one sender per app and environment.
+        let fleet: APNsFleet
+        do throws(APNsFleet.Failure) {
+            fleet = try APNsFleet(apps: config.apps.map { APNsFleet.App(name: $0.name, configuration: $0.apns) },
+                                  tokenStore: SharedProviderTokens(storage: storage))
+        } catch {
+            let app = config.apps.first { $0.name == error.app } ?? config.apps[0]
+            return .failure(APNsSetup.failure(error.error, config, app: app))
+        }
+        for notice in fleet.notices { Output.error(notice) }
+        let first = config.apps[0].apns
         let metrics = Metrics()
-        let dryRunSender = DryRunSender(tokens: delivery.tokens, baseURL: apnsConfiguration.baseURL, topicOverride: apnsConfiguration.topic)
         let durable = DurableAssembly.assemble(
-            durableSettings, storage: storage, sender: delivery.sender, dryRunSender: dryRunSender, tokens: delivery.tokens,
-            transport: delivery.transport, instance: instance,
-            defaultInFlight: max(1, apnsConfiguration.connections * apnsConfiguration.maxConcurrentStreams), metrics: metrics)
-        let tokens = delivery.tokens
-        metrics.observeSendingPause { tokens.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
-        let transport = delivery.transport
-        metrics.observeAPNsReachability { transport?.reachability ?? .reachable == .reachable }
+            durableSettings, storage: storage, fleet: fleet, instance: instance,
+            defaultInFlight: max(1, first.connections * first.maxConcurrentStreams), metrics: metrics)
+        metrics.observeSendingPause { fleet.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
+        metrics.observeAPNsReachability { fleet.transports.allSatisfy { $0.reachability == .reachable } }
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
             // APNs unreachable: campaigns wait queued, so the service is not ready to deliver.
             ReadinessCheck(name: "apns") {
-                guard case .unreachable(let since, let lastError)? = transport?.reachability else { return nil }
-                return "unreachable since \(CampaignJSON.timestamp(Double(since))) (last error \(lastError))"
+                for transport in fleet.transports {
+                    if case .unreachable(let since, let lastError) = transport.reachability {
+                        return "unreachable since \(CampaignJSON.timestamp(Double(since))) (last error \(lastError))"
+                    }
+                }
+                return nil
             },
             ReadinessCheck(name: "signing_key") {
-                do { _ = try tokens.currentToken(); return nil } catch { return "cannot sign a provider token" }
+                for tokens in fleet.tokens {
+                    do { _ = try tokens.currentToken() } catch { return "cannot sign a provider token with key \(tokens.identity.keyId)" }
+                }
+                return nil
             },
             // Not a reason to take the API out of service: campaigns are still accepted
             // and wait in the outbox; the check says why nothing is being sent.
             ReadinessCheck(name: "apns_sending", blocking: false) {
-                tokens.pausedUntil().map {
-                    "paused until \(CampaignJSON.timestamp(Double($0))): APNs answered TooManyProviderTokenUpdates for key \(tokens.identity.keyId)"
+                for tokens in fleet.tokens {
+                    if let until = tokens.pausedUntil() {
+                        return "paused until \(CampaignJSON.timestamp(Double(until))): APNs answered TooManyProviderTokenUpdates for key \(tokens.identity.keyId)"
+                    }
                 }
+                return nil
             },
             // Read-only: a probe must never cause a write (and an fsync).
             ReadinessCheck(name: "storage") { storage.checkReady() },
         ]
         let components = GatewayComponents(
-            routeTable: table, planner: planner, sender: delivery.sender,
-            dryRunSender: dryRunSender,
-            configuredIsDryRun: apnsConfiguration.dryRun, readiness: readiness, sendGuard: config.sendGuard)
+            apps: AppDirectory(config.apps.map(\.gatewayApp)),
+            sender: fleet.sender(app: config.apps[0].name, configuration: first),
+            dryRunSender: fleet.sender(app: config.apps[0].name, environment: first.environment.rawValue, dryRun: true),
+            configuredIsDryRun: first.dryRun, readiness: readiness, sendGuard: config.sendGuard)
         let log: RequestLog
         let requestFD: Int32 = switch settings.requestLog {
         case "off": -1
@@ -163,8 +175,8 @@ enum ServeCommand {
         log = RequestLog(fd: requestFD, messageFD: 2, format: settings.logFormat, level: settings.logLevel)
         do throws(APIRouter.ConflictError) {
             let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: durable.campaigns)
-            return .success(Assembled(settings: settings, service: service, durable: durable, delivery: delivery,
-                                      log: log, dryRun: apnsConfiguration.dryRun))
+            return .success(Assembled(settings: settings, service: service, durable: durable, fleet: fleet,
+                                      log: log, dryRun: first.dryRun))
         } catch {
             // The API's own routes conflict: a bug, not the operator's; still exit 2.
             return .failure(.configuration("internal error: \(error)"))

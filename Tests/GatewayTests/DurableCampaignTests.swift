@@ -173,7 +173,7 @@ extension LiveGateway {
         #expect(results.last?["state"] == .string("failed"))
         #expect(results.last?["reason"] == .string("timeout"))
         #expect(results.last?["attempts"] == .number("5"))
-        #expect(gateway.service.metrics.render().contains("pushgate_notifications_total{result=\"retrying\",reason=\"ServiceUnavailable\"} 2"))
+        #expect(gateway.service.metrics.render().contains("pushgate_notifications_total{app=\"default\",push_type=\"alert\",result=\"retrying\",reason=\"ServiceUnavailable\"} 2"))
     }
 
     @Test func metricsReportTheQueueDepthFromStorage() async throws {

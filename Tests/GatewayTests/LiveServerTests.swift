@@ -89,12 +89,15 @@ final class LiveGateway {
     init(keys: [APIKey] = [], maxBodyBytes: Int = 1 << 20, sender: ScriptedSender = ScriptedSender(),
          readiness: [ReadinessCheck] = [], databasePath: String? = nil, inFlight: Int = 8,
          idempotencyRetentionSeconds: Double = 3600, senderOverride: (any NotificationSender)? = nil,
-         confirmAbove: Int = SendGuard.defaultConfirmAbove) throws {
+         confirmAbove: Int = SendGuard.defaultConfirmAbove, apps: [GatewayApp]? = nil,
+         log: RequestLog = RequestLog(fd: -1)) throws {
         let table = try Fixtures.routeTable()
         let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
         let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
+        let directory = AppDirectory(apps ?? [GatewayApp(name: "default", routes: table, planner: planner, environment: .sandbox,
+                                                           environments: [.sandbox], teamId: nil, keyId: nil)])
         let components = GatewayComponents(
-            routeTable: table, planner: planner, sender: senderOverride ?? sender,
+            apps: directory, sender: senderOverride ?? sender,
             dryRunSender: DryRunSender(tokens: tokens, baseURL: "https://api.sandbox.push.apple.com"),
             configuredIsDryRun: false, readiness: readiness, sendGuard: SendGuard(confirmAbove: confirmAbove))
         var settings = ServerSettings()
@@ -106,7 +109,7 @@ final class LiveGateway {
                                 options: .init(inFlight: inFlight, claimBatch: 4, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
         try dispatcher.start()
         let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: idempotencyRetentionSeconds)
-        service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: RequestLog(fd: -1), campaigns: campaigns)
+        service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: campaigns)
         server = try HTTPServer(configuration: settings.http, responder: service)
         self.sender = sender
     }
@@ -277,8 +280,8 @@ final class LiveGateway {
         #expect(dead?["timestamp_ms"] == .number("1700000000000"))
         #expect(gateway.sender.sent.withLock { Set($0) } == Set(tokens))
         let metrics = gateway.service.metrics.render()
-        #expect(metrics.contains("pushgate_notifications_total{result=\"delivered\",reason=\"\"} 25"))
-        #expect(metrics.contains("pushgate_notifications_total{result=\"failed\",reason=\"BadDeviceToken\"} 1"))
+        #expect(metrics.contains("pushgate_notifications_total{app=\"default\",push_type=\"alert\",result=\"delivered\",reason=\"\"} 25"))
+        #expect(metrics.contains("pushgate_notifications_total{app=\"default\",push_type=\"alert\",result=\"failed\",reason=\"BadDeviceToken\"} 1"))
         #expect(gateway.request("GET", "/v1/campaigns/\(id)?per_page=5000")?.status == 400)
         #expect(gateway.request("GET", "/v1/campaigns/unknown")?.status == 404)
     }

@@ -191,4 +191,74 @@ import Testing
         #expect(r.status == 2)
         #expect(r.stderr.contains(#"gateway.json#/apps/copy/topic: apps "shop" and "copy" have the same bundle id "com.example.shop""#), "\(r.stderr)")
     }
+
+    /// A campaign file that names its app needs no --app; one that disagrees with --app is refused.
+    @Test func aCampaignNamesItsApp() throws {
+        let dir = try Self.folder()
+        let token = String(repeating: "cd", count: 32)
+        try dir.write("news.json", #"{"app": "news", "alert": {"body": "Hi"}, "deeplink": "news://article/spring", "devices": ["\#(token)"]}"#)
+        try dir.write("blog.json", #"{"app": "blog", "alert": {"body": "Hi"}, "devices": ["\#(token)"]}"#)
+        let preview = try CLI.run(["preview", "--config", dir.path("gateway.json"), "--campaign", dir.path("news.json")], environment: Self.environment)
+        #expect(preview.status == 0, "\(preview.stderr)")
+        #expect(preview.stdout.contains("apns-topic: org.example.news\n"))
+        #expect(preview.stdout.contains("https://news.example.org/article/spring"))
+        let both = try CLI.run(["preview", "--config", dir.path("gateway.json"), "--app", "shop", "--campaign", dir.path("news.json")], environment: Self.environment)
+        #expect(both.status == 2)
+        #expect(both.stderr.contains(#"news.json#/app: the campaign is for app "news", --app says "shop" [unknownApp]"#), "\(both.stderr)")
+        let unknown = try CLI.run(["send", "--config", dir.path("gateway.json"), "--campaign", dir.path("blog.json")], environment: Self.environment)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains(#"blog.json#/app: no app named "blog""#) && unknown.stderr.contains(#""shop" or "news""#), "\(unknown.stderr)")
+        // A chosen environment must be one the app allows (shop: sandbox only).
+        try dir.write("prod.json", #"{"app": "shop", "environment": "production", "alert": {"body": "Hi"}, "devices": ["\#(token)"]}"#)
+        let prod = try CLI.run(["send", "--config", dir.path("gateway.json"), "--campaign", dir.path("prod.json")], environment: Self.environment)
+        #expect(prod.status == 1)
+        #expect(prod.stderr.contains("prod.json#/environment:") && prod.stderr.contains("[invalidValue]"), "\(prod.stderr)")
+    }
+
+    /// `serve` with two apps of two teams: each app's campaign goes out with its own topic,
+    /// key and team (the fake APNs refuses a topic the key may not push to), through one
+    /// connection per team; the AASA and the apps list answer per app.
+    @Test func serveSendsEachAppsCampaignsWithItsOwnCredentials() throws {
+        let dir = try Self.folder()
+        let newsKey = try FakeAPNsServer.Key.generate(in: dir.url, name: "news")
+        let fake = try FakeAPNsServer(keys: [
+            FakeAPNsServer.Key(teamId: "A1B2C3D4E5", keyId: "SHOPKEY001", keyFile: FakeAPNsServer.keyFile, topics: ["com.example.shop"]),
+            FakeAPNsServer.Key(teamId: "Z9Y8X7W6V5", keyId: "NEWSKEY001", keyFile: newsKey, topics: ["org.example.news"]),
+        ])
+        defer { fake.stop() }
+        try dir.write("gateway.json", """
+        {"apps": {"shop": {"routes": "shop-routes.json"},
+                  "news": {"routes": "news-routes.json", "templates": "news-templates",
+                           "apns": {"teamId": "Z9Y8X7W6V5", "keyId": "NEWSKEY001", "keyFile": "\(newsKey)"}}},
+         "templates": "shop-templates",
+         "apns": {"url": "\(fake.url)", "caFile": "\(fake.caFile)", "teamId": "A1B2C3D4E5", "keyId": "SHOPKEY001",
+                  "keyFile": "\(FakeAPNsServer.keyFile)"},
+         "server": {"listen": "127.0.0.1:0", "requestLog": "off"},
+         "storage": {"path": "\(dir.path("gateway.db"))"}}
+        """)
+        let server = try ServeProcess(config: dir.path("gateway.json"))
+        defer { _ = server.terminate() }
+        let shopToken = String(repeating: "a1", count: 32), newsToken = String(repeating: "b2", count: 32)
+        let shop = server.request("POST", "/v1/campaigns", json: Array(#"{"app": "shop", "alert": {"body": "Sale"}, "deeplink": "shop://product/7", "devices": ["\#(shopToken)"]}"#.utf8))
+        let news = server.request("POST", "/v1/campaigns", json: Array(#"{"app": "news", "alert": {"body": "News"}, "deeplink": "news://article/today", "devices": ["\#(newsToken)"]}"#.utf8))
+        #expect(shop?.status == 202 && news?.status == 202, "\(shop?.bodyText ?? "") \(news?.bodyText ?? "")")
+        #expect(eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(20)) { fake.answers().count >= 2 })
+        let log = fake.log()
+        let byToken = Dictionary(log.compactMap { o in o.string("token").map { ($0, o) } }, uniquingKeysWith: { a, _ in a })
+        #expect(byToken[shopToken]?.string("topic") == "com.example.shop")
+        #expect(byToken[shopToken]?.string("kid") == "SHOPKEY001")
+        #expect(byToken[newsToken]?.string("topic") == "org.example.news")
+        #expect(byToken[newsToken]?.string("kid") == "NEWSKEY001")
+        #expect(log.allSatisfy { $0.int("status") == 200 }, "\(log)")
+        #expect(Set(log.compactMap { $0.int("connection") }).count == 2, "one connection per team")
+        let apps = server.object("GET", "/v1/apps")?["apps"]?.arrayValue?.compactMap { $0.objectValue?["name"]?.stringValue }
+        #expect(apps == ["shop", "news"])
+        let aasa = server.request("GET", "/.well-known/apple-app-site-association", headers: [("Host", "news.example.org")])
+        #expect(aasa?.bodyText.contains("Z9Y8X7W6V5.org.example.news") == true)
+        #expect(aasa?.bodyText.contains("com.example.shop") == false)
+        let metrics = server.request("GET", "/metrics")?.bodyText ?? ""
+        #expect(eventuallyBlocking(timeout: .seconds(10), interval: .milliseconds(20)) {
+            (server.request("GET", "/metrics")?.bodyText ?? "").contains(#"pushgate_notifications_total{app="news",push_type="alert",result="delivered",reason=""} 1"#)
+        }, "\(metrics)")
+    }
 }

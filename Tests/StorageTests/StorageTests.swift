@@ -256,3 +256,62 @@ extension SQLiteCampaignStorage {
         #expect(message.headers == [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")])
     }
 }
+
+/// A database written before campaigns named their app keeps working: its rows belong to
+/// the one configured app once adopted, and to no API key.
+@Suite struct AppsMigrationTests {
+    @Test func anOldDatabaseIsBroughtForwardAndItsRowsAdopted() throws {
+        let path = temporaryDatabasePath()
+        let appsMigration = try #require(Schema.migrations.firstIndex { $0.contains("ADD COLUMN owner") })
+        do {
+            let db = try SQLiteDatabase(path: path)
+            for sql in Schema.migrations[..<appsMigration] { try db.execute(sql) }
+            try db.execute("PRAGMA user_version = \(appsMigration)")
+            let (h, b) = ("apns-push-type: alert\napns-topic: com.example.shop", "x'7b7d'")
+            try db.execute("""
+                INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining, finished_at)
+                VALUES ('old', 1000, 0, '\(h)', \(b), '01234567-89ab-4cde-8f01-', 1, 0, 1001);
+                INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at) VALUES ('\(token(7))', 5, 'Unregistered', 1000);
+                INSERT INTO idempotency_keys(key, request_sha256, campaign_id, created_at) VALUES ('order-1', 'abc', 'old', 1000);
+                """)
+        }
+        let storage = try SQLiteCampaignStorage(path: path)
+        #expect(try storage.schemaVersion() == Schema.currentVersion)
+        #expect(try storage.campaign(id: "old")?.app == "", "not yet adopted")
+        #expect(try storage.adoptUnnamedRows(app: "default") == 1)
+        let old = try #require(try storage.campaign(id: "old"))
+        #expect(old.app == "default")
+        #expect(old.owner == "", "created before keys were scoped: no key's")
+        #expect(try storage.deadTokens(app: "default", sinceMilliseconds: 0, after: nil, limit: 10).map(\.token) == [token(7)])
+        #expect(try storage.deadTokens(app: "news", sinceMilliseconds: 0, after: nil, limit: 10).isEmpty)
+        // The old Idempotency-Key is the no-key caller's.
+        #expect(try storage.idempotencyRecord(key: " order-1", notBefore: 0)?.campaignID == "old")
+        #expect(try storage.idempotencyRecord(key: "order-1", notBefore: 0) == nil)
+        #expect(try storage.adoptUnnamedRows(app: "default") == 0, "adopting twice changes nothing")
+    }
+
+    @Test func campaignsAreListedByOwnerAndDeadTokensSkippedPerApp() throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+        var a = newCampaign("a")
+        a.app = "shop"
+        a.owner = "shop-backend"
+        var b = newCampaign("b")
+        b.app = "news"
+        b.owner = "news-backend"
+        _ = try storage.insert(a, deliveries: [NewDelivery(token: token(1))], now: 1000)
+        _ = try storage.insert(b, deliveries: [NewDelivery(token: token(1))], now: 1000)
+        #expect(try storage.campaigns(limit: 10, before: nil, owner: "shop-backend").map(\.id) == ["a"])
+        #expect(try storage.campaigns(limit: 10, before: nil, owner: nil).map(\.id) == ["b", "a"])
+        let claimed = try storage.claim(limit: 10, now: 1000)
+        let shopDelivery = try #require(claimed.first { $0.campaign == 1 })
+        _ = try storage.record([DeliveryUpdate(campaign: shopDelivery.campaign, index: shopDelivery.index, state: .unregistered,
+                                               lease: shopDelivery.lease)], now: 1001)
+        #expect(try storage.message(campaign: 1)?.app == "shop")
+        var again = newCampaign("c")
+        again.app = "shop"
+        var other = newCampaign("d")
+        other.app = "news"
+        #expect(try storage.insert(again, deliveries: [NewDelivery(token: token(1))], now: 1002) == .created(devices: 1, skipped: 1))
+        #expect(try storage.insert(other, deliveries: [NewDelivery(token: token(1))], now: 1002) == .created(devices: 1, skipped: 0))
+    }
+}

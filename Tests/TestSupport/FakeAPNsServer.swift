@@ -11,6 +11,34 @@ public final class FakeAPNsServer: @unchecked Sendable {
     public static let teamId = "TEAM123456"
     public static let keyId = "KEY1234567"
 
+    /// A signing key the fake knows, with its team and the topics it may push to.
+    public struct Key: Sendable {
+        public var teamId: String
+        public var keyId: String
+        public var keyFile: String
+        public var topics: [String]
+
+        public init(teamId: String, keyId: String, keyFile: String, topics: [String]) {
+            self.teamId = teamId
+            self.keyId = keyId
+            self.keyFile = keyFile
+            self.topics = topics
+        }
+
+        /// A new P-256 key in PKCS#8 PEM (Apple's `.p8` form), made with openssl, in `folder`.
+        public static func generate(in folder: URL, name: String) throws -> String {
+            let file = folder.appendingPathComponent(name + ".p8").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", file]
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw TestSupportError(message: "openssl genpkey failed") }
+            return file
+        }
+    }
+
     public let port: Int
     public let directory: URL
     private let process: Process
@@ -22,7 +50,12 @@ public final class FakeAPNsServer: @unchecked Sendable {
     /// replaces the fixture key it verifies provider tokens with; `tokenUpdateWindow`
     /// turns on Apple's rule against replacing a key's token more often than that
     /// (Apple's is 1200 s).
-    public init(scriptJSON: String = "{}", publicKeyPEM: String? = nil, tokenUpdateWindow: Int? = nil) throws {
+    ///
+    /// `keys`: several signing keys, like APNs: each token is verified with the key its
+    /// `kid` names (its `iss` must be that key's team), and a topic not among the key's is
+    /// answered 400 `TopicDisallowed`.
+    public init(scriptJSON: String = "{}", publicKeyPEM: String? = nil, tokenUpdateWindow: Int? = nil,
+                keys: [Key] = []) throws {
         guard let tls = TestTLS.material else { throw TestSupportError(message: "could not make TLS test certificates with openssl") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-apns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -40,6 +73,22 @@ public final class FakeAPNsServer: @unchecked Sendable {
         }
         arguments += ["--tls-cert", tls.certFile, "--tls-key", tls.keyFile]
         if let tokenUpdateWindow { arguments += ["--token-update-window", String(tokenUpdateWindow)] }
+        if !keys.isEmpty {
+            let file = directory.appendingPathComponent("keys.json")
+            var w = JSONWriter()
+            w.array { w in
+                for key in keys {
+                    w.object { w in
+                        w.member("teamId", key.teamId)
+                        w.member("keyId", key.keyId)
+                        w.member("keyFile", key.keyFile)
+                        w.member("topics", array: { w in for topic in key.topics { w.value(.string(topic)) } })
+                    }
+                }
+            }
+            try Data(w.bytes).write(to: file)
+            arguments += ["--keys", file.path]
+        }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = arguments

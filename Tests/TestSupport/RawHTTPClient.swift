@@ -129,7 +129,9 @@ extension RawHTTPClient {
     public static func exchange(port: Int, method: String, path: String, headers: [(String, String)] = [],
                                 body: [UInt8] = []) -> RawResponse? {
         guard let client = RawHTTPClient(port: port) else { return nil }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        // Host: 127.0.0.1 unless the caller gives its own.
+        let host = headers.contains { $0.0.lowercased() == "host" } ? "" : "Host: 127.0.0.1\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\n\(host)Connection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"

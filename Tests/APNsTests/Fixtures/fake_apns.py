@@ -46,6 +46,9 @@ PUSH_TYPES = {"alert", "background", "location", "voip", "complication", "filepr
               "liveactivity", "pushtotalk", "widgets"}
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 TOKEN_RE = re.compile(r"^[0-9a-f]{64,200}$")
+# Apple's per-push-type topic suffixes (the bundle id comes before them).
+TOPIC_SUFFIXES = [".voip-ptt", ".voip", ".complication", ".pushkit.fileprovider", ".location-query",
+                  ".push-type.liveactivity", ".push-type.widgets"]
 
 
 class Fake:
@@ -80,6 +83,16 @@ class Fake:
         elif args.public_key:
             with open(args.public_key, "rb") as f:
                 self.public_key = serialization.load_pem_public_key(f.read())
+        # "--keys FILE": several signing keys, each with its team and the topics it may
+        # push to, like APNs (a token is verified with the key its kid names; a topic the
+        # key's team does not own is TopicDisallowed).
+        self.keys = {}
+        if args.keys:
+            with open(args.keys) as f:
+                for entry in json.load(f):
+                    with open(entry["keyFile"], "rb") as kf:
+                        public = serialization.load_pem_private_key(kf.read(), None).public_key()
+                    self.keys[entry["keyId"]] = {"team": entry["teamId"], "public_key": public, "topics": set(entry["topics"])}
         self.verified = {}
         self.token_window = args.token_update_window
         self.current_tokens = {}  # (iss, kid) -> (token, first seen)
@@ -131,23 +144,40 @@ class Fake:
         kid = header.get("kid")
         if header.get("alg") != "ES256" or set(header.keys()) != {"alg", "kid"}:
             return "InvalidProviderToken", None, kid
-        if self.key_id and kid != self.key_id:
+        entry = self.keys.get(kid)
+        if self.keys and entry is None:
             return "InvalidProviderToken", None, kid
-        if self.public_key is None:
+        if not self.keys and self.key_id and kid != self.key_id:
+            return "InvalidProviderToken", None, kid
+        public_key = entry["public_key"] if entry else self.public_key
+        team_id = entry["team"] if entry else self.team_id
+        if public_key is None:
             return "InvalidProviderToken", None, kid
         try:
-            claims = jwt.decode(token, self.public_key, algorithms=["ES256"],
+            claims = jwt.decode(token, public_key, algorithms=["ES256"],
                                 options={"verify_iat": False, "verify_exp": False})
         except jwt.PyJWTError:
             return "InvalidProviderToken", None, kid
         iat = claims.get("iat")
         if set(claims.keys()) != {"iss", "iat"} or type(iat) is not int:
             return "InvalidProviderToken", None, kid
-        if self.team_id and claims.get("iss") != self.team_id:
+        if team_id and claims.get("iss") != team_id:
             return "InvalidProviderToken", iat, kid
         if iat < time.time() - 3600:
             return "ExpiredProviderToken", iat, kid
         return None, iat, kid
+
+    def check_topic(self, kid, topic):
+        """With --keys: the topic, without Apple's push-type suffix, must be one of the key's."""
+        entry = self.keys.get(kid)
+        if entry is None or topic is None:
+            return None
+        base = topic
+        for suffix in TOPIC_SUFFIXES:
+            if base.endswith(suffix):
+                base = base[:-len(suffix)]
+                break
+        return None if base in entry["topics"] else (400, "TopicDisallowed")
 
     def validate(self, headers, body):
         """Apple's checks, in the order APNs documents its 4xx reasons."""
@@ -336,6 +366,8 @@ class Connection(asyncio.Protocol):
         if token_reason is None:
             token_reason = fake.check_update_rule(h.get("authorization"), kid)
         violation = fake.validate(headers, body)
+        if violation is None and token_reason is None:
+            violation = fake.check_topic(kid, h.get("apns-topic"))
         if token_reason == "TooManyProviderTokenUpdates":
             status, reason = 429, token_reason
         elif token_reason is not None:
@@ -410,6 +442,7 @@ def main():
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
     parser.add_argument("--token-update-window", type=float)
+    parser.add_argument("--keys")
     args = parser.parse_args()
     fake = Fake(args)
     context = None

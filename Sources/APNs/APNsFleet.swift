@@ -1,0 +1,125 @@
+import StrictJSON
+import Timing
+
+/// The senders of several apps, sharing what Apple lets them share: one provider token
+/// manager per signing key (team, key id, key file) and one HTTP/2 connection pool per
+/// (APNs URL, team), since Apple allows one team per connection. Each app gets one sender
+/// per environment it allows.
+public final class APNsFleet: Sendable {
+    /// One app's settings: its name and its `apns` configuration (environments included).
+    public struct App: Sendable {
+        public var name: String
+        public var configuration: APNsConfiguration
+
+        public init(name: String, configuration: APNsConfiguration) {
+            self.name = name
+            self.configuration = configuration
+        }
+    }
+
+    /// A configuration problem of one app (its key cannot be loaded, its URL is refused).
+    public struct Failure: Error, Sendable {
+        public let app: String
+        public let error: APNsConfigurationError
+    }
+
+    struct SenderKey: Hashable, Sendable {
+        let app: String
+        let environment: APNsEnvironment
+    }
+
+    private let live: [SenderKey: any NotificationSender]
+    private let dryRun: [SenderKey: any NotificationSender]
+    /// The first app's default-environment senders: for rows that name no configured app.
+    private let fallback: (live: any NotificationSender, dryRun: any NotificationSender)
+    /// Distinct token managers, in app order (one per signing key).
+    public let tokens: [ProviderTokenManager]
+    /// Distinct connection pools (none in a dry run).
+    public let transports: [CurlHTTP2Transport]
+    public let notices: [String]
+
+    /// `apps` must not be empty. `tokenStore` shares each provider token with every process
+    /// using the same storage.
+    public init(apps: [App], clock: any TimeSource = SystemClock(),
+                tokenStore: (any ProviderTokenStore)? = nil) throws(Failure) {
+        precondition(!apps.isEmpty, "a fleet has at least one app")
+        var managers: [String: ProviderTokenManager] = [:]
+        var tokenOrder: [ProviderTokenManager] = []
+        var pools: [String: CurlHTTP2Transport] = [:]
+        var poolOrder: [CurlHTTP2Transport] = []
+        var notices: [String] = []
+        var live: [SenderKey: any NotificationSender] = [:]
+        var dryRun: [SenderKey: any NotificationSender] = [:]
+        for app in apps {
+            let c = app.configuration
+            // One manager per signing key; an ephemeral dry-run key is one for every app.
+            let signingKey = "\(c.teamId ?? APNsDelivery.dryRunTeamId)|\(c.keyId ?? APNsDelivery.dryRunKeyId)|\(c.keyFile ?? "")"
+            let tokens: ProviderTokenManager
+            if let existing = managers[signingKey] { tokens = existing } else {
+                do throws(APNsConfigurationError) {
+                    let (made, said) = try APNsDelivery.providerTokens(for: c, clock: clock, tokenStore: tokenStore)
+                    tokens = made
+                    notices += said.filter { !notices.contains($0) }
+                } catch {
+                    throw Failure(app: app.name, error: error)
+                }
+                managers[signingKey] = tokens
+                tokenOrder.append(tokens)
+            }
+            for environment in c.environments {
+                var chosen = c
+                chosen.environment = environment
+                let key = SenderKey(app: app.name, environment: environment)
+                dryRun[key] = DryRunSender(tokens: tokens, baseURL: chosen.baseURL, topicOverride: chosen.topic)
+                if c.dryRun {
+                    live[key] = dryRun[key]
+                    continue
+                }
+                let poolKey = "\(chosen.baseURL)|\(c.teamId ?? "")"
+                let transport: CurlHTTP2Transport
+                if let existing = pools[poolKey] { transport = existing } else {
+                    do throws(APNsConfigurationError) {
+                        if let caFile = c.caFile { _ = try CAFile.check(caFile) }
+                        do { transport = try CurlHTTP2Transport(settings: TransportSettings(chosen), clock: clock) } catch {
+                            throw APNsConfigurationError(.invalidValue, at: JSONPath.root.appending("apns").appending("url"), error.message)
+                        }
+                    } catch {
+                        throw Failure(app: app.name, error: error)
+                    }
+                    pools[poolKey] = transport
+                    poolOrder.append(transport)
+                }
+                live[key] = APNsClient(transport: transport, tokens: tokens, retry: c.retry, topicOverride: c.topic, clock: clock)
+            }
+        }
+        let first = SenderKey(app: apps[0].name, environment: apps[0].configuration.environment)
+        self.live = live
+        self.dryRun = dryRun
+        fallback = (live[first]!, dryRun[first]!)
+        tokens = tokenOrder
+        transports = poolOrder
+        self.notices = notices
+    }
+
+    /// The sender of an app's campaigns in an environment; the first app's for a name or
+    /// environment not configured (rows written before apps were named).
+    public func sender(app: String, environment: String, dryRun isDryRun: Bool) -> any NotificationSender {
+        let key = APNsEnvironment(rawValue: environment).map { SenderKey(app: app, environment: $0) }
+        if isDryRun { return key.flatMap { dryRun[$0] } ?? fallback.dryRun }
+        return key.flatMap { live[$0] } ?? fallback.live
+    }
+
+    /// The sender of an app's default environment.
+    public func sender(app: String, configuration: APNsConfiguration) -> any NotificationSender {
+        sender(app: app, environment: configuration.environment.rawValue, dryRun: configuration.dryRun)
+    }
+
+    /// The earliest moment every key may send again, when any key is paused by APNs.
+    public func pausedUntil() -> Int64? {
+        tokens.compactMap { $0.pausedUntil() }.max()
+    }
+
+    public func shutdown() {
+        for transport in transports { transport.shutdown() }
+    }
+}

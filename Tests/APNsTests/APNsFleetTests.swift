@@ -1,0 +1,71 @@
+import APNs
+import Foundation
+import Payloads
+import StrictJSON
+import TestSupport
+import Testing
+
+/// Several apps' senders: one provider token per (team, key), one connection pool per
+/// (APNs URL, team), and each app's campaigns with its own topic and credentials, checked
+/// by a fake APNs that knows which topics each key may push to.
+@Suite(.serialized) struct APNsFleetTests {
+    static func request(topic: String, _ index: Int) -> APNsRequest {
+        let token = TestRequests.token(index)
+        return APNsRequest(deviceToken: token, path: "/3/device/" + token,
+                           headers: [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", topic), HTTPHeader("apns-priority", "10")],
+                           body: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+    }
+
+    static func configuration(_ fake: FakeAPNs, team: String, key: String, file: String,
+                              environments: [APNsEnvironment] = [.sandbox]) -> APNsConfiguration {
+        var c = APNsConfiguration(environment: environments[0], url: fake.url, caFile: fake.caFile, teamId: team, keyId: key, keyFile: file)
+        c.environments = environments
+        return c
+    }
+
+    @Test func eachAppSendsWithItsOwnKeyAndTopicAndTeamsDoNotShareAPool() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let newsKey = try FakeAPNsServer.Key.generate(in: folder, name: "news")
+        let fake = try FakeAPNs(keys: [
+            FakeAPNsServer.Key(teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, keyFile: FakeAPNs.keyFile, topics: ["com.example.shop", "com.example.club"]),
+            FakeAPNsServer.Key(teamId: "Z9Y8X7W6V5", keyId: "NEWSKEY001", keyFile: newsKey, topics: ["org.example.news"]),
+        ])
+        defer { fake.stop() }
+        let fleet = try APNsFleet(apps: [
+            .init(name: "shop", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: FakeAPNs.keyId, file: FakeAPNs.keyFile)),
+            // Same team and key as shop: its token and its connection pool are shop's.
+            .init(name: "club", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: FakeAPNs.keyId, file: FakeAPNs.keyFile)),
+            .init(name: "news", configuration: Self.configuration(fake, team: "Z9Y8X7W6V5", key: "NEWSKEY001", file: newsKey,
+                                                                   environments: [.production, .sandbox])),
+        ])
+        defer { fleet.shutdown() }
+        #expect(fleet.tokens.count == 2, "one provider token per (team, key)")
+        #expect(fleet.transports.count == 2, "one pool per team (the URL override is the same for both environments)")
+
+        let shop = await fleet.sender(app: "shop", environment: "sandbox", dryRun: false).send(Self.request(topic: "com.example.shop", 1))
+        let club = await fleet.sender(app: "club", environment: "sandbox", dryRun: false).send(Self.request(topic: "com.example.club", 2))
+        let news = await fleet.sender(app: "news", environment: "production", dryRun: false).send(Self.request(topic: "org.example.news", 3))
+        for result in [shop, club, news] {
+            guard case .delivered = result else { Issue.record("not delivered: \(result)"); continue }
+        }
+        // The news key may not push to the shop's topic: APNs says TopicDisallowed.
+        let wrong = await fleet.sender(app: "news", environment: "sandbox", dryRun: false).send(Self.request(topic: "com.example.shop", 4))
+        guard case .failed(400, let reason) = wrong else { Issue.record("expected 400, got \(wrong)"); return }
+        #expect(reason.rawValue == "TopicDisallowed")
+        let log = fake.log()
+        #expect(log.map { $0["kid"]?.stringValue ?? "" } == [FakeAPNs.keyId, FakeAPNs.keyId, "NEWSKEY001", "NEWSKEY001"])
+        let connections = Set(log.compactMap { $0.int("connection") })
+        #expect(connections.count == 2, "shop and club share one connection, news has its own: \(connections)")
+    }
+
+    @Test func anAppWithoutItsEnvironmentFallsBackToTheFirstAppsSender() throws {
+        var c = APNsConfiguration(dryRun: true)
+        c.environments = [.sandbox]
+        let fleet = try APNsFleet(apps: [.init(name: "shop", configuration: c), .init(name: "news", configuration: c)])
+        #expect(fleet.tokens.count == 1, "one ephemeral key for every dry-run app")
+        #expect(fleet.transports.isEmpty)
+        #expect(fleet.sender(app: "gone", environment: "sandbox", dryRun: false) is DryRunSender)
+    }
+}
