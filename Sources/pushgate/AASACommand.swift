@@ -1,11 +1,11 @@
 import DeepLinks
 import StrictJSON
 
-/// `pushgate aasa generate [--routes PATH]` and
-/// `pushgate aasa validate FILE [--routes PATH] [--json]`.
+/// `pushgate aasa generate [--routes PATH | --config PATH [--app NAME]]` and
+/// `pushgate aasa validate FILE [--routes PATH | --config PATH [--app NAME]] [--json]`.
 enum AASACommand {
-    static let usage = "usage: pushgate aasa generate [--routes PATH]\n"
-        + "       pushgate aasa validate FILE|- [--routes PATH] [--json]"
+    static let usage = "usage: pushgate aasa generate [--routes PATH | --config PATH [--app NAME]]\n"
+        + "       pushgate aasa validate FILE|- [--routes PATH | --config PATH [--app NAME]] [--json]"
 
     /// Files up to this size are read; over Apple's 128 KB they are still checked for
     /// shape, and the size is the one finding.
@@ -25,7 +25,7 @@ enum AASACommand {
     /// express), the findings go to stderr and the exit status is 1.
     private static func generate(_ arguments: [String]) -> Int32 {
         let args: Arguments
-        do { args = try Arguments(arguments, valued: ["routes"], flags: []) } catch { return usageError(error.message) }
+        do { args = try Arguments(arguments, valued: RouteTableOptions.valued, flags: []) } catch { return usageError(error.message) }
         guard args.positionals.isEmpty else { return usageError("generate takes no file argument") }
         guard let table = loadTable(args) else { return ExitStatus.usage }
         let json = AASAGenerator.applinks(for: table)
@@ -44,7 +44,7 @@ enum AASACommand {
 
     private static func validate(_ arguments: [String]) -> Int32 {
         let args: Arguments
-        do { args = try Arguments(arguments, valued: ["routes"], flags: ["json"]) } catch { return usageError(error.message) }
+        do { args = try Arguments(arguments, valued: RouteTableOptions.valued, flags: ["json"]) } catch { return usageError(error.message) }
         guard args.positionals.count == 1 else { return usageError("validate takes exactly one AASA file (- for stdin)") }
         let file = args.positionals[0]
         guard let table = loadTable(args) else { return ExitStatus.usage }
@@ -87,7 +87,7 @@ enum AASACommand {
     }
 
     private static func loadTable(_ args: Arguments) -> RouteTable? {
-        switch loadRouteTable(path: args[option: "routes"] ?? defaultRoutesPath) {
+        switch RouteTableOptions.load(args) {
         case .success(let table): return table
         case .failure(let failure):
             Output.error("pushgate aasa: \(failure.message)")

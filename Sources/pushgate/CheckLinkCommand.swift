@@ -1,16 +1,16 @@
 import DeepLinks
 import StrictJSON
 
-/// `pushgate check-link URL [--routes PATH] [--json]` and
-/// `pushgate check-link --stdin [--routes PATH]` (JSON Lines, streamed).
+/// `pushgate check-link URL [--routes PATH | --config PATH [--app NAME]] [--json]` and
+/// `pushgate check-link --stdin [--routes PATH | --config PATH [--app NAME]]` (JSON Lines, streamed).
 enum CheckLinkCommand {
-    static let usage = "usage: pushgate check-link URL [--routes PATH] [--json]\n"
-        + "       pushgate check-link --stdin [--routes PATH]"
+    static let usage = "usage: pushgate check-link URL [--routes PATH | --config PATH [--app NAME]] [--json]\n"
+        + "       pushgate check-link --stdin [--routes PATH | --config PATH [--app NAME]]"
 
     static func run(_ arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(arguments, valued: ["routes"], flags: ["json", "stdin"])
+            args = try Arguments(arguments, valued: RouteTableOptions.valued, flags: ["json", "stdin"])
         } catch {
             return usageError(error.message)
         }
@@ -22,7 +22,7 @@ enum CheckLinkCommand {
             return usageError(args.positionals.isEmpty ? "give one URL, or --stdin" : "give exactly one URL")
         }
         let table: RouteTable
-        switch loadRouteTable(path: args[option: "routes"] ?? defaultRoutesPath) {
+        switch RouteTableOptions.load(args) {
         case .success(let t): table = t
         case .failure(let failure):
             Output.error("pushgate check-link: \(failure.message)")

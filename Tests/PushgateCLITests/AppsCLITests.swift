@@ -261,4 +261,22 @@ import Testing
             (server.request("GET", "/metrics")?.bodyText ?? "").contains(#"pushgate_notifications_total{app="news",push_type="alert",result="delivered",reason=""} 1"#)
         }, "\(metrics)")
     }
+
+    /// check-link and aasa take the app of a configuration too.
+    @Test func checkLinkAndAASAUseTheChosenAppsTable() throws {
+        let dir = try Self.folder()
+        let news = try CLI.run(["check-link", "--config", dir.path("gateway.json"), "--app", "news", "https://example.com/product/42"],
+                               environment: Self.environment)
+        #expect(news.status == 1)
+        #expect(news.stdout.hasPrefix("hostNotAllowed:"), "\(news.stdout)")
+        let shop = try CLI.run(["check-link", "--config", dir.path("gateway.json"), "--app", "shop", "https://example.com/product/42"],
+                               environment: Self.environment)
+        #expect(shop.status == 0)
+        let aasa = try CLI.run(["aasa", "generate", "--config", dir.path("gateway.json"), "--app", "news"], environment: Self.environment)
+        #expect(aasa.status == 0, "\(aasa.stderr)")
+        #expect(aasa.stdout.contains("Z9Y8X7W6V5.org.example.news"))
+        let none = try CLI.run(["aasa", "generate", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("choose one with --app NAME [unknownApp]"))
+    }
 }
