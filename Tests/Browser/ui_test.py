@@ -250,6 +250,26 @@ def inline_cut_and_rejected_link(page, api, artifacts):
     return [what]
 
 
+def voip_and_copy(page, api):
+    what = "voip push: its 5120-byte limit, no alert, no Simulator file; copy buttons"
+    page.mode("json")
+    page.set_value("campaign-json", json.dumps({"push_type": "voip", "data": {"call_id": "c-42"}, "devices": [DEVICE]}))
+    check(page.preview() == "ready", f"{what}: {page.rendering()['problems']}")
+    shown, answer = compare_with_api(page, api, what)
+    check(answer["requests"][0]["limit"] == 5120 and "of 5120 bytes" in shown["size"], f"{what}: size {shown['size']!r}")
+    text = page.driver.execute_script("return document.querySelector('.appearance.light .phone.lock .card .text.none').textContent")
+    check("nothing is shown on screen" in text, f"{what}: {text!r}")
+    check(page.driver.execute_script("return document.getElementById('download-apns').disabled"), f"{what}: download offered")
+    # Copy: the clipboard gets exactly the body shown.
+    page.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": page.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    page.driver.find_element(By.ID, "copy-body").click()
+    WebDriverWait(page.driver, 10).until(lambda d: d.execute_script("return document.getElementById('copy-message').textContent") != "")
+    equal(page.text("copy-message"), "Body copied.", f"{what}: copy message")
+    copied = page.driver.execute_async_script("const done = arguments[0]; navigator.clipboard.readText().then(done, e => done('error: ' + e));")
+    equal(copied, answer["requests"][0]["body_text"], f"{what}: clipboard")
+    return [what]
+
+
 def campaign_json_and_download(page, api, artifacts, campaign_path):
     what = "pasted campaign JSON, grouped by thread, .apns download"
     with open(campaign_path, encoding="utf-8") as f:
@@ -338,6 +358,14 @@ def hostile_cases(page, api):
     compare_with_api(page, api, what)
     thread = page.driver.execute_script("return document.querySelector('.appearance.light .phone.center .thread').textContent")
     equal(thread, "thread t<script>", f"{what}: thread label")
+    page.set_value("campaign-json", json.dumps({"template": "order_ready", "locale": HOSTILE, "variables": {"order_id": HOSTILE},
+                                                "devices": [DEVICE]}))
+    state = page.preview()
+    shown = page.rendering()
+    status, problem = api.json("POST", "/v1/notifications/preview", shown["campaign"])
+    check(state == "rejected" and status == 422, f"{what}: a hostile locale and order id were {state}")
+    equal(shown["problems"], [f"{e['pointer']}: {e['detail']} [{e['code']}]" for e in problem["errors"]], f"{what}: problems")
+    page.nothing_executed(what + " (locale)")
     page.set_value("campaign-json", '{"alert": {"body": "' + HOSTILE.replace('"', '\\"') + '"}, "devices": [')
     check(page.preview() == "rejected", f"{what}: broken JSON accepted")
     page.nothing_executed(what)
@@ -443,6 +471,7 @@ def main():
         run("templates", templates)
         run("inline", lambda: inline_cut_and_rejected_link(open_page, open_api, args.artifacts))
         run("campaign json", lambda: campaign_json_and_download(open_page, open_api, args.artifacts, args.campaign))
+        run("voip", lambda: voip_and_copy(open_page, open_api))
 
         def hostile():
             open_page.open()
