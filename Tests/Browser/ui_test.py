@@ -13,6 +13,7 @@ a closing `N passed, N failed` line; exits 0 only if every case passed.
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -434,6 +435,8 @@ def main():
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     args = parser.parse_args()
     os.makedirs(args.artifacts, exist_ok=True)
+    # `timeout` (the Swift side's deadline) sends SIGTERM: quit the browser on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
 
     options = webdriver.ChromeOptions()
     options.binary_location = args.chromium
