@@ -1,5 +1,6 @@
-// The /ui preview page. It only shows what the gateway answers (POST /v1/notifications/preview,
-// POST /v1/links/check, GET /v1/templates, GET /v1/apps or /v1/routes): texts, their lines
+// The /ui preview page. It only shows what the gateway answers (GET /v1/apps, then each app's
+// /v1/apps/{app}/templates, /notifications/preview and /links/check; on a gateway without
+// /v1/apps the same endpoints under /v1 and the app of /v1/routes): texts, their lines
 // on an iPhone, warnings, links and sizes all come from the API. Every value is inserted as
 // text (textContent, text nodes, new Option): the page never builds HTML from strings, and
 // its Content-Security-Policy (Trusted Types) would refuse it if it tried.
@@ -111,9 +112,9 @@
 
   async function loadApps() {
     const apps = await api('GET', '/v1/apps');
-    if (apps.status === 200 && apps.json && Array.isArray(apps.json.apps)) {
+    if (apps.status === 200 && apps.json && Array.isArray(apps.json.apps) && apps.json.apps.length > 0) {
       state.appsFromAPI = true;
-      state.apps = apps.json.apps.map((a) => ({ name: String(a.name), bundleId: String(a.bundleId || a.bundle_id || a.topic || a.name) }));
+      state.apps = apps.json.apps.map((a) => ({ name: String(a.name), bundleId: String(a.bundle_id || a.name) }));
       return;
     }
     const routes = await api('GET', '/v1/routes');
@@ -122,8 +123,13 @@
     state.apps = [{ name: String(app.bundleId || 'app'), bundleId: String(app.bundleId || '') }];
   }
 
+  /// An app's endpoint: under /v1/apps/{app} when the gateway lists apps, else under /v1.
+  function appPath(suffix) {
+    return state.appsFromAPI ? '/v1/apps/' + encodeURIComponent($('app').value) + suffix : '/v1' + suffix;
+  }
+
   async function loadTemplates() {
-    const answer = await api('GET', '/v1/templates');
+    const answer = await api('GET', appPath('/templates'));
     state.templates = answer.json && Array.isArray(answer.json.templates) ? answer.json.templates : [];
   }
 
@@ -132,13 +138,29 @@
     for (const [label, value] of options) select.append(new Option(label, value));
   }
 
-  function fillChoices() {
+  function fillApps() {
     fillSelect($('app'), state.apps.map((a) => [a.name + (a.bundleId && a.bundleId !== a.name ? ' (' + a.bundleId + ')' : ''), a.name]));
     setText($('app-note'), state.appsFromAPI ? '' : 'One app is configured: ' + (state.apps[0].bundleId || 'its bundle id') + '.');
+  }
+
+  function fillChoices() {
     fillSelect($('push-type'), state.pushTypes.map((t) => [t, t]));
+    fillTemplates();
+  }
+
+  function fillTemplates() {
     fillSelect($('template'), state.templates.map((t) => [t.name, t.name]));
     templateChanged();
   }
+
+  $('app').addEventListener('change', async () => {
+    try {
+      await loadTemplates();
+      fillTemplates();
+    } catch (e) {
+      if (e instanceof NeedsKey) showKeyForm('The gateway refused the key.');
+    }
+  });
 
   function currentTemplate() {
     return state.templates.find((t) => t.name === $('template').value) || null;
@@ -191,7 +213,6 @@
 
   function buildCampaign(m) {
     const campaign = {};
-    if (state.appsFromAPI && $('app').value) campaign.app = $('app').value;
     if (m === 'template') {
       campaign.template = $('template').value;
       if ($('locale').value) campaign.locale = $('locale').value;
@@ -240,8 +261,8 @@
       const linkText = mode() === 'json' ? (campaign.parsed && typeof campaign.parsed.deeplink === 'string' ? campaign.parsed.deeplink : null)
         : ($('deeplink').value !== '' ? $('deeplink').value : null);
       const [answer, link, locales] = await Promise.all([
-        api('POST', '/v1/notifications/preview', campaign.text),
-        linkText === null ? Promise.resolve(null) : api('POST', '/v1/links/check', { link: linkText }),
+        api('POST', appPath('/notifications/preview'), campaign.text),
+        linkText === null ? Promise.resolve(null) : api('POST', appPath('/links/check'), { link: linkText }),
         previewEveryLocale(campaign.parsed),
       ]);
       if (round !== state.round) return;
@@ -270,7 +291,7 @@
     return Promise.all(tags.map(async (tag) => {
       const variant = Object.assign({}, parsed);
       if (tag === null) delete variant.locale; else variant.locale = tag;
-      const answer = await api('POST', '/v1/notifications/preview', variant);
+      const answer = await api('POST', appPath('/notifications/preview'), variant);
       return { tag, label: tag === null ? 'default strings' + (t.default_locale ? ' (' + t.default_locale + ')' : '') : tag, answer };
     }));
   }
@@ -282,9 +303,12 @@
 
   // ---- Rendering ---------------------------------------------------------------------------
 
+  /// The name on the notification: the app's configured name (its bundle id for the
+  /// unnamed single app).
   function appName() {
     const app = state.apps.find((a) => a.name === $('app').value) || state.apps[0];
-    return app ? app.name : 'App';
+    if (!app) return 'App';
+    return app.name === 'default' && app.bundleId ? app.bundleId : app.name;
   }
 
   function initial(name) {
@@ -530,6 +554,7 @@
     try {
       await loadPushTypes();
       await loadApps();
+      fillApps();
       await loadTemplates();
       showKeyHeld();
       fillChoices();
