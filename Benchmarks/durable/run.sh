@@ -37,7 +37,8 @@ n, work = int(sys.argv[1]), sys.argv[2]
 tokens = ["%064x" % (0xabc << 200 | i) for i in range(n)]
 with open(work + "/tokens.txt", "w") as f:
     f.write("\n".join(tokens) + "\n")
-head = '{"alert":{"title":"Price drop","body":"The jacket you saved is 20% off today"},"deeplink":"https://example.com/product/42"'
+# A campaign this big must confirm its device count (guard.confirmAbove).
+head = '{"alert":{"title":"Price drop","body":"The jacket you saved is 20%% off today"},"deeplink":"https://example.com/product/42","confirm_devices":%d' % n
 with open(work + "/campaign.json", "w") as f:
     f.write(head + "}\n")
 with open(work + "/campaign.ndjson", "w") as f:

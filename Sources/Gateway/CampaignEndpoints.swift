@@ -27,7 +27,7 @@ enum CampaignEndpoints {
                     let list = try campaigns.storage.campaigns(limit: values["limit"] ?? defaultPageSize,
                                                                before: values["before"].map(Int64.init),
                                                                owner: caller.isAdmin ? nil : caller.owner)
-                    return jsonResponse(CampaignJSON.list(list, limit: values["limit"] ?? defaultPageSize))
+                    return jsonResponse(CampaignJSON.list(list, limit: values["limit"] ?? defaultPageSize, now: campaigns.clock.wallSeconds()))
                 } catch {
                     return Problem.storageUnavailable(error).response
                 }
@@ -36,22 +36,64 @@ enum CampaignEndpoints {
 
         builder.add("GET", "/v1/campaigns/{id}", operation: "campaigns.get") { request, parameters in
             let id = parameters["id"] ?? ""
-            switch QueryParameters.read(request, integers: ["page": 1...Int.max / maxPageSize, "per_page": 1...maxPageSize]) {
+            let values: [String: Int]
+            let states: Set<DeliveryState>?
+            switch QueryParameters.read(request, integers: ["page": 1...Int.max / maxPageSize, "per_page": 1...maxPageSize], strings: ["state"])
+                .flatMap({ values in stateFilter(request).map { (values, $0) } }) {
             case .failure(let problem): return problem.response
-            case .success(let values):
-                let page = values["page"] ?? 1
-                let size = values["per_page"] ?? defaultPageSize
+            case .success(let (read, filter)): (values, states) = (read, filter)
+            }
+            let page = values["page"] ?? 1
+            let size = values["per_page"] ?? defaultPageSize
+            do throws(StorageError) {
+                // Another key's campaign is answered as one that does not exist.
+                guard let summary = try campaigns.storage.campaign(id: id), parameters.caller.sees(owner: summary.owner)
+                else { return Problem.notFound(request.path).response }
+                let rows = try campaigns.storage.results(campaign: summary.seq, states: states, offset: (page - 1) * size, limit: size)
+                return jsonResponse(CampaignJSON.detail(summary, rows: rows, page: page, pageSize: size, now: campaigns.clock.wallSeconds()))
+            } catch {
+                return Problem.storageUnavailable(error).response
+            }
+        }
+
+        for action in LifecycleAction.allCases {
+            builder.add("POST", "/v1/campaigns/{id}/\(action.rawValue)", operation: "campaigns.\(action.rawValue)") { request, parameters in
+                let id = parameters["id"] ?? ""
                 do throws(StorageError) {
-                    // Another key's campaign is answered as one that does not exist.
-                    guard let summary = try campaigns.storage.campaign(id: id), parameters.caller.sees(owner: summary.owner)
+                    // Another key's campaign cannot be changed (nor seen) by this one.
+                    guard let found = try campaigns.storage.campaign(id: id), parameters.caller.sees(owner: found.owner)
                     else { return Problem.notFound(request.path).response }
-                    let rows = try campaigns.storage.results(campaign: summary.seq, offset: (page - 1) * size, limit: size)
-                    return jsonResponse(CampaignJSON.detail(summary, rows: rows, page: page, pageSize: size))
+                    switch try campaigns.change(id, action) {
+                    case .notFound:
+                        return Problem.notFound(request.path).response
+                    case .refused(let summary):
+                        return Problem.campaignFinished(summary, action: action, now: campaigns.clock.wallSeconds()).response
+                    case .changed(let summary), .unchanged(let summary):
+                        return jsonResponse(CampaignJSON.summary(summary, now: campaigns.clock.wallSeconds()))
+                    }
                 } catch {
                     return Problem.storageUnavailable(error).response
                 }
             }
         }
+    }
+
+    /// `?state=failed` or `?state=failed,unregistered`: only those devices; nil when absent.
+    static func stateFilter(_ request: HTTPRequest) -> Result<Set<DeliveryState>?, Problem> {
+        let given = request.query.filter { $0.name == "state" }
+        guard !given.isEmpty else { return .success(nil) }
+        var states = Set<DeliveryState>()
+        var errors: [Diagnostic] = []
+        for item in given {
+            for name in item.value.split(separator: ",", omittingEmptySubsequences: false) {
+                if let state = DeliveryState(name: String(name)) { states.insert(state) } else {
+                    errors.append(Diagnostic(.invalidValue, at: .parameter("state"),
+                                             "unknown state \(JSONWriter.quoted(TextSafety.excerpt(String(name)))); expected one or more (comma-separated) of: "
+                                             + DeliveryState.allCases.map(\.name).joined(separator: ", ")))
+                }
+            }
+        }
+        return errors.isEmpty ? .success(states) : .failure(.invalidQuery(errors))
     }
 
     static func create(_ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory, configuredIsDryRun: Bool,
@@ -88,6 +130,8 @@ enum CampaignEndpoints {
                 switch planLines(request.body, app: app, metrics: metrics) {
                 case .failure(let problem): return problem.response
                 case .success(let (plan, lines, count)):
+                    let schedule = campaigns.scheduleProblems(plan.campaign)
+                    if !schedule.isEmpty { return Problem.validation(schedule).response }
                     if let refusal = sendGuard.problem(devices: count, confirmed: plan.campaign.confirmDevices,
                                                        at: .pointer(.root.appending("confirm_devices"))) {
                         return Problem.confirmationRequired(refusal).response
@@ -104,6 +148,8 @@ enum CampaignEndpoints {
             case .failure(let rejection): return CampaignProblems.problem(for: rejection, metrics: metrics).response
             case .success(let planned): plan = planned
             }
+            let schedule = campaigns.scheduleProblems(plan.campaign)
+            if !schedule.isEmpty { return Problem.validation(schedule).response }
             if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
                                                at: .pointer(.root.appending("confirm_devices"))) {
                 return Problem.confirmationRequired(refusal).response
@@ -202,6 +248,14 @@ extension Problem {
     /// 422: more devices than `guard.confirmAbove` and no (or a wrong) `confirm_devices`.
     static func confirmationRequired(_ refusal: Diagnostic) -> Problem {
         Problem(status: 422, code: .confirmationRequired, title: "Unprocessable Content", detail: refusal.message, errors: [refusal])
+    }
+
+    /// 409: pause, resume or cancel of a campaign that has finished, naming its state.
+    static func campaignFinished(_ summary: CampaignSummary, action: LifecycleAction, now: Double) -> Problem {
+        let status = summary.status(at: now).rawValue
+        return Problem(status: 409, code: .campaignFinished, title: "Conflict",
+                       detail: "campaign \(summary.id) is \(status); it cannot be \(action == .cancel ? "cancelled" : action == .pause ? "paused" : "resumed")",
+                       errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status)")])
     }
 
     static let invalidIdempotencyKey = Problem(

@@ -11,7 +11,7 @@ public struct DurableCampaigns: Sendable {
     public let storage: any CampaignStorage
     public let dispatcher: Dispatcher
     public let idempotencyRetentionSeconds: Double
-    let clock: any TimeSource
+    public let clock: any TimeSource
 
     public init(storage: any CampaignStorage, dispatcher: Dispatcher, idempotencyRetentionSeconds: Double,
                 clock: any TimeSource = SystemClock()) {
@@ -19,6 +19,44 @@ public struct DurableCampaigns: Sendable {
         self.dispatcher = dispatcher
         self.idempotencyRetentionSeconds = idempotencyRetentionSeconds
         self.clock = clock
+    }
+
+    /// How far back `send_at` may be (a caller's clock a little behind): later is now.
+    public static let sendAtGraceSeconds: Double = 60
+    /// How far ahead a campaign may be scheduled.
+    public static let maxScheduleSeconds: Double = 366 * 86_400
+
+    /// `send_at` and `expires_at` against the clock and each other: in the past (beyond
+    /// the grace), too far ahead, or expiring before it starts. Every problem at once.
+    public func scheduleProblems(_ campaign: Campaign) -> [Diagnostic] {
+        let now = clock.wallSeconds()
+        var problems: [Diagnostic] = []
+        let sendAt = campaign.sendAt.map(Double.init)
+        let expiresAt = campaign.expiresAt.map(Double.init)
+        func at(_ key: String) -> DiagnosticLocation { .pointer(JSONPath.root.appending(key)) }
+        if let sendAt, sendAt < now - Self.sendAtGraceSeconds {
+            problems.append(Diagnostic(.scheduleInPast, at: at("send_at"),
+                                       "is \(RFC3339.format(sendAt)), in the past (now \(RFC3339.format(now))); leave send_at out to send at once"))
+        }
+        if let sendAt, sendAt > now + Self.maxScheduleSeconds {
+            problems.append(Diagnostic(.invalidValue, at: at("send_at"), "is more than 366 days ahead"))
+        }
+        if let expiresAt, expiresAt <= now {
+            problems.append(Diagnostic(.scheduleInPast, at: at("expires_at"),
+                                       "is \(RFC3339.format(expiresAt)), in the past (now \(RFC3339.format(now))): nothing could be sent"))
+        } else if let expiresAt, let sendAt, expiresAt <= sendAt {
+            problems.append(Diagnostic(.expiresBeforeSendAt, at: at("expires_at"),
+                                       "is \(RFC3339.format(expiresAt)), not after send_at \(RFC3339.format(sendAt)): nothing could be sent"))
+        }
+        return problems
+    }
+
+    /// Pause, resume or cancel. Takes effect at the dispatcher's next claim (woken now);
+    /// a cancelled campaign's unsent devices are then ended in batches by the dispatcher.
+    public func change(_ id: String, _ action: LifecycleAction) throws(StorageError) -> LifecycleOutcome {
+        let outcome = try storage.changeLifecycle(id: id, action, now: clock.wallSeconds())
+        if case .changed = outcome { dispatcher.wake() }
+        return outcome
     }
 
     /// What `accept` did.
@@ -69,6 +107,8 @@ public struct DurableCampaigns: Sendable {
             idempotency: idempotency.map { IdempotencyClaim(key: Self.namespaced($0.key, owner: owner), requestSHA256: $0.sha256,
                                                             notBefore: idempotencyNotBefore) })
         campaign.rejectDuplicateTokens = rejectDuplicateTokens
+        campaign.sendAt = plan.campaign.sendAt.map(Double.init)
+        campaign.expiresAt = plan.campaign.expiresAt.map(Double.init)
         campaign.app = app
         campaign.environment = environment
         campaign.owner = owner

@@ -9,10 +9,10 @@ public enum CampaignJSON {
     /// States as reported, in a fixed order.
     static let states: [DeliveryState] = DeliveryState.allCases
 
-    static func detail(_ summary: CampaignSummary, rows: [DeliveryResultRow], page: Int, pageSize: Int) -> [UInt8] {
+    static func detail(_ summary: CampaignSummary, rows: [DeliveryResultRow], page: Int, pageSize: Int, now: Double) -> [UInt8] {
         var w = JSONWriter(capacity: 512 + rows.count * 200)
         w.object { w in
-            writeSummaryMembers(summary, to: &w)
+            writeSummaryMembers(summary, now: now, to: &w)
             w.member("page", page)
             w.member("per_page", pageSize)
             w.member("results", array: { w in
@@ -35,12 +35,20 @@ public enum CampaignJSON {
         return w.bytes
     }
 
-    public static func list(_ summaries: [CampaignSummary], limit: Int) -> [UInt8] {
+    /// One campaign's summary (the answer to pause, resume and cancel).
+    public static func summary(_ summary: CampaignSummary, now: Double) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        w.object { w in writeSummaryMembers(summary, now: now, to: &w) }
+        w.raw("\n")
+        return w.bytes
+    }
+
+    public static func list(_ summaries: [CampaignSummary], limit: Int, now: Double) -> [UInt8] {
         var w = JSONWriter(capacity: 256 + summaries.count * 300)
         w.object { w in
             w.member("campaigns", array: { w in
                 for summary in summaries {
-                    w.object { w in writeSummaryMembers(summary, to: &w) }
+                    w.object { w in writeSummaryMembers(summary, now: now, to: &w) }
                 }
             })
             if summaries.count == limit, let last = summaries.last {
@@ -53,16 +61,19 @@ public enum CampaignJSON {
         return w.bytes
     }
 
-    /// The summary's members, inside an object the caller opened.
-    static func writeSummaryMembers(_ summary: CampaignSummary, to w: inout JSONWriter) {
+    /// The summary's members as of `now`, inside an object the caller opened.
+    public static func writeSummaryMembers(_ summary: CampaignSummary, now: Double, to w: inout JSONWriter) {
         w.member("id", summary.id)
-        w.member("status", summary.status)
+        w.member("status", summary.status(at: now).rawValue)
         w.member("app", orNull: summary.app.isEmpty ? nil : summary.app)
         w.member("environment", orNull: summary.environment.isEmpty ? nil : summary.environment)
         w.member("dry_run", summary.dryRun)
         w.member("created_at", rfc3339(summary.createdAt))
         w.member("finished_at", orNull: summary.finishedAt.map(rfc3339))
+        w.member("send_at", orNull: summary.sendAt.map(rfc3339))
+        w.member("expires_at", orNull: summary.expiresAt.map(rfc3339))
         w.member("devices", summary.devices)
+        w.member("not_sent", summary.notSent(at: now))
         w.member("counts", object: { w in
             for state in states {
                 w.key(state.name)

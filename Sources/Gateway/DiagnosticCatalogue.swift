@@ -15,11 +15,20 @@ extension DiagnosticCode {
     public static let appsConflict = DiagnosticCode(rawValue: "appsConflict")
     /// No configured app has that name (or the caller's key may not use it).
     public static let unknownApp = DiagnosticCode(rawValue: "unknownApp")
+    /// `send_at` more than a minute ago, or `expires_at` already past.
+    public static let scheduleInPast = DiagnosticCode(rawValue: "scheduleInPast")
+    /// `expires_at` not after `send_at`.
+    public static let expiresBeforeSendAt = DiagnosticCode(rawValue: "expiresBeforeSendAt")
+    /// A state name `?state=` does not know is `invalidValue`; a lifecycle action on a
+    /// finished campaign is this problem (409).
+    public static let campaignFinished = DiagnosticCode(rawValue: "campaignFinished")
 }
 
 extension DiagnosticDomain {
     /// Several apps in one gateway.
     public static let apps = DiagnosticDomain("apps", [.appsConflict, .unknownApp])
+    /// A campaign's `send_at` and `expires_at` against the clock.
+    public static let schedule = DiagnosticDomain("schedule", [.scheduleInPast, .expiresBeforeSendAt])
     /// The dispatcher's own decisions about a device (beside the transport's).
     public static let dispatcher = DiagnosticDomain("dispatcher", [.campaignMissing])
     /// The database behind durable campaigns (in `storageUnavailable` details and at start-up).
@@ -32,13 +41,14 @@ extension DiagnosticDomain {
 /// test compares them both ways, and with the OpenAPI document).
 public enum DiagnosticCatalogue {
     public static let domains: [DiagnosticDomain] = [
-        .json, .document, .files, .apps, .link, .routeTable, .campaign, .request, .framing, .problem,
+        .json, .document, .files, .apps, .link, .routeTable, .campaign, .schedule, .request, .framing, .problem,
         .apns, .delivery, .dispatcher, .signingKey, .aasa, .storage, .server,
     ]
 
     /// Codes an HTTP client can see in a problem's `errors[]`.
     public static var inProblemErrors: Set<DiagnosticCode> {
-        Set([DiagnosticDomain.json, .document, .link, .campaign, .request, .framing].flatMap(\.codes) + [.idempotencyKeyReused, .confirmationRequired, .unknownApp])
+        Set([DiagnosticDomain.json, .document, .link, .campaign, .schedule, .request, .framing].flatMap(\.codes)
+            + [.idempotencyKeyReused, .confirmationRequired, .unknownApp, .campaignFinished])
     }
 
     /// Codes a device's `reason` can hold: Apple's names, and pushgate's for local decisions.

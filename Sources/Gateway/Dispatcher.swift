@@ -149,6 +149,10 @@ public final class Dispatcher: Sendable {
                 // Claim in sizeable batches, not one slot at a time, unless idle.
                 if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
             }
+            // Cancelled and expired campaigns: their unsent devices are ended, a batch a turn.
+            if deadline == nil, let ended = try? storage.closeStopped(now: clock.wallSeconds(), limit: options.claimBatch), ended > 0 {
+                wakeup.signal()  // look again at once: more may be left
+            }
             var claims: [ClaimedDelivery] = []
             if !unrecorded.isEmpty || limit > 0 {
                 do throws(StorageError) {
@@ -187,7 +191,7 @@ public final class Dispatcher: Sendable {
     private func wait() {
         var timeout = 1.0
         if let until = sendingPausedUntil(), until > clock.wallSeconds() { timeout = min(1.0, until - clock.wallSeconds()) }
-        if inFlight == 0, let due = try? storage.nextDueTime() {
+        if inFlight == 0, let due = try? storage.nextDueTime(now: clock.wallSeconds()) {
             timeout = min(1.0, max(0.005, due - clock.wallSeconds()))
         }
         if wakeup.wait(timeout: .now() + timeout) == .success && inFlight > 0 {

@@ -11,6 +11,8 @@ public struct DurableSettings: Sendable {
         public var busyTimeoutMilliseconds = 5000
         /// How long an `Idempotency-Key` keeps answering with its first campaign.
         public var idempotencyRetentionSeconds: Double = 24 * 3600
+        /// Finished campaigns (their devices, keys and webhook events) are purged after this.
+        public var retentionSeconds: Double = 30 * 86_400
     }
 
     public struct Dispatcher: Sendable {
@@ -49,7 +51,7 @@ public struct DurableSettings: Sendable {
         storage = Storage(path: storagePath)
     }
 
-    public static let storageKeys = ["path", "synchronous", "busyTimeoutMilliseconds", "idempotencyRetentionHours"]
+    public static let storageKeys = ["path", "synchronous", "busyTimeoutMilliseconds", "idempotencyRetentionHours", "retentionDays"]
     public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
     public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds"]
 
@@ -68,6 +70,9 @@ public struct DurableSettings: Sendable {
         if let hours = reader.number(object, "idempotencyRetentionHours", at: path, in: 0.001...(24 * 365),
                                      default: self.storage.idempotencyRetentionSeconds / 3600) {
             self.storage.idempotencyRetentionSeconds = hours * 3600
+        }
+        if let days = reader.number(object, "retentionDays", at: path, in: 0.001...36_500, default: self.storage.retentionSeconds / 86_400) {
+            self.storage.retentionSeconds = days * 86_400
         }
 
         path = root.appending("dispatcher")

@@ -5,21 +5,23 @@ import StrictJSON
 import Synchronization
 import Timing
 
-/// Sends dead tokens to the configured webhook in signed batches. The batches come from
-/// the database's feedback outbox and leave it only after a 2xx, so a receiver that is
-/// down loses nothing: the worker backs off (doubling, capped) and tries again, also
-/// after a restart.
+/// Sends dead tokens and finished campaigns to the configured webhook in signed batches.
+/// The batches come from the database's outboxes (`feedback_outbox`, `campaign_events`)
+/// and leave them only after a 2xx, so a receiver that is down loses nothing: the worker
+/// backs off (doubling, capped, each stream on its own) and tries again, also after a restart.
 ///
 /// Request: `POST <url>`, `Content-Type: application/json`,
 /// `X-Pushgate-Signature: sha256=<hex HMAC-SHA256 of the body with the secret>`,
-/// `X-Pushgate-Batch: <first seq>-<last seq>` (the same on every retry of a batch), body
-/// `{"dead_tokens":[{"token","timestamp_ms","reason"}…]}`.
+/// `X-Pushgate-Event: dead_tokens` or `campaign.finished`,
+/// `X-Pushgate-Batch: <first seq>-<last seq>` (per event type; the same on every retry of a
+/// batch), body `{"dead_tokens":[{"token","timestamp_ms","reason"}…]}` or
+/// `{"campaigns":[{"event":"campaign.finished","id","status",…}…]}`.
 public final class FeedbackWebhook: Sendable {
     let settings: DurableSettings.Webhook
     let storage: any CampaignStorage
     let log: @Sendable (String) -> Void
+    let clock: any TimeSource
     private let wakeup = DispatchSemaphore(value: 0)
-    private let stopSignal = DispatchSemaphore(value: 0)
     private let loopEnded = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
@@ -27,7 +29,9 @@ public final class FeedbackWebhook: Sendable {
     public let delivered = Atomic<Int>(0)
     public let failedAttempts = Atomic<Int>(0)
 
-    public init(settings: DurableSettings.Webhook, storage: any CampaignStorage, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(settings: DurableSettings.Webhook, storage: any CampaignStorage, clock: any TimeSource = SystemClock(),
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.clock = clock
         self.settings = settings
         self.storage = storage
         self.log = log
@@ -49,47 +53,94 @@ public final class FeedbackWebhook: Sendable {
     public func stop() {
         guard started.load(ordering: .relaxed) else { return }
         stopping.store(true, ordering: .relaxed)
-        stopSignal.signal()
         wakeup.signal()
         loopEnded.wait()
     }
 
+    /// The two event streams the webhook carries, each with its own batches and backoff.
+    enum Stream: CaseIterable {
+        case deadTokens, campaignFinished
+
+        var eventName: String { self == .deadTokens ? "dead_tokens" : "campaign.finished" }
+    }
+
     private func loop() {
-        var failures = 0
+        var failures: [Stream: Int] = [:]
+        var retryAt: [Stream: Double] = [:]
         while !stopping.load(ordering: .relaxed) {
-            let items: [FeedbackItem]
-            do throws(StorageError) {
-                items = try storage.pendingFeedback(limit: settings.batchSize)
-            } catch {
-                log("pushgate: webhook: cannot read the feedback outbox: \(error.description)")
-                _ = stopSignal.wait(timeout: .now() + 1)
-                continue
-            }
-            guard let first = items.first, let last = items.last else {
-                _ = wakeup.wait(timeout: .now() + 5)
-                continue
-            }
-            switch deliver(items, batch: "\(first.seq)-\(last.seq)") {
-            case .success:
-                failures = 0
-                delivered.add(1, ordering: .relaxed)
-                do throws(StorageError) { try storage.acknowledgeFeedback(through: last.seq) } catch {
-                    log("pushgate: webhook: delivered batch \(first.seq)-\(last.seq) but cannot mark it: \(error.description)")
+            var sent = false
+            var nextWake = clock.wallSeconds() + 1
+            for stream in Stream.allCases {
+                if let at = retryAt[stream], at > clock.wallSeconds() {
+                    nextWake = min(nextWake, at)
+                    continue
                 }
-            case .failure(let why):
-                failures += 1
-                failedAttempts.add(1, ordering: .relaxed)
-                let delay = settings.retryBackoff.delay(afterFailures: failures, unit: 0).inSeconds
-                log("pushgate: webhook: batch \(first.seq)-\(last.seq) not delivered (\(why)); retrying in \(delay) s")
-                _ = stopSignal.wait(timeout: .now() + delay)
+                switch sendNext(stream) {
+                case .none:
+                    break
+                case .sent:
+                    failures[stream] = 0
+                    retryAt[stream] = nil
+                    sent = true
+                case .failed(let batch, let why):
+                    failures[stream, default: 0] += 1
+                    failedAttempts.add(1, ordering: .relaxed)
+                    let delay = settings.retryBackoff.delay(afterFailures: failures[stream] ?? 1, unit: 0).inSeconds
+                    log("pushgate: webhook: \(stream.eventName) batch \(batch) not delivered (\(why)); retrying in \(delay) s")
+                    retryAt[stream] = clock.wallSeconds() + delay
+                    nextWake = min(nextWake, clock.wallSeconds() + delay)
+                }
             }
+            if sent { continue }
+            // Woken early by new dead tokens; finished campaigns are looked for every second.
+            _ = wakeup.wait(timeout: .now() + max(0.01, nextWake - clock.wallSeconds()))
         }
     }
 
-    func deliver(_ items: [FeedbackItem], batch: String) -> Result<Void, WebhookFailure> {
-        let body = Self.body(items)
+    enum Attempt {
+        case none
+        case sent
+        case failed(batch: String, why: WebhookFailure)
+    }
+
+    /// Sends the stream's open batch, if any, and acknowledges it after a 2xx.
+    private func sendNext(_ stream: Stream) -> Attempt {
+        do throws(StorageError) {
+            switch stream {
+            case .deadTokens:
+                let items = try storage.pendingFeedback(limit: settings.batchSize)
+                guard let first = items.first, let last = items.last else { return .none }
+                return send(stream, batch: (first.seq, last.seq), body: Self.body(items)) { seq throws(StorageError) in
+                    try storage.acknowledgeFeedback(through: seq)
+                }
+            case .campaignFinished:
+                let events = try storage.pendingCampaignEvents(limit: settings.batchSize)
+                guard let first = events.first, let last = events.last else { return .none }
+                return send(stream, batch: (first.seq, last.seq), body: Self.body(events)) { seq throws(StorageError) in
+                    try storage.acknowledgeCampaignEvents(through: seq)
+                }
+            }
+        } catch {
+            log("pushgate: webhook: cannot read the \(stream.eventName) outbox: \(error.description)")
+            return .failed(batch: "-", why: WebhookFailure("storage: \(error.description)"))
+        }
+    }
+
+    private func send(_ stream: Stream, batch seqs: (first: Int64, last: Int64), body: [UInt8],
+                      acknowledge: (Int64) throws(StorageError) -> Void) -> Attempt {
+        let batch = "\(seqs.first)-\(seqs.last)"
+        if case .failure(let why) = deliver(body, batch: batch, event: stream.eventName) { return .failed(batch: batch, why: why) }
+        delivered.add(1, ordering: .relaxed)
+        do throws(StorageError) { try acknowledge(seqs.last) } catch {
+            log("pushgate: webhook: delivered \(stream.eventName) batch \(batch) but cannot mark it: \(error.description)")
+        }
+        return .sent
+    }
+
+    func deliver(_ body: [UInt8], batch: String, event: String) -> Result<Void, WebhookFailure> {
         let signature = HMACSHA256.hex(key: Array(settings.secret.utf8), message: body)
-        let headers = ["Content-Type: application/json", "X-Pushgate-Signature: sha256=" + signature, "X-Pushgate-Batch: " + batch]
+        let headers = ["Content-Type: application/json", "X-Pushgate-Signature: sha256=" + signature, "X-Pushgate-Batch: " + batch,
+                       "X-Pushgate-Event: " + event]
         switch WebhookPoster.post(url: settings.url, body: body, headers: headers, timeoutSeconds: settings.timeoutSeconds) {
         case .success(let status) where (200..<300).contains(status): return .success(())
         case .success(let status): return .failure(WebhookFailure("HTTP \(status)"))
@@ -106,6 +157,24 @@ public final class FeedbackWebhook: Sendable {
                         w.member("token", item.token)
                         w.member("timestamp_ms", item.timestampMilliseconds)
                         w.member("reason", item.reason)
+                    }
+                }
+            })
+        }
+        return w.bytes
+    }
+
+    /// `{"campaigns":[{"event":"campaign.finished","id",…,"status","counts","not_sent"}…]}`:
+    /// a finished campaign never changes, so a retried batch has the same body.
+    static func body(_ events: [CampaignEvent]) -> [UInt8] {
+        var w = JSONWriter(capacity: 64 + events.count * 400)
+        w.object { w in
+            w.member("campaigns", array: { w in
+                for event in events {
+                    w.object { w in
+                        w.member("event", "campaign.finished")
+                        let finishedAt = event.campaign.finishedAt ?? event.campaign.createdAt
+                        CampaignJSON.writeSummaryMembers(event.campaign, now: finishedAt, to: &w)
                     }
                 }
             })

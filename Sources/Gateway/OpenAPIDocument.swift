@@ -74,14 +74,17 @@ enum OpenAPIDocument {
         "type": "object",
         "properties": {
           "id": {"type": "string"},
-          "status": {"enum": ["queued", "sending", "completed"]},
+          "status": {"enum": ["scheduled", "sending", "paused", "completed", "cancelled", "expired"]},
           "app": {"type": ["string", "null"], "description": "The app it is for (null: written before campaigns named their app, with several apps configured)."},
           "environment": {"type": ["string", "null"], "enum": ["production", "sandbox", null]},
           "dry_run": {"type": "boolean"},
           "created_at": {"type": "string", "format": "date-time"},
           "finished_at": {"type": ["string", "null"], "format": "date-time"},
+          "send_at": {"type": ["string", "null"], "format": "date-time"},
+          "expires_at": {"type": ["string", "null"], "format": "date-time"},
           "devices": {"type": "integer"},
-          "counts": {"type": "object", "description": "Devices by state: pending, in-flight, retrying, delivered, failed, unregistered, skipped, dry-run.",
+          "not_sent": {"type": "integer", "minimum": 0, "description": "Devices that will never be sent because the campaign was cancelled or expired."},
+          "counts": {"type": "object", "description": "Devices by state: pending, in-flight, retrying, delivered, failed, unregistered, skipped, dry-run, cancelled, expired.",
                      "additionalProperties": {"type": "integer"}}
         }
       },
@@ -93,7 +96,7 @@ enum OpenAPIDocument {
           "title": {"type": "string"},
           "status": {"type": "integer"},
           "code": {"description": "The kind of problem (docs/errors.md); never depends on how many errors there are.",
-                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported"]},
+                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported"]},
           "detail": {"type": "string"},
           "errors": {
             "type": "array",
@@ -106,7 +109,7 @@ enum OpenAPIDocument {
                 "parameter": {"type": "string", "description": "A query or path parameter."},
                 "header": {"type": "string", "description": "A request header."},
                 "line": {"type": "integer", "minimum": 1, "description": "A line of an application/x-ndjson body."},
-                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "unsafeNumber", "payloadTooLarge", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp"]},
+                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "unsafeNumber", "payloadTooLarge", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished"]},
                 "detail": {"type": "string"}
               }
             }
@@ -291,14 +294,21 @@ enum OpenAPIDocument {
           },
           "truncate": {"type": "boolean"},
           "dry_run": {"type": "boolean"},
+          "send_at": {"type": "string", "format": "date-time", "description": "RFC 3339 with Z or an offset: nothing is sent before. More than 60 s in the past: 422 scheduleInPast."},
+          "expires_at": {"type": "string", "format": "date-time", "description": "Devices not sent by then end expired instead of being sent late. Past, or not after send_at: 422."},
           "confirm_devices": {"type": "integer", "minimum": 1, "description": "The campaign's device count. Required (else 422 confirmationRequired) when it has more devices than guard.confirmAbove; when given it must be the count."},
           "app": {"type": "string", "description": "The app the campaign is for (GET /v1/apps); optional when the key may use one app. Its route table, templates, topic and credentials apply. Unknown or not the key's: 404 unknownApp."},
           "environment": {"enum": ["production", "sandbox"], "description": "The APNs environment, when the app allows both (apns.environments); default the app's apns.environment."}
         }
       }
     },
+    "parameters": {
+      "CampaignID": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+    },
     "responses": {
-      "Problem": {"description": "An error.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+      "Problem": {"description": "An error.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+      "CampaignSummary": {"description": "The campaign as it is now.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CampaignSummary"}}}},
+      "CampaignFinished": {"description": "The campaign has finished (completed, cancelled or expired): campaignFinished, naming its state.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
     }
   },
   "paths": {
@@ -434,7 +444,8 @@ enum OpenAPIDocument {
         "parameters": [
           {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
           {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
-          {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}
+          {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
+          {"name": "state", "in": "query", "schema": {"type": "string"}, "description": "Only devices in these states, comma-separated (failed, or failed,unregistered); an unknown name is 400 invalidQuery."}
         ],
         "responses": {
           "200": {"description": "The campaign.", "content": {"application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/CampaignSummary"}, {"type": "object", "properties": {
@@ -442,7 +453,7 @@ enum OpenAPIDocument {
             "per_page": {"type": "integer"},
             "results": {"type": "array", "items": {"type": "object", "properties": {
               "index": {"type": "integer"}, "token": {"type": "string"},
-              "state": {"enum": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run"]},
+              "state": {"enum": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run", "cancelled", "expired"]},
               "attempts": {"type": "integer"},
               "status": {"type": "integer"}, "reason": {"$ref": "#/components/schemas/DeviceReason"}, "apns_id": {"type": "string"}, "timestamp_ms": {"type": "integer"},
               "next_attempt_at": {"type": "string", "format": "date-time"}
@@ -453,6 +464,42 @@ enum OpenAPIDocument {
           "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"},
           "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/campaigns/{id}/pause": {
+      "post": {
+        "operationId": "campaigns.pause",
+        "summary": "Pause: nothing new is sent until resumed (what is in flight finishes). Pausing a paused campaign changes nothing (200).",
+        "parameters": [{"$ref": "#/components/parameters/CampaignID"}],
+        "responses": {
+          "200": {"$ref": "#/components/responses/CampaignSummary"}, "409": {"$ref": "#/components/responses/CampaignFinished"},
+          "401": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/campaigns/{id}/resume": {
+      "post": {
+        "operationId": "campaigns.resume",
+        "summary": "Resume a paused campaign. Resuming a running one changes nothing (200).",
+        "parameters": [{"$ref": "#/components/parameters/CampaignID"}],
+        "responses": {
+          "200": {"$ref": "#/components/responses/CampaignSummary"}, "409": {"$ref": "#/components/responses/CampaignFinished"},
+          "401": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/campaigns/{id}/cancel": {
+      "post": {
+        "operationId": "campaigns.cancel",
+        "summary": "Cancel: no new sends from now on (what is in flight finishes); every device not sent ends cancelled and is counted in not_sent. Survives restarts; cancelling a cancelled campaign changes nothing (200).",
+        "parameters": [{"$ref": "#/components/parameters/CampaignID"}],
+        "responses": {
+          "200": {"$ref": "#/components/responses/CampaignSummary"}, "409": {"$ref": "#/components/responses/CampaignFinished"},
+          "401": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
         }
       }
     },

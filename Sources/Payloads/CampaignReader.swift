@@ -9,7 +9,7 @@ public enum CampaignReader {
         "template", "locale", "variables", "alert", "deeplink", "push_type", "priority", "expiration",
         "collapse_id", "thread_id", "category", "badge", "sound", "interruption_level", "relevance_score",
         "mutable_content", "content_available", "target_content_id", "data", "devices", "truncate", "dry_run",
-        "confirm_devices", "app", "environment",
+        "send_at", "expires_at", "confirm_devices", "app", "environment",
     ]
     static let alertKeys: [String] = [
         "title", "subtitle", "body", "title-loc-key", "title-loc-args", "subtitle-loc-key",

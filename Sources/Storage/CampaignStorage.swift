@@ -28,13 +28,34 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func requeueInFlight() throws(StorageError) -> Int
     /// Deliveries not yet in a final state, over all campaigns.
     func queueDepth() throws(StorageError) -> Int
-    /// The earliest time a retrying delivery is due, if any.
-    func nextDueTime() throws(StorageError) -> Double?
+    /// The earliest time something is due after `now`: a retry, a scheduled campaign's
+    /// start, an expiry (when the dispatcher should look again).
+    func nextDueTime(now: Double) throws(StorageError) -> Double?
 
     func campaign(id: String) throws(StorageError) -> CampaignSummary?
     /// Newest first; only `owner`'s when given.
     func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary]
-    func results(campaign seq: Int64, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow]
+    /// A page of device results in index order; `states` nil: every state.
+    func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow]
+
+    // Lifecycle. A cancelled or expired campaign sends nothing more at once (claims skip
+    // it); `closeStopped` then ends its unsent devices in batches.
+    /// Pause, resume or cancel; idempotent (`unchanged`), refused on a finished campaign.
+    func changeLifecycle(id: String, _ action: LifecycleAction, now: Double) throws(StorageError) -> LifecycleOutcome
+    /// Ends up to `limit` unsent devices of cancelled and expired campaigns; returns how many.
+    func closeStopped(now: Double, limit: Int) throws(StorageError) -> Int
+    /// The open batch of `campaign.finished` events (fixed once formed), else the next one.
+    func pendingCampaignEvents(limit: Int) throws(StorageError) -> [CampaignEvent]
+    func acknowledgeCampaignEvents(through seq: Int64) throws(StorageError)
+
+    // Retention.
+    /// Deletes up to `limit` device rows of the oldest campaign finished before `cutoff`,
+    /// and the campaign itself (counts, idempotency keys, events) once its rows are gone.
+    /// Dead-token records are kept.
+    func purgeFinished(before cutoff: Double, limit: Int) throws(StorageError) -> PurgeProgress
+    /// Gives up to `maxPages` free pages back to the file system; returns how many.
+    func reclaimFreePages(maxPages: Int) throws(StorageError) -> Int
+    func pageStatistics() throws(StorageError) -> PageStatistics
 
     /// Records that the app registered the token again (so it is no longer skipped).
     /// `app`: the token is the app's (a dead token is one app's; nil: any app's).
@@ -77,4 +98,11 @@ public protocol ProviderTokenStorage: Sendable {
     /// nothing). Returns the value stored afterwards.
     func updateProviderToken(_ key: SigningKeyName,
                              _ change: (StoredProviderToken) -> StoredProviderToken?) throws(StorageError) -> StoredProviderToken
+}
+
+extension CampaignStorage {
+    /// Every device's result, in index order.
+    public func results(campaign seq: Int64, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
+        try results(campaign: seq, states: nil, offset: offset, limit: limit)
+    }
 }

@@ -119,12 +119,14 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                         .bind(.text(claim.key), .text(claim.requestSHA256), .text(campaign.id), .double(campaign.createdAt)).run()
                 }
                 try db.statement("""
-                    INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining, app, environment, owner)
-                    VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)
+                    INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining, app, environment, owner,
+                                          send_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
                     """)
                     .bind(.text(campaign.id), .double(campaign.createdAt), .int(campaign.dryRun ? 1 : 0),
                           .text(HeaderLines.encode(campaign.headers)), .blob(campaign.body), .text(campaign.apnsIDPrefix),
-                          .text(campaign.app), .text(campaign.environment), .text(campaign.owner)).run()
+                          .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
+                          campaign.sendAt.map { .double($0) } ?? .null, campaign.expiresAt.map { .double($0) } ?? .null).run()
                 let seq = db.lastInsertRowID
                 let checkDead = try db.statement("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
                 let anyDead = try checkDead.step() && checkDead.int(0) == 1
@@ -175,6 +177,8 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                 }
                 try db.statement("UPDATE campaigns SET devices = ?, remaining = ?, finished_at = ? WHERE seq = ?")
                     .bind(.integer(count), .integer(remaining), remaining == 0 ? .double(now) : .null, .int(seq)).run()
+                // Nothing to send (every token dead, every request unbuildable): finished at once.
+                if remaining == 0 { try Self.recordFinished(db, campaign: seq) }
                 try tally.apply(db)
                 return .created(devices: count, skipped: skipped)
             }
@@ -202,13 +206,24 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     }
 
     public func campaign(id: String) throws(StorageError) -> CampaignSummary? {
-        try reading { db throws(StorageError) in
-            let find = try db.statement("SELECT \(Self.summaryColumns) FROM campaigns WHERE id = ?").bind(.text(id))
-            guard try find.step() else { return nil }
-            var summary = Self.summary(find)
-            summary.counts = try Self.counts(db, seq: summary.seq)
-            return summary
-        }
+        try reading { db throws(StorageError) in try Self.campaign(db, id: id) }
+    }
+
+    static func campaign(_ db: SQLiteDatabase, id: String) throws(StorageError) -> CampaignSummary? {
+        try campaign(db, where: "id = ?", .text(id))
+    }
+
+    static func campaign(_ db: SQLiteDatabase, seq: Int64) throws(StorageError) -> CampaignSummary? {
+        try campaign(db, where: "seq = ?", .int(seq))
+    }
+
+    private static func campaign(_ db: SQLiteDatabase, where condition: String, _ value: SQLiteValue) throws(StorageError) -> CampaignSummary? {
+        let find = try db.statement("SELECT \(summaryColumns) FROM campaigns WHERE \(condition)").bind(value)
+        guard try find.step() else { return nil }
+        var summary = Self.summary(find)
+        find.reset()
+        summary.counts = try Self.counts(db, seq: summary.seq)
+        return summary
     }
 
     public func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary] {
@@ -232,11 +247,13 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         }
     }
 
-    static let summaryColumns = "seq, id, created_at, dry_run, devices, finished_at, app, environment, owner"
+    static let summaryColumns = "seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at"
 
     static func summary(_ row: SQLiteStatement) -> CampaignSummary {
         var summary = CampaignSummary(seq: row.int(0), id: row.text(1), createdAt: row.double(2), dryRun: row.int(3) != 0,
-                                      devices: Int(row.int(4)), finishedAt: row.optionalDouble(5), counts: [:])
+                                      devices: Int(row.int(4)), finishedAt: row.optionalDouble(5), counts: [:],
+                                      sendAt: row.optionalDouble(9), expiresAt: row.optionalDouble(10),
+                                      control: CampaignControl(rawValue: Int(row.int(11))) ?? .running, controlledAt: row.optionalDouble(12))
         summary.app = row.text(6)
         summary.environment = row.text(7)
         summary.owner = row.text(8)
@@ -263,12 +280,22 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         return counts
     }
 
-    public func results(campaign seq: Int64, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
+    public func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
         try reading { db throws(StorageError) in
-            let page = try db.statement("""
-                SELECT idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at FROM deliveries
-                WHERE campaign = ? AND idx >= ? ORDER BY idx LIMIT ?
-                """).bind(.int(seq), .integer(offset), .integer(limit))
+            let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at"
+            let page: SQLiteStatement
+            if let states {
+                // Device indices are dense, so the unfiltered page seeks to its first index;
+                // a filtered page counts past the rows of earlier pages.
+                let list = states.map { String($0.rawValue) }.sorted().joined(separator: ", ")
+                page = try db.statement("""
+                    SELECT \(columns) FROM deliveries WHERE campaign = ? AND state IN (\(list)) ORDER BY idx LIMIT ? OFFSET ?
+                    """).bind(.int(seq), .integer(limit), .integer(offset))
+            } else {
+                page = try db.statement("""
+                    SELECT \(columns) FROM deliveries WHERE campaign = ? AND idx >= ? ORDER BY idx LIMIT ?
+                    """).bind(.int(seq), .integer(offset), .integer(limit))
+            }
             var rows: [DeliveryResultRow] = []
             while try page.step() {
                 let state = DeliveryState(rawValue: Int(page.int(2))) ?? .pending

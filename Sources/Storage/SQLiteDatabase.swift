@@ -17,7 +17,7 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
     }
 
     init(path: String, readOnly: Bool = false, synchronous: Synchronous = .full, busyTimeoutMilliseconds: Int32 = 5000) throws(StorageError) {
-        if !readOnly { Self.createPrivately(path) }
+        let isNew = !readOnly && Self.createPrivately(path)
         var pointer: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &pointer, flags, nil)
@@ -30,6 +30,11 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        if isNew {
+            // Only possible before the file has its first page (WAL mode writes it): retention
+            // frees pages and `PRAGMA incremental_vacuum` gives them back in small steps.
+            try execute("PRAGMA auto_vacuum = INCREMENTAL")
+        }
         if !readOnly {
             // WAL: readers never block the writer; one fsync per commit with FULL.
             try execute("PRAGMA journal_mode=WAL")
@@ -40,9 +45,15 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
 
     /// The file holds a credential (the shared provider token): a new one is created mode
     /// 0600, and SQLite gives its `-wal` and `-shm` files the same mode.
-    private static func createPrivately(_ path: String) {
+    /// Returns whether the file is new (created now, or still empty).
+    private static func createPrivately(_ path: String) -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) }
+        if fd >= 0 {
+            close(fd)
+            return true
+        }
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_size == 0
     }
 
     deinit {

@@ -25,28 +25,47 @@ extension SQLiteCampaignStorage {
         }
     }
 
+    /// Campaigns whose devices may be sent now: not finished, not paused or cancelled, past
+    /// their `send_at`, before their `expires_at`. Oldest first.
+    static let sendableCampaigns = """
+        SELECT seq FROM campaigns INDEXED BY campaigns_unfinished
+        WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= ?1) AND (expires_at IS NULL OR expires_at > ?1)
+        ORDER BY seq
+        """
+
     private func claimRows(_ db: SQLiteDatabase, limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery] {
         var claimed: [ClaimedDelivery] = []
         var tally = StateTally()
-        // Leases that expired (their owner died or hung) are taken over first.
+        let sendable = try db.statement(Self.sendableCampaigns).bind(.double(now))
+        var campaigns: [Int64] = []
+        while try sendable.step() { campaigns.append(sendable.int(0)) }
+        sendable.reset()
+        guard !campaigns.isEmpty else { return [] }
+        // Leases that expired (their owner died or hung) are taken over first, on campaigns
+        // that may still send (a cancelled or expired one's are closed by `closeStopped`).
         let expired = try db.statement("""
             SELECT campaign, idx, token, body, attempts, lease FROM deliveries INDEXED BY deliveries_lease_expiry
             WHERE state = 1 AND lease_until <= ? ORDER BY lease_until LIMIT ?
             """).bind(.double(now), .integer(limit))
+        let sendableSet = Set(campaigns)
         while try expired.step() {
+            guard sendableSet.contains(expired.int(0)) else { continue }
             claimed.append(ClaimedDelivery(campaign: expired.int(0), index: Int(expired.int(1)), token: expired.text(2),
                                            body: expired.optionalBlob(3), attempt: Int(expired.int(4)) + 1, lease: expired.int(5) + 1))
         }
-        if claimed.count < limit {
+        expired.reset()
+        // Then due rows, campaign by campaign (the due index leads with the campaign).
+        for campaign in campaigns where claimed.count < limit {
             let due = try db.statement("""
-                SELECT campaign, idx, token, body, attempts, state, lease FROM deliveries INDEXED BY deliveries_due
-                WHERE state IN (0, 2) AND next_at <= ? ORDER BY next_at, campaign, idx LIMIT ?
-                """).bind(.double(now), .integer(limit - claimed.count))
+                SELECT idx, token, body, attempts, state, lease FROM deliveries INDEXED BY deliveries_due
+                WHERE campaign = ? AND state IN (0, 2) AND next_at <= ? ORDER BY next_at, idx LIMIT ?
+                """).bind(.int(campaign), .double(now), .integer(limit - claimed.count))
             while try due.step() {
-                claimed.append(ClaimedDelivery(campaign: due.int(0), index: Int(due.int(1)), token: due.text(2),
-                                               body: due.optionalBlob(3), attempt: Int(due.int(4)) + 1, lease: due.int(6) + 1))
-                tally.move(due.int(0), from: DeliveryState(rawValue: Int(due.int(5))) ?? .pending, to: .inFlight)
+                claimed.append(ClaimedDelivery(campaign: campaign, index: Int(due.int(0)), token: due.text(1),
+                                               body: due.optionalBlob(2), attempt: Int(due.int(3)) + 1, lease: due.int(5) + 1))
+                tally.move(campaign, from: DeliveryState(rawValue: Int(due.int(4))) ?? .pending, to: .inFlight)
             }
+            due.reset()
         }
         let mark = """
             UPDATE deliveries SET state = 1, attempts = attempts + 1, lease = lease + 1, lease_owner = ?, lease_until = ?
@@ -81,7 +100,16 @@ extension SQLiteCampaignStorage {
         var counted = 0
         var finishedByCampaign: [Int64: Int] = [:]
         var tally = StateTally()
-        for update in updates {
+        var stopped: [Int64: DeliveryState?] = [:]
+        for var update in updates {
+            // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
+            if update.state == .retrying {
+                if stopped[update.campaign] == nil { stopped[update.campaign] = try Self.stoppedState(db, campaign: update.campaign, now: now) }
+                if let state = stopped[update.campaign] ?? nil {
+                    update.state = state
+                    update.nextAttemptAt = nil
+                }
+            }
             let final = update.state.isFinal
             // Only the current lease records: a late answer from a lease that expired and was
             // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
@@ -104,11 +132,7 @@ extension SQLiteCampaignStorage {
         }
         try tally.apply(db)
         for (seq, finished) in finishedByCampaign {
-            try db.statement("""
-                UPDATE campaigns SET remaining = remaining - ?,
-                    finished_at = CASE WHEN remaining - ? <= 0 THEN ? ELSE NULL END
-                WHERE seq = ?
-                """).bind(.integer(finished), .integer(finished), .double(now), .int(seq)).run()
+            try Self.settle(db, campaign: seq, finished: finished, now: now)
         }
         return counted
     }
@@ -152,9 +176,19 @@ extension SQLiteCampaignStorage {
         }
     }
 
-    public func nextDueTime() throws(StorageError) -> Double? {
+    public func nextDueTime(now: Double) throws(StorageError) -> Double? {
         try reading { db throws(StorageError) in
-            let first = try db.statement("SELECT min(next_at) FROM deliveries WHERE state IN (0, 2)")
+            // The first due row of each sendable campaign, a scheduled campaign's start, an expiry.
+            let first = try db.statement("""
+                SELECT min(t) FROM (
+                    SELECT (SELECT min(next_at) FROM deliveries INDEXED BY deliveries_due WHERE campaign = c.seq AND state IN (0, 2)) AS t
+                    FROM campaigns c INDEXED BY campaigns_unfinished
+                    WHERE c.finished_at IS NULL AND c.control = 0 AND (c.send_at IS NULL OR c.send_at <= ?1) AND (c.expires_at IS NULL OR c.expires_at > ?1)
+                    UNION ALL SELECT send_at FROM campaigns INDEXED BY campaigns_unfinished
+                    WHERE finished_at IS NULL AND control = 0 AND send_at > ?1
+                    UNION ALL SELECT expires_at FROM campaigns INDEXED BY campaigns_unfinished
+                    WHERE finished_at IS NULL AND expires_at > ?1)
+                """).bind(.double(now))
             return try first.step() ? first.optionalDouble(0) : nil
         }
     }

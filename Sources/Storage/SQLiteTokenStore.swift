@@ -40,20 +40,7 @@ extension SQLiteCampaignStorage {
     public func pendingFeedback(limit: Int) throws(StorageError) -> [FeedbackItem] {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> [FeedbackItem] in
-                // The batch not yet acknowledged, exactly as first formed (same rows, same id,
-                // same body on every retry and after a restart); else the next one is formed.
-                let open = try db.statement("SELECT min(batch) FROM feedback_outbox WHERE batch IS NOT NULL")
-                var batch = try open.step() ? open.optionalInt(0) : nil
-                open.reset()
-                if batch == nil {
-                    try db.statement("""
-                        UPDATE feedback_outbox SET batch = (SELECT min(seq) FROM feedback_outbox)
-                        WHERE seq IN (SELECT seq FROM feedback_outbox ORDER BY seq LIMIT ?)
-                        """).bind(.integer(limit)).run()
-                    let first = try db.statement("SELECT min(seq) FROM feedback_outbox")
-                    batch = try first.step() ? first.optionalInt(0) : nil
-                }
-                guard let batch else { return [] }
+                guard let batch = try Self.openBatch(db, table: "feedback_outbox", limit: limit) else { return [] }
                 let page = try db.statement("SELECT seq, token, timestamp_ms, reason FROM feedback_outbox WHERE batch = ? ORDER BY seq")
                     .bind(.int(batch))
                 var items: [FeedbackItem] = []

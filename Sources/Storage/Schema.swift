@@ -105,7 +105,31 @@ enum Schema {
         ALTER TABLE tokens ADD COLUMN app TEXT NOT NULL DEFAULT '';
         UPDATE idempotency_keys SET key = ' ' || key;
         """,
+        // 6: the campaign lifecycle (schedule, expiry, pause, cancel), campaign.finished
+        // events for the webhook, and what retention needs. The due index leads with the
+        // campaign, so claims skip a paused, scheduled or cancelled campaign without walking
+        // its rows. (Migrator also turns on incremental auto-vacuum with this version.)
+        """
+        ALTER TABLE campaigns ADD COLUMN send_at REAL;          -- nothing sent before; NULL: at once
+        ALTER TABLE campaigns ADD COLUMN expires_at REAL;       -- devices not sent by then end expired
+        ALTER TABLE campaigns ADD COLUMN control INTEGER NOT NULL DEFAULT 0;  -- CampaignControl: 0 running, 1 paused, 2 cancelled
+        ALTER TABLE campaigns ADD COLUMN controlled_at REAL;    -- last pause, resume or cancel
+        DROP INDEX deliveries_due;
+        CREATE INDEX deliveries_due ON deliveries(campaign, next_at, idx) WHERE state IN (0, 2);
+        CREATE INDEX campaigns_finished ON campaigns(finished_at) WHERE finished_at IS NOT NULL;
+        CREATE INDEX idempotency_campaign ON idempotency_keys(campaign_id);
+        CREATE TABLE campaign_events (
+            seq INTEGER PRIMARY KEY,
+            campaign INTEGER NOT NULL,      -- campaigns.seq of the campaign that finished
+            batch INTEGER                   -- fixed when the webhook first forms the batch
+        );
+        CREATE INDEX campaign_events_campaign ON campaign_events(campaign);
+        """,
     ]
+
+    /// The first version whose file uses incremental auto-vacuum (retention frees pages
+    /// and gives them back in small steps).
+    static let incrementalVacuumVersion = 6
 
     static var currentVersion: Int { migrations.count }
 }

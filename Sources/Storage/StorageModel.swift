@@ -11,6 +11,10 @@ public enum DeliveryState: Int, Sendable, CaseIterable {
     /// Not sent: the token is dead (and not registered again since).
     case skipped = 6
     case dryRun = 7
+    /// Not sent: the campaign was cancelled first.
+    case cancelled = 8
+    /// Not sent: the campaign's `expires_at` came first.
+    case expired = 9
 
     public var name: String {
         switch self {
@@ -22,7 +26,14 @@ public enum DeliveryState: Int, Sendable, CaseIterable {
         case .unregistered: "unregistered"
         case .skipped: "skipped"
         case .dryRun: "dry-run"
+        case .cancelled: "cancelled"
+        case .expired: "expired"
         }
+    }
+
+    public init?(name: String) {
+        guard let state = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = state
     }
 
     public var isFinal: Bool { rawValue >= DeliveryState.delivered.rawValue }
@@ -49,6 +60,10 @@ public struct NewCampaign: Sendable {
     /// The first 24 characters of every device's `apns-id` (`xxxxxxxx-xxxx-xxxx-xxxx-`).
     public var apnsIDPrefix: String
     public var idempotency: IdempotencyClaim?
+    /// Nothing is sent before this (UNIX seconds); nil: at once.
+    public var sendAt: Double?
+    /// Devices not sent by then end `expired`; nil: never.
+    public var expiresAt: Double?
     /// Check, before committing, that no token appears twice (for device lists that were
     /// not checked on the way in); the insert fails with `duplicateToken` if one does.
     public var rejectDuplicateTokens = false
@@ -112,6 +127,38 @@ public enum InsertOutcome: Sendable, Equatable {
     case keyAlreadyUsed(IdempotencyRecord)
 }
 
+/// What an operator set a campaign to. Raw values are stored; never renumber.
+public enum CampaignControl: Int, Sendable {
+    case running = 0
+    case paused = 1
+    /// Final: no new sends; what was not sent ends `cancelled`.
+    case cancelled = 2
+}
+
+/// `POST /v1/campaigns/{id}/pause|resume|cancel`, `pushgate campaigns pause|resume|cancel`.
+public enum LifecycleAction: String, Sendable, CaseIterable {
+    case pause, resume, cancel
+}
+
+/// What a lifecycle action did.
+public enum LifecycleOutcome: Sendable, Equatable {
+    case changed(CampaignSummary)
+    /// Already so (pausing a paused campaign, resuming a running one, cancelling a cancelled one).
+    case unchanged(CampaignSummary)
+    /// Not possible in the campaign's state (it finished): the campaign as it is.
+    case refused(CampaignSummary)
+    case notFound
+}
+
+/// A campaign's state as reported: `scheduled` → `sending` → `completed`, or `paused`,
+/// `cancelled`, `expired`.
+public enum CampaignStatus: String, Sendable, CaseIterable {
+    case scheduled, sending, paused, completed, cancelled, expired
+
+    /// No device of it will be sent any more.
+    public var isFinal: Bool { self == .completed || self == .cancelled || self == .expired }
+}
+
 /// A campaign with its counts by state.
 public struct CampaignSummary: Sendable, Equatable {
     public var seq: Int64
@@ -125,12 +172,74 @@ public struct CampaignSummary: Sendable, Equatable {
     public var environment = ""
     /// The API key that created it ("" for none).
     public var owner = ""
+    public var sendAt: Double?
+    public var expiresAt: Double?
+    public var control: CampaignControl = .running
+    /// When it was last paused, resumed or cancelled.
+    public var controlledAt: Double?
 
-    public var status: String {
-        if finishedAt != nil { return "completed" }
-        let untouched = (counts[.pending] ?? 0)
-        return untouched == devices ? "queued" : "sending"
+    public init(seq: Int64, id: String, createdAt: Double, dryRun: Bool, devices: Int, finishedAt: Double?,
+                counts: [DeliveryState: Int], sendAt: Double? = nil, expiresAt: Double? = nil,
+                control: CampaignControl = .running, controlledAt: Double? = nil) {
+        self.seq = seq
+        self.id = id
+        self.createdAt = createdAt
+        self.dryRun = dryRun
+        self.devices = devices
+        self.finishedAt = finishedAt
+        self.counts = counts
+        self.sendAt = sendAt
+        self.expiresAt = expiresAt
+        self.control = control
+        self.controlledAt = controlledAt
     }
+
+    public func status(at now: Double) -> CampaignStatus {
+        if control == .cancelled { return .cancelled }
+        if finishedAt != nil { return (counts[.expired] ?? 0) > 0 ? .expired : .completed }
+        if let expiresAt, expiresAt <= now { return .expired }
+        if control == .paused { return .paused }
+        if let sendAt, sendAt > now { return .scheduled }
+        return .sending
+    }
+
+    /// Devices that will never be sent because the campaign was cancelled or expired
+    /// (those still waiting are counted too while they are being closed).
+    public func notSent(at now: Double) -> Int {
+        let closed = (counts[.cancelled] ?? 0) + (counts[.expired] ?? 0)
+        switch status(at: now) {
+        case .cancelled, .expired: return closed + (counts[.pending] ?? 0) + (counts[.retrying] ?? 0)
+        default: return closed
+        }
+    }
+}
+
+/// What one retention pass removed.
+public struct PurgeProgress: Sendable, Equatable {
+    public var deliveries = 0
+    public var campaigns = 0
+    /// More finished campaigns older than the cut-off remain.
+    public var more = false
+
+    public init(deliveries: Int = 0, campaigns: Int = 0, more: Bool = false) {
+        self.deliveries = deliveries
+        self.campaigns = campaigns
+        self.more = more
+    }
+}
+
+/// The file's pages, for retention and its soak test.
+public struct PageStatistics: Sendable, Equatable {
+    public var pages: Int
+    public var freePages: Int
+    public var pageSize: Int
+    public var bytes: Int { pages * pageSize }
+}
+
+/// A campaign that finished, waiting to be sent to the webhook (`campaign.finished`).
+public struct CampaignEvent: Sendable, Equatable {
+    public var seq: Int64
+    public var campaign: CampaignSummary
 }
 
 /// The part of a campaign every device's request shares.

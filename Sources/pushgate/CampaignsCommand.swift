@@ -4,13 +4,21 @@ import Glibc
 import Gateway
 import Storage
 import StrictJSON
+import Timing
 
 /// `pushgate campaigns [--config PATH] [--json] [--limit N]`: the campaigns in the
 /// configured database, newest first, with their counts by state.
+/// `pushgate campaigns pause|resume|cancel ID [--config PATH] [--json]`: the lifecycle.
 enum CampaignsCommand {
-    static let usage = "usage: pushgate campaigns [--config PATH] [--json] [--limit N]"
+    static let usage = """
+        usage: pushgate campaigns [--config PATH] [--json] [--limit N]
+               pushgate campaigns pause|resume|cancel ID [--config PATH] [--json]
+        """
 
     static func run(_ arguments: [String]) -> Int32 {
+        if let first = arguments.first, let action = LifecycleAction(rawValue: first) {
+            return change(action, Array(arguments.dropFirst()))
+        }
         let args: Arguments
         do {
             args = try Arguments.forOptionsOnly(command: "campaigns", arguments, usage: usage, valued: ["config", "limit"], flags: ["json"])
@@ -44,23 +52,117 @@ enum CampaignsCommand {
                 return ExitStatus.usage
             }
         }
+        let now = SystemClock().wallSeconds()
         if args.has("json") {
-            Output.writeBytes(CampaignJSON.list(summaries, limit: limit))
+            Output.writeBytes(CampaignJSON.list(summaries, limit: limit, now: now))
         } else {
-            Output.write(table(summaries))
+            Output.write(table(summaries, now: now))
         }
         return ExitStatus.ok
     }
 
-    static func table(_ summaries: [CampaignSummary]) -> String {
+    /// Pause, resume or cancel one campaign. Works whether or not `serve` runs: the change
+    /// is one small write through SQLite's own lock (as `send` shares the provider token),
+    /// and a running server's dispatcher sees it at its next claim. A cancel then ends the
+    /// campaign's unsent devices here, in batches, so the answer counts them; devices in
+    /// flight in a running server finish first. Exit 0 when done (or already so), 1 when
+    /// the campaign is unknown or finished, 2 for usage, configuration or storage errors.
+    static func change(_ action: LifecycleAction, _ arguments: [String]) -> Int32 {
+        let args: Arguments
+        do {
+            args = try Arguments(arguments, valued: ["config"], flags: ["json", "help"])
+        } catch {
+            Output.error("pushgate campaigns \(action.rawValue): \(error.message)\n\(usage)")
+            return ExitStatus.usage
+        }
+        if args.has("help") {
+            Output.line(usage)
+            return ExitStatus.ok
+        }
+        guard args.positionals.count == 1, let id = args.positionals.first else {
+            Output.error("pushgate campaigns \(action.rawValue): expected one campaign ID\n\(usage)")
+            return ExitStatus.usage
+        }
+        let prefix = "pushgate campaigns \(action.rawValue)"
+        let settings: DurableSettings
+        switch GatewayConfig.load(path: configPath(args[option: "config"])).map(\.durable) {
+        case .failure(let failure):
+            Output.error("\(prefix): \(failure.message)")
+            return failure.status
+        case .success(let value): settings = value
+        }
+        guard access(settings.storage.path, F_OK) == 0 else {
+            Output.error("\(prefix): no campaign \(TextSafety.quoted(id)) (no database at \(TextSafety.quoted(settings.storage.path)) yet)")
+            return ExitStatus.findings
+        }
+        let storage: SQLiteCampaignStorage
+        switch DurableAssembly.openStorage(settings.storage) {
+        case .failure(let failure):
+            Output.error("\(prefix): \(failure.message)")
+            return failure.status
+        case .success(let value): storage = value
+        }
+        let clock = SystemClock()
+        let outcome: LifecycleOutcome
+        var summary: CampaignSummary
+        do throws(StorageError) {
+            outcome = try storage.changeLifecycle(id: id, action, now: clock.wallSeconds())
+            switch outcome {
+            case .notFound:
+                Output.error("\(prefix): no campaign \(TextSafety.quoted(id))")
+                return ExitStatus.findings
+            case .refused(let found):
+                Output.error("\(prefix): campaign \(found.id) is \(found.status(at: clock.wallSeconds()).rawValue); it cannot be \(pastTense(action))")
+                return ExitStatus.findings
+            case .changed(let found), .unchanged(let found):
+                summary = found
+            }
+            if action == .cancel {
+                // Batches, so a running server's dispatcher and intake wait at most one of them.
+                while try storage.closeStopped(now: clock.wallSeconds(), limit: 2000) == 2000 {}
+                summary = try storage.campaign(id: id) ?? summary
+            }
+        } catch {
+            Output.error("\(prefix): \(DurableAssembly.storageFailure(error, path: settings.storage.path).message)")
+            return ExitStatus.usage
+        }
+        let now = clock.wallSeconds()
+        if args.has("json") {
+            Output.writeBytes(CampaignJSON.summary(summary, now: now))
+            return ExitStatus.ok
+        }
+        let already = if case .unchanged = outcome { " (it already was)" } else { "" }
+        var line = "campaign \(summary.id) \(summary.status(at: now).rawValue)\(already)"
+        if action == .cancel {
+            line += ": \(summary.notSent(at: now)) of \(summary.devices) devices not sent"
+            let inFlight = summary.counts[.inFlight] ?? 0
+            if inFlight > 0 { line += "; \(inFlight) in flight finish first" }
+        }
+        Output.line(line)
+        return ExitStatus.ok
+    }
+
+    static func pastTense(_ action: LifecycleAction) -> String {
+        switch action {
+        case .pause: "paused"
+        case .resume: "resumed"
+        case .cancel: "cancelled"
+        }
+    }
+
+    static func table(_ summaries: [CampaignSummary], now: Double) -> String {
         guard !summaries.isEmpty else { return "no campaigns\n" }
-        let header = ["ID", "APP", "STATUS", "CREATED", "DEVICES", "QUEUED", "DELIVERED", "FAILED", "UNREG", "SKIPPED", "DRY-RUN"]
+        let header = ["ID", "APP", "STATUS", "CREATED", "DEVICES", "QUEUED", "DELIVERED", "FAILED", "UNREG", "SKIPPED", "DRY-RUN", "NOT-SENT"]
         var rows = [header]
         for s in summaries {
-            let queued = (s.counts[.pending] ?? 0) + (s.counts[.inFlight] ?? 0) + (s.counts[.retrying] ?? 0)
-            rows.append([s.id, s.app.isEmpty ? "-" : s.app, s.status, CampaignJSON.timestamp(s.createdAt), String(s.devices), String(queued),
-                         String(s.counts[.delivered] ?? 0), String(s.counts[.failed] ?? 0), String(s.counts[.unregistered] ?? 0),
-                         String(s.counts[.skipped] ?? 0), String(s.counts[.dryRun] ?? 0)])
+            let counts = s.counts
+            let queued = (counts[.pending] ?? 0) + (counts[.inFlight] ?? 0) + (counts[.retrying] ?? 0)
+            let status: String = s.status(at: now).rawValue
+            let created: String = CampaignJSON.timestamp(s.createdAt)
+            var row: [String] = [s.id, s.app.isEmpty ? "-" : s.app, status, created, String(s.devices), String(queued)]
+            row += [DeliveryState.delivered, .failed, .unregistered, .skipped, .dryRun].map { String(counts[$0] ?? 0) }
+            row.append(String(s.notSent(at: now)))
+            rows.append(row)
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in

@@ -18,7 +18,7 @@ enum CommandRegistry {
         CommandSpec(name: "send", summary: "send a campaign to APNs (or dry-run it) and summarise the results", run: SendCommand.run),
         CommandSpec(name: "jwt", summary: "print a fresh APNs provider token (for curl)", run: JWTCommand.run),
         CommandSpec(name: "serve", summary: "run the HTTP API (until SIGTERM or SIGINT)", run: ServeCommand.run),
-        CommandSpec(name: "campaigns", summary: "list the campaigns in the gateway's database", run: CampaignsCommand.run),
+        CommandSpec(name: "campaigns", summary: "list the campaigns in the gateway's database; pause, resume or cancel one", run: CampaignsCommand.run),
         CommandSpec(name: "apps", summary: "list the configured apps: bundle ids, hosts, teams, key ids", run: AppsCommand.run),
         CommandSpec(name: "config", summary: "check the configuration, or print it as it takes effect", run: ConfigCommand.run),
         CommandSpec(name: "hash-key", summary: "print the SHA-256 of an API key for the configuration", run: HashKeyCommand.run),

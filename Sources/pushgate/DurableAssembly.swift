@@ -14,6 +14,7 @@ struct DurableAssembly {
     let storage: SQLiteCampaignStorage
     let dispatcher: Dispatcher
     let webhook: FeedbackWebhook?
+    let retention: Retention
     let campaigns: DurableCampaigns
 
     /// Opens (creating its folder and file if needed) and migrates the database. `serve`
@@ -63,7 +64,9 @@ struct DurableAssembly {
             },
             // Each campaign goes out with its app's credentials, in its environment.
             senders: { message in fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun) })
-        return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook,
+        let retention = Retention(storage: storage, options: .init(retentionSeconds: settings.storage.retentionSeconds),
+                                  log: { Output.error($0) })
+        return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook, retention: retention,
                                campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
                                                            idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))
     }

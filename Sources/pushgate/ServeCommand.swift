@@ -52,6 +52,7 @@ enum ServeCommand {
             return ExitStatus.usage
         }
         assembled.durable.webhook?.start()
+        assembled.durable.retention.start()
         let host = assembled.settings.http.host.contains(":") ? "[\(assembled.settings.http.host)]" : assembled.settings.http.host
         let log = assembled.log
         log.message(.info, "pushgate: listening on http://\(host):\(server.port)"
@@ -64,6 +65,7 @@ enum ServeCommand {
         let requestsDrained = server.shutdown(deadlineSeconds: deadline)
         let sendsDrained = assembled.durable.dispatcher.stop(deadlineSeconds: deadline)
         assembled.durable.webhook?.stop()
+        assembled.durable.retention.stop()
         assembled.fleet.shutdown()
         assembled.log.flush()
         if !requestsDrained || !sendsDrained {

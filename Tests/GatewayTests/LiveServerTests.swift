@@ -34,6 +34,27 @@ final class ScriptedSender: NotificationSender {
     }
 }
 
+/// Sends only as many as the test allows (each send waits for its permit), recording when
+/// each went out: tests of pause and cancel then do not depend on the machine's speed.
+final class GatedSender: NotificationSender {
+    let inner = ScriptedSender()
+    let allowed = Atomic<Int>(0)
+    let started = Atomic<Int>(0)
+    let sentAt = Mutex<[Double]>([])
+
+    /// 0: every send waits until the test raises `allowed`.
+    init(allowed: Int = 0) { self.allowed.store(allowed, ordering: .relaxed) }
+
+    func send(_ request: APNsRequest) async -> DeliveryResult {
+        let n = started.add(1, ordering: .relaxed).newValue
+        while allowed.load(ordering: .relaxed) < n { try? await Task.sleep(nanoseconds: 2_000_000) }
+        sentAt.withLock { $0.append(Date().timeIntervalSince1970) }
+        return await inner.send(request)
+    }
+
+    var sent: Int { inner.sent.withLock { $0.count } }
+}
+
 enum Fixtures {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

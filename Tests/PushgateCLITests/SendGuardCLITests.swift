@@ -68,3 +68,15 @@ import TestSupport
         #expect(printed.stdout.contains("\"confirmAbove\": 10000"), "\(printed.stdout)")
     }
 }
+
+extension SendGuardCLITests {
+    @Test func schedulingIsRefusedBySendWhichSendsAtOnce() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("guard-sched-\(UUID().uuidString).json")
+        try #"{"alert":{"body":"x"},"send_at":"2099-01-01T00:00:00Z","expires_at":"2099-01-02T00:00:00Z","devices":["\#(String(repeating: "ab", count: 32))"]}"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["send", "--campaign", file.path], environment: SendCommandTests.environment())
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("#/send_at: pushgate send sends at once") && r.stderr.contains("#/expires_at:"), "\(r.stderr)")
+        #expect(!r.stdout.contains("built"))
+    }
+}

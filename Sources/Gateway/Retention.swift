@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+import Storage
+import Synchronization
+import Timing
+
+/// Purges finished campaigns older than `storage.retentionDays` — their device rows,
+/// counts, idempotency keys and webhook events; dead-token records stay — and gives the
+/// freed pages back (incremental vacuum). Everything goes in small transactions with a
+/// pause between them, so intake and the dispatcher never wait on it for more than one
+/// batch. Runs on its own thread: once at start, then every `intervalSeconds`.
+public final class Retention: Sendable {
+    public struct Options: Sendable {
+        public var retentionSeconds: Double
+        public var intervalSeconds: Double
+        /// Device rows deleted per transaction.
+        public var batchRows: Int
+        /// Pages given back per transaction.
+        public var batchPages: Int
+        /// Between two transactions: the write lock is free for everyone else.
+        public var pauseSeconds: Double
+
+        public init(retentionSeconds: Double = 30 * 86_400, intervalSeconds: Double = 300, batchRows: Int = 1000,
+                    batchPages: Int = 256, pauseSeconds: Double = 0.005) {
+            self.retentionSeconds = retentionSeconds
+            self.intervalSeconds = intervalSeconds
+            self.batchRows = max(1, batchRows)
+            self.batchPages = max(1, batchPages)
+            self.pauseSeconds = pauseSeconds
+        }
+    }
+
+    /// What one pass did.
+    public struct Pass: Sendable, Equatable {
+        public var campaigns = 0
+        public var deliveries = 0
+        public var pagesReclaimed = 0
+        public var transactions = 0
+    }
+
+    let storage: any CampaignStorage
+    let options: Options
+    let clock: any TimeSource
+    let log: @Sendable (String) -> Void
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let loopEnded = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
+
+    public init(storage: any CampaignStorage, options: Options = Options(), clock: any TimeSource = SystemClock(),
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.storage = storage
+        self.options = options
+        self.clock = clock
+        self.log = log
+    }
+
+    public func start() {
+        guard !started.exchange(true, ordering: .relaxed) else { return }
+        let thread = Thread { [self] in
+            while !stopping.load(ordering: .relaxed) {
+                let pass = runOnce()
+                if pass.campaigns > 0 {
+                    log("pushgate: retention: purged \(pass.campaigns) finished campaigns (\(pass.deliveries) device rows), \(pass.pagesReclaimed) pages given back")
+                }
+                _ = wakeup.wait(timeout: .now() + options.intervalSeconds)
+            }
+            loopEnded.signal()
+        }
+        thread.name = "pushgate.retention"
+        thread.start()
+    }
+
+    public func stop() {
+        guard started.load(ordering: .relaxed), !stopping.exchange(true, ordering: .relaxed) else { return }
+        wakeup.signal()
+        loopEnded.wait()
+    }
+
+    /// One pass: purge everything due, then give the free pages back. Stops early (what is
+    /// left waits for the next pass) when stopping or when storage fails.
+    @discardableResult
+    public func runOnce() -> Pass {
+        var pass = Pass()
+        let cutoff = clock.wallSeconds() - options.retentionSeconds
+        do throws(StorageError) {
+            while !stopping.load(ordering: .relaxed) {
+                let progress = try storage.purgeFinished(before: cutoff, limit: options.batchRows)
+                pass.transactions += 1
+                pass.deliveries += progress.deliveries
+                pass.campaigns += progress.campaigns
+                guard progress.more else { break }
+                pause()
+            }
+            guard pass.deliveries > 0 || pass.campaigns > 0 else { return pass }
+            while !stopping.load(ordering: .relaxed) {
+                let given = try storage.reclaimFreePages(maxPages: options.batchPages)
+                pass.transactions += 1
+                pass.pagesReclaimed += given
+                guard given >= options.batchPages else { break }
+                pause()
+            }
+        } catch {
+            log("pushgate: retention: stopped for now: \(error.description)")
+        }
+        return pass
+    }
+
+    private func pause() {
+        if options.pauseSeconds > 0 { _ = wakeup.wait(timeout: .now() + options.pauseSeconds) }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import Storage
+
+/// The campaign lifecycle and retention in the storage contract: schedule, expiry,
+/// pause, resume, cancel, `campaign.finished` events, purges and page reuse.
+@Suite struct LifecycleTests {
+    func storage() throws -> SQLiteCampaignStorage {
+        try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+    }
+
+    @discardableResult
+    func insert(_ storage: SQLiteCampaignStorage, _ id: String, devices: Int, sendAt: Double? = nil, expiresAt: Double? = nil,
+                now: Double = 1000) throws -> Int64 {
+        var campaign = newCampaign(id)
+        campaign.sendAt = sendAt
+        campaign.expiresAt = expiresAt
+        _ = try storage.insert(campaign, deliveries: (0..<devices).map { NewDelivery(token: token($0 + Int(now))) }, now: now)
+        return try #require(try storage.campaign(id: id)).seq
+    }
+
+    func deliver(_ storage: SQLiteCampaignStorage, _ claims: [ClaimedDelivery], now: Double) throws {
+        try storage.record(claims.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease) }, now: now)
+    }
+
+    @Test func aScheduledCampaignIsNotClaimedBeforeItsTime() throws {
+        let storage = try storage()
+        try insert(storage, "s1", devices: 3, sendAt: 2000)
+        #expect(try storage.campaign(id: "s1")?.status(at: 1500) == .scheduled)
+        #expect(try storage.claim(limit: 10, now: 1999).isEmpty)
+        #expect(try storage.nextDueTime(now: 1500) == 2000)
+        let claimed = try storage.claim(limit: 10, now: 2000)
+        #expect(claimed.count == 3)
+        #expect(try storage.campaign(id: "s1")?.status(at: 2000) == .sending)
+    }
+
+    @Test func pauseStopsClaimsAndResumeGivesThemBackTwiceIsUnchanged() throws {
+        let storage = try storage()
+        try insert(storage, "p1", devices: 4)
+        guard case .changed(let paused) = try storage.changeLifecycle(id: "p1", .pause, now: 1001) else { Issue.record("not paused"); return }
+        #expect(paused.status(at: 1001) == .paused)
+        guard case .unchanged = try storage.changeLifecycle(id: "p1", .pause, now: 1002) else { Issue.record("pausing twice changed something"); return }
+        #expect(try storage.claim(limit: 10, now: 1003).isEmpty)
+        guard case .changed = try storage.changeLifecycle(id: "p1", .resume, now: 1004) else { Issue.record("not resumed"); return }
+        guard case .unchanged = try storage.changeLifecycle(id: "p1", .resume, now: 1004) else { Issue.record("resuming twice changed something"); return }
+        #expect(try storage.claim(limit: 10, now: 1005).count == 4)
+        #expect(try storage.changeLifecycle(id: "nope", .pause, now: 1005) == .notFound)
+    }
+
+    @Test func cancelStopsNewSendsAtOnceWhatIsInFlightFinishesAndTheRestIsCounted() throws {
+        let storage = try storage()
+        let seq = try insert(storage, "c1", devices: 10)
+        let first = try storage.claim(limit: 3, now: 1001)
+        guard case .changed(let cancelled) = try storage.changeLifecycle(id: "c1", .cancel, now: 1002) else { Issue.record("not cancelled"); return }
+        #expect(cancelled.status(at: 1002) == .cancelled)
+        #expect(cancelled.notSent(at: 1002) == 7, "pending devices are not sent, even before they are closed")
+        #expect(try storage.claim(limit: 10, now: 1003).isEmpty, "nothing new is claimed")
+        #expect(try storage.closeStopped(now: 1003, limit: 4) == 4)
+        #expect(try storage.closeStopped(now: 1003, limit: 4) == 3)
+        #expect(try storage.closeStopped(now: 1003, limit: 4) == 0)
+        var summary = try #require(try storage.campaign(id: "c1"))
+        #expect(summary.counts[.cancelled] == 7 && summary.counts[.inFlight] == 3 && summary.finishedAt == nil)
+        // The in-flight window finishes: two delivered, one would retry but ends cancelled.
+        try deliver(storage, Array(first.prefix(2)), now: 1004)
+        try storage.record([DeliveryUpdate(campaign: seq, index: first[2].index, state: .retrying, status: 503, reason: "ServiceUnavailable",
+                                           nextAttemptAt: 1010, lease: first[2].lease)], now: 1004)
+        summary = try #require(try storage.campaign(id: "c1"))
+        #expect(summary.counts[.delivered] == 2 && summary.counts[.cancelled] == 8 && summary.finishedAt == 1004)
+        #expect(summary.status(at: 1005) == .cancelled && summary.notSent(at: 1005) == 8)
+        #expect(try storage.claim(limit: 10, now: 1020).isEmpty)
+        // Cancelling again is a no-op; pausing or resuming a cancelled campaign is refused.
+        guard case .unchanged = try storage.changeLifecycle(id: "c1", .cancel, now: 1006) else { Issue.record("cancel twice"); return }
+        guard case .refused = try storage.changeLifecycle(id: "c1", .pause, now: 1006) else { Issue.record("paused a cancelled campaign"); return }
+        guard case .refused = try storage.changeLifecycle(id: "c1", .resume, now: 1006) else { Issue.record("resumed a cancelled campaign"); return }
+        // One campaign.finished event.
+        let events = try storage.pendingCampaignEvents(limit: 10)
+        #expect(events.map(\.campaign.id) == ["c1"])
+        #expect(events.first?.campaign.counts[.cancelled] == 8)
+    }
+
+    @Test func aFinishedCampaignCannotBeCancelledOrPaused() throws {
+        let storage = try storage()
+        try insert(storage, "f1", devices: 2)
+        try deliver(storage, try storage.claim(limit: 10, now: 1001), now: 1002)
+        for action in LifecycleAction.allCases {
+            guard case .refused(let summary) = try storage.changeLifecycle(id: "f1", action, now: 1003) else {
+                Issue.record("\(action) of a completed campaign was not refused")
+                continue
+            }
+            #expect(summary.status(at: 1003) == .completed)
+        }
+    }
+
+    @Test func devicesNotSentByExpiresAtEndExpired() throws {
+        let storage = try storage()
+        let seq = try insert(storage, "e1", devices: 5, expiresAt: 1100)
+        // Claimed late enough that the lease (30 s) is still live at the expiry.
+        let claims = try storage.claim(limit: 2, now: 1090)
+        try deliver(storage, [claims[0]], now: 1091)
+        #expect(try storage.campaign(id: "e1")?.status(at: 1099) == .sending)
+        #expect(try storage.claim(limit: 10, now: 1100).isEmpty, "nothing is sent late")
+        #expect(try storage.campaign(id: "e1")?.status(at: 1100) == .expired)
+        #expect(try storage.closeStopped(now: 1100, limit: 100) == 3)
+        try storage.record([DeliveryUpdate(campaign: seq, index: claims[1].index, state: .delivered, status: 200, lease: claims[1].lease)], now: 1101)
+        let summary = try #require(try storage.campaign(id: "e1"))
+        #expect(summary.counts[.expired] == 3 && summary.counts[.delivered] == 2 && summary.finishedAt == 1101)
+        #expect(summary.status(at: 1200) == .expired && summary.notSent(at: 1200) == 3)
+        guard case .refused = try storage.changeLifecycle(id: "e1", .cancel, now: 1200) else { Issue.record("cancelled an expired campaign"); return }
+    }
+
+    @Test func resultsFilterByState() throws {
+        let storage = try storage()
+        let seq = try insert(storage, "r1", devices: 6)
+        let claims = try storage.claim(limit: 6, now: 1001)
+        try storage.record(claims.map {
+            $0.index % 2 == 0 ? DeliveryUpdate(campaign: seq, index: $0.index, state: .failed, status: 400, reason: "BadDeviceToken", lease: $0.lease)
+                : DeliveryUpdate(campaign: seq, index: $0.index, state: .delivered, status: 200, lease: $0.lease)
+        }, now: 1002)
+        #expect(try storage.results(campaign: seq, states: [.failed], offset: 0, limit: 10).map(\.index) == [0, 2, 4])
+        #expect(try storage.results(campaign: seq, states: [.failed], offset: 1, limit: 1).map(\.index) == [2])
+        #expect(try storage.results(campaign: seq, states: [.failed, .delivered], offset: 0, limit: 10).count == 6)
+        #expect(try storage.results(campaign: seq, states: [.expired], offset: 0, limit: 10).isEmpty)
+    }
+
+    @Test func eventBatchesAreFixedOnceFormed() throws {
+        let storage = try storage()
+        for id in ["a", "b", "c"] {
+            try insert(storage, id, devices: 1)
+            try deliver(storage, try storage.claim(limit: 1, now: 1001), now: 1002)
+        }
+        let first = try storage.pendingCampaignEvents(limit: 2)
+        #expect(first.map(\.campaign.id) == ["a", "b"])
+        try insert(storage, "d", devices: 1)
+        try deliver(storage, try storage.claim(limit: 1, now: 1003), now: 1004)
+        // Asked again before acknowledging: the same batch, not a bigger one.
+        #expect(try storage.pendingCampaignEvents(limit: 10).map(\.seq) == first.map(\.seq))
+        try storage.acknowledgeCampaignEvents(through: try #require(first.last).seq)
+        #expect(try storage.pendingCampaignEvents(limit: 10).map(\.campaign.id) == ["c", "d"])
+    }
+
+    @Test func retentionPurgesOnlyOldFinishedCampaignsAndKeepsDeadTokens() throws {
+        let storage = try storage()
+        let old = try insert(storage, "old", devices: 5, now: 1000)
+        var key = newCampaign("keyed")
+        key.idempotency = IdempotencyClaim(key: "k", requestSHA256: "x", notBefore: 0)
+        _ = try storage.insert(key, deliveries: [NewDelivery(token: token(99))], now: 1000)
+        let claims = try storage.claim(limit: 10, now: 1001)
+        try storage.record(claims.map {
+            $0.campaign == old && $0.index == 0
+                ? DeliveryUpdate(campaign: $0.campaign, index: 0, state: .unregistered, status: 410, reason: "Unregistered", lease: $0.lease)
+                : DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease)
+        }, now: 1002)
+        try insert(storage, "young", devices: 2, now: 5000)
+        try deliver(storage, try storage.claim(limit: 10, now: 5001), now: 5002)
+        try insert(storage, "unfinished", devices: 2, now: 900)
+
+        // Cut-off between the two finishes: only the old ones go, two rows at a time.
+        var progress = try storage.purgeFinished(before: 3000, limit: 2)
+        #expect(progress == PurgeProgress(deliveries: 2, campaigns: 0, more: true))
+        var rounds = 1
+        while progress.more && rounds < 20 {
+            progress = try storage.purgeFinished(before: 3000, limit: 2)
+            rounds += 1
+        }
+        #expect(try storage.campaign(id: "old") == nil && storage.campaign(id: "keyed") == nil)
+        #expect(try storage.campaign(id: "young") != nil && storage.campaign(id: "unfinished") != nil)
+        #expect(try storage.idempotencyRecord(key: "k", notBefore: 0) == nil)
+        #expect(try storage.results(campaign: old, offset: 0, limit: 10).isEmpty)
+        #expect(try storage.deadTokens(sinceMilliseconds: 0, after: nil, limit: 10).map(\.token) == [token(1000)], "dead tokens are kept")
+        #expect(try storage.pendingCampaignEvents(limit: 10).map(\.campaign.id) == ["young"])
+        #expect(try storage.purgeFinished(before: 3000, limit: 2) == PurgeProgress())
+    }
+
+    @Test func newFilesUseIncrementalVacuumAndGiveFreedPagesBack() throws {
+        let storage = try storage()
+        try insert(storage, "big", devices: 3000)
+        try deliver(storage, try storage.claim(limit: 3000, now: 1001), now: 1002)
+        while try storage.purgeFinished(before: 2000, limit: 500).more {}
+        let before = try storage.pageStatistics()
+        #expect(try storage.reading { db throws(StorageError) in try Migrator.autoVacuum(db) } == 2)
+        #expect(before.freePages > 50, "\(before)")
+        var given = 0
+        while case let n = try storage.reclaimFreePages(maxPages: 64), n > 0 { given += n }
+        let after = try storage.pageStatistics()
+        #expect(given > 50 && after.freePages == 0 && after.pages < before.pages, "\(given) \(before) \(after)")
+    }
+
+    @Test func aVersion4FileIsMigratedToIncrementalVacuum() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let db = try SQLiteDatabase(path: path)
+            // As files made before version 5 were: no auto-vacuum.
+            try db.execute("PRAGMA auto_vacuum = NONE")
+            try db.execute("VACUUM")
+            for (i, sql) in Schema.migrations.prefix(4).enumerated() {
+                try db.execute(sql)
+                try db.execute("PRAGMA user_version = \(i + 1)")
+            }
+            #expect(try Migrator.autoVacuum(db) == 0)
+        }
+        let storage = try SQLiteCampaignStorage(path: path, options: .init(synchronousFull: false))
+        #expect(try storage.schemaVersion() == Schema.currentVersion)
+        let check = try SQLiteDatabase(path: path, readOnly: true)
+        #expect(try Migrator.autoVacuum(check) == 2)
+    }
+}
