@@ -4,9 +4,10 @@ import Timing
 
 /// Delivers through an HTTP/2 transport: adds the shared provider token, reads APNs's
 /// answer into a `DeliveryResult`, retries what Apple calls transient, and refreshes the
-/// token once on `ExpiredProviderToken`. `TooManyProviderTokenUpdates` is never retried:
-/// it pauses the key (see `ProviderTokenManager.pausedUntil`), and while the pause lasts
-/// every send answers that reason at once, without a request to APNs.
+/// token once on `ExpiredProviderToken`. An answer that refuses the key itself
+/// (`TooManyProviderTokenUpdates`, or an authentication failure: `KeyHold.stopsTheKey`)
+/// holds the key in `ProviderTokenManager`: that send and every send while the hold lasts
+/// answer `keyStopped`, the latter at once, without a request to APNs.
 public final class APNsClient: NotificationSender {
     private let transport: any HTTPTransport
     private let tokens: ProviderTokenManager
@@ -26,11 +27,18 @@ public final class APNsClient: NotificationSender {
     }
 
     public func send(_ request: APNsRequest) async -> DeliveryResult {
-        if tokens.pausedUntil() != nil { return Self.paused }
         var token: ProviderToken
-        do { token = try tokens.currentToken() } catch {
+        let probe: Bool
+        do {
+            switch try tokens.admit() {
+            case .held(let hold): return .transportFailed(hold.failure)
+            case .send(let admitted, let isProbe): (token, probe) = (admitted, isProbe)
+            }
+        } catch {
             return .cannotSign(error)
         }
+        // A probe that ends without an answer about the key leaves the stop as it was.
+        defer { if probe { tokens.probeEnded() } }
         let headerLines = request.headers(topicOverride: topicOverride).map { $0.name + ": " + $0.value }
         var attempt = 1
         var refreshedToken = false
@@ -43,27 +51,32 @@ public final class APNsClient: NotificationSender {
                 // The server had the whole request and reset the stream: it may have been
                 // delivered, so this is an attempt like a 500 (at-least-once), with backoff.
                 let delay = retry.delayMilliseconds(afterAttempt: attempt, retryAfterSeconds: nil, unit: jitter())
-                try? await Task.sleep(nanoseconds: UInt64(delay) * 1_000_000)
+                try? await clock.sleep(for: .milliseconds(delay))
                 attempt += 1
                 continue
             case .failure(let failure): return .transportFailed(failure)
             case .response(let r): response = r
             }
-            if response.status == 200 { return .delivered(apnsId: response.apnsId ?? "") }
+            if response.status == 200 {
+                tokens.accepted()
+                return .delivered(apnsId: response.apnsId ?? "")
+            }
             let error = APNsErrorBody(response.body, status: response.status)
-            if response.status == 410 {
-                return .unregistered(reason: error.reason, timestampMilliseconds: error.timestamp)
-            }
-            if response.status == 429, error.reason == .tooManyProviderTokenUpdates {
-                tokens.pauseAfterTooManyUpdates(token)
-                return Self.paused
-            }
             if response.status == 403, error.reason == .expiredProviderToken, !refreshedToken {
                 refreshedToken = true
                 if let fresh = try? tokens.refresh(after: token) {
                     token = fresh
                     continue  // a token problem is ours, not an attempt against the device
                 }
+                // Younger than 20 minutes, yet expired for Apple: the clocks disagree.
+            }
+            if (response.status == 429 && error.reason == .tooManyProviderTokenUpdates)
+                || (response.status == 403 && KeyHold.stopsTheKey(error.reason)) {
+                return .transportFailed(tokens.refused(error.reason, token: token, probe: probe).failure)
+            }
+            tokens.accepted()
+            if response.status == 410 {
+                return .unregistered(reason: error.reason, timestampMilliseconds: error.timestamp)
             }
             guard retry.isRetryable(status: response.status, reason: error.reason), attempt < retry.maxAttempts else {
                 return .failed(status: response.status, reason: error.reason)
@@ -74,9 +87,6 @@ public final class APNsClient: NotificationSender {
             attempt += 1
         }
     }
-
-    /// What a send answers while the key is paused.
-    static let paused = DeliveryResult.failed(status: 429, reason: .tooManyProviderTokenUpdates)
 
     /// `Retry-After` in seconds (the HTTP-date form is not used by APNs); capped at an hour
     /// so a confused server cannot park a campaign forever.

@@ -119,6 +119,12 @@ public final class APNsFleet: Sendable {
         tokens.compactMap { $0.pausedUntil() }.max()
     }
 
+    /// The latest moment a held key may send again (its pause ends, or its next probe is
+    /// due), when any key is held.
+    public func heldUntil() -> Int64? {
+        tokens.compactMap { $0.hold()?.until }.max()
+    }
+
     public func shutdown() {
         for transport in transports { transport.shutdown() }
     }

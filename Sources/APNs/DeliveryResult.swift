@@ -54,6 +54,10 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         case streamReset
         /// Not sent: APNs could not be reached (the circuit breaker is open).
         case unreachable
+        /// Not sent: APNs refused the signing key (an authentication failure such as
+        /// InvalidProviderToken, or TooManyProviderTokenUpdates), so sends with it are held;
+        /// the message names the key, Apple's reason and what to do.
+        case keyStopped
         /// The transport was shut down before the request finished.
         case cancelled
         /// Anything else libcurl reported.

@@ -13,18 +13,28 @@ import Timing
 /// When APNs still answers `TooManyProviderTokenUpdates` (a process outside the store
 /// minted), sends with the key pause until the window has passed (`pausedUntil`), and the
 /// pause is stored too, so every process waits rather than making it worse.
+///
+/// When APNs refuses the key itself (`KeyHold.stopsTheKey`: InvalidProviderToken, a young
+/// token answered ExpiredProviderToken, …), sends with it stop in this process: `admit`
+/// holds every send, and lets one through as a probe after `probeBackoff` (doubling per
+/// refused probe); the first answer that is not about the key ends the stop. Pause and stop
+/// are one `KeyHold`, read by `hold()`.
 public final class ProviderTokenManager: Sendable {
     public static let maximumAgeSeconds: Int64 = 50 * 60
     public static let minimumIntervalSeconds: Int64 = 20 * 60
     /// How often a cached token is compared with the store (another process may have
     /// refreshed it or recorded a pause).
     public static let storeCheckSeconds: Int64 = 10
+    /// Between probes while the key is stopped: a minute after the stop, doubling after
+    /// each refused probe, at most 30 minutes.
+    public static let defaultProbeBackoff = Backoff(initial: .seconds(60), maximum: .seconds(30 * 60))
 
     private struct State {
         var token: ProviderToken?
         var pausedUntil: Int64?
         var lastStoreCheck: Int64 = .min
         var minted = 0
+        var stop: KeyStop?
     }
 
     private let key: SigningKey
@@ -33,16 +43,21 @@ public final class ProviderTokenManager: Sendable {
     private let clock: any TimeSource
     private let store: (any ProviderTokenStore)?
     private let state = Mutex(State())
+    /// Whether `state.stop` is set: lets `accepted` skip the lock on every answer.
+    private let isStopped = Atomic<Bool>(false)
+    /// Between probes while the key is stopped.
+    private let probeBackoff: Backoff
     /// The key as the store knows it.
     public let identity: SigningIdentity
 
     public init(key: SigningKey, teamId: String, keyId: String, clock: any TimeSource = SystemClock(),
-                store: (any ProviderTokenStore)? = nil) {
+                store: (any ProviderTokenStore)? = nil, probeBackoff: Backoff = ProviderTokenManager.defaultProbeBackoff) {
         self.key = key
         self.teamId = teamId
         self.keyId = keyId
         self.clock = clock
         self.store = store
+        self.probeBackoff = probeBackoff
         identity = SigningIdentity(teamId: teamId, keyId: keyId, keyFingerprint: key.publicKeyFingerprint)
     }
 
@@ -131,6 +146,98 @@ public final class ProviderTokenManager: Sendable {
         }
     }
 
+    /// Whether a send may go now, and signed with which token. `held` while the key is
+    /// paused or stopped; while stopped, one send at a time goes as a probe once it is due.
+    public func admit() throws(SigningKeyError) -> Admission {
+        let now = clock.secondsSince1970()
+        var probe = false
+        let hold = state.withLock { state -> KeyHold? in
+            if let until = state.pausedUntil, until > now { return pauseHold(until) }
+            guard var stop = state.stop else { return nil }
+            guard now >= stop.hold.until, !stop.probeInFlight else { return stop.hold }
+            stop.probeInFlight = true
+            state.stop = stop
+            probe = true
+            return nil
+        }
+        if let hold { return .held(hold) }
+        do { return .send(try currentToken(), probe: probe) } catch {
+            if probe { probeEnded() }
+            throw error
+        }
+    }
+
+    /// APNs refused `token` for the key: `TooManyProviderTokenUpdates` pauses it (for every
+    /// process sharing the store), a reason that `KeyHold.stopsTheKey` stops it (this
+    /// process). A refusal of a request sent before the stop changes nothing; a refused
+    /// probe doubles the wait before the next. Returns the hold.
+    @discardableResult
+    public func refused(_ reason: APNsReason, token: ProviderToken, probe: Bool) -> KeyHold {
+        if reason == .tooManyProviderTokenUpdates {
+            let until = pauseAfterTooManyUpdates(token)
+            if probe { probeEnded() }
+            return pauseHold(until)
+        }
+        let now = clock.secondsSince1970()
+        let explanation = KeyHold.explanation(reason, keyId: keyId, teamId: teamId, tokenAgeSeconds: now - token.issuedAt)
+        return state.withLock { state -> KeyHold in
+            if var stop = state.stop {
+                guard probe else { return stop.hold }
+                stop.failedProbes += 1
+                stop.probeInFlight = false
+                stop.hold.reason = reason
+                stop.hold.explanation = explanation
+                stop.hold.until = now + probeDelay(afterFailedProbes: stop.failedProbes)
+                state.stop = stop
+                return stop.hold
+            }
+            let hold = KeyHold(kind: .stopped, reason: reason, keyId: keyId, since: now,
+                               until: now + probeDelay(afterFailedProbes: 0), explanation: explanation)
+            state.stop = KeyStop(hold: hold)
+            isStopped.store(true, ordering: .relaxed)
+            return hold
+        }
+    }
+
+    /// APNs answered a request signed with the key with something that is not about the
+    /// key (delivered, or a device's own reason): a stop ends.
+    public func accepted() {
+        guard isStopped.load(ordering: .relaxed) else { return }
+        state.withLock { $0.stop = nil }
+        isStopped.store(false, ordering: .relaxed)
+    }
+
+    /// A probe ended without an answer about the key (no answer at all): the stop stays,
+    /// and the next probe goes after the same wait.
+    public func probeEnded() {
+        let now = clock.secondsSince1970()
+        state.withLock { state in
+            guard var stop = state.stop, stop.probeInFlight else { return }
+            stop.probeInFlight = false
+            stop.hold.until = now + probeDelay(afterFailedProbes: stop.failedProbes)
+            state.stop = stop
+        }
+    }
+
+    /// The current pause or stop, nil while sends go.
+    public func hold() -> KeyHold? {
+        let now = clock.secondsSince1970()
+        return state.withLock { state in
+            if let until = state.pausedUntil, until > now { return pauseHold(until) }
+            return state.stop?.hold
+        }
+    }
+
+    private func pauseHold(_ until: Int64) -> KeyHold {
+        .paused(keyId: keyId, since: until - Self.minimumIntervalSeconds, until: until)
+    }
+
+    /// Seconds before the next probe: the backoff's first step after the stop, doubling per
+    /// refused probe.
+    private func probeDelay(afterFailedProbes failed: Int) -> Int64 {
+        max(1, Int64(probeBackoff.delay(afterFailures: failed + 1, unit: 0).inSeconds.rounded(.up)))
+    }
+
     private func adopt(_ stored: SharedTokenState, into state: inout State) {
         if let token = stored.token { state.token = token }
         if let until = stored.pausedUntil, until > (state.pausedUntil ?? 0) { state.pausedUntil = until }
@@ -175,6 +282,15 @@ public final class ProviderTokenManager: Sendable {
         state.token = token
         state.minted += 1
         return token
+    }
+
+    /// What `admit` decided.
+    public enum Admission: Sendable, Equatable {
+        /// Send, signed with this token. `probe`: the one request let through while the key
+        /// is stopped; its answer is reported with `refused`, `accepted` or `probeEnded`.
+        case send(ProviderToken, probe: Bool)
+        /// Do not send: the key is paused or stopped.
+        case held(KeyHold)
     }
 
     private static func storeCall<T>(_ body: () throws(ProviderTokenStoreError) -> T) throws(SigningKeyError) -> T {

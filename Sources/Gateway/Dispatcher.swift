@@ -46,8 +46,8 @@ public final class Dispatcher: Sendable {
     let metrics: Metrics
     let options: Options
     let clock: any TimeSource
-    /// When APNs has paused sends with the signing key (TooManyProviderTokenUpdates): no
-    /// claims until then.
+    /// When sends may go again while they cannot (the signing key held, APNs unreachable):
+    /// no claims until then.
     let sendingPausedUntil: @Sendable () -> Double?
     let log: @Sendable (String) -> Void
     /// Called after dead tokens were recorded (the webhook wakes up).
@@ -250,8 +250,8 @@ public final class Dispatcher: Sendable {
 
     /// What to store for one send. Transient failures — APNs 429 TooManyRequests, 500 and
     /// 503 after the client's own quick retries, or no answer at all — come back later, up
-    /// to `maxAttempts`. TooManyProviderTokenUpdates is the key's problem: it waits for the
-    /// pause to end and costs the device nothing.
+    /// to `maxAttempts`. A held key (`keyStopped`) and an unreachable APNs are not the
+    /// device's problem: it waits and costs the device nothing.
     func outcome(of result: DeliveryResult, for claim: ClaimedDelivery) -> DeliveryUpdate {
         var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, lease: claim.lease)
         switch result {
@@ -270,21 +270,18 @@ public final class Dispatcher: Sendable {
         case .failed(let status, let reason):
             update.status = status
             update.reason = reason.rawValue
-            if reason == .tooManyProviderTokenUpdates {
-                // The key is paused, not the device: back when the pause ends, no attempt spent.
-                update.state = .retrying
-                update.refundAttempt = true
-                update.nextAttemptAt = max(clock.wallSeconds(), sendingPausedUntil() ?? clock.wallSeconds() + 60)
-            } else if RetryPolicy().isRetryable(status: status, reason: reason) {
+            if RetryPolicy().isRetryable(status: status, reason: reason) {
                 retryLater(&update, attempt: claim.attempt, always: false)
             }
-        case .transportFailed(let failure) where failure.code == .unreachable:
-            // APNs cannot be reached: not the device's fault. Claims pause until the
-            // transport's probe finds APNs again (`sendingPausedUntil`); no attempt spent.
+        case .transportFailed(let failure) where failure.code == .unreachable || failure.code == .keyStopped:
+            // APNs cannot be reached, or refused the signing key: not the device's fault.
+            // Claims pause until the transport's probe finds APNs again, or the key's pause
+            // ends or its probe is due (`sendingPausedUntil`); no attempt spent.
             update.reason = failure.code.rawValue
             update.state = .retrying
             update.refundAttempt = true
-            update.nextAttemptAt = clock.wallSeconds() + 1
+            let now = clock.wallSeconds()
+            update.nextAttemptAt = failure.code == .keyStopped ? max(now + 1, sendingPausedUntil() ?? 0) : now + 1
         case .transportFailed(let failure):
             update.reason = failure.code.rawValue
             // Cancelled means we were stopping: not the device's fault, so no attempt is spent.

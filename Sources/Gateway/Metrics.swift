@@ -26,9 +26,10 @@ public final class Metrics: Sendable {
     private let queueDepth = Atomic<Int>(0)
     private let sendingPause = Mutex<(@Sendable () -> Double)?>(nil)
     private let apnsReachable = Mutex<(@Sendable () -> Bool)?>(nil)
+    private let keyHolds = Mutex<(@Sendable () -> [(keyId: String, stopped: String?)])?>(nil)
     /// The observed gauges as last sampled (`sampleObservedGauges`): their sources take
     /// locks that long work may hold, so a scrape reads these instead of asking them.
-    private let observed = Mutex<(pausedSeconds: Double, reachable: Bool)>((0, true))
+    private let observed = Mutex<(pausedSeconds: Double, reachable: Bool, keys: [(keyId: String, stopped: String?)])>((0, true, []))
 
     public init() {}
 
@@ -89,7 +90,15 @@ public final class Metrics: Sendable {
     public func sampleObservedGauges() {
         let paused = max(0, sendingPause.withLock { $0 }?() ?? 0)
         let reachable = apnsReachable.withLock { $0 }?() ?? true
-        observed.withLock { $0 = (paused, reachable) }
+        let keys = keyHolds.withLock { $0 }?() ?? []
+        observed.withLock { $0 = (paused, reachable, keys) }
+    }
+
+    /// Each signing key, and Apple's reason while APNs refuses it (sends with it stopped).
+    /// Sampled like the sending pause.
+    public func observeKeyHolds(_ source: @escaping @Sendable () -> [(keyId: String, stopped: String?)]) {
+        keyHolds.withLock { $0 = source }
+        sampleObservedGauges()
     }
 
     public func render() -> String {
@@ -124,6 +133,13 @@ public final class Metrics: Sendable {
         family("pushgate_apns_reachable", "gauge",
                "1 while APNs can be reached, 0 while every connection attempt fails (sends wait; probed with backoff).", to: &out)
         out += "pushgate_apns_reachable \(sampled.reachable ? 1 : 0)\n"
+        family("pushgate_apns_key_stopped", "gauge",
+               "1 while APNs refuses the signing key (an authentication failure; sends with it stopped, probed with backoff), "
+                   + "with Apple's reason; 0 while it is accepted.", to: &out)
+        for key in sampled.keys {
+            out += "pushgate_apns_key_stopped{key_id=\(label(key.keyId)),reason=\(label(key.stopped ?? ""))} "
+                + "\(key.stopped == nil ? 0 : 1)\n"
+        }
         return out
     }
 

@@ -48,10 +48,11 @@ struct DurableAssembly {
         let dispatcher = Dispatcher(
             storage: storage, sender: fleet.sender(app: "", environment: "", dryRun: false),
             dryRunSender: fleet.sender(app: "", environment: "", dryRun: true), metrics: metrics,
-            // Paused while APNs paused a key, and while APNs cannot be reached (looked at
-            // again every second: the transport probes on its own and says when it is back).
+            // Paused while a key is held (until its pause ends or its next probe is due), and
+            // while APNs cannot be reached (looked at again every second: the transport
+            // probes on its own and says when it is back).
             sendingPausedUntil: {
-                let keyPause = fleet.pausedUntil().map(Double.init)
+                let keyPause = fleet.heldUntil().map(Double.init)
                 let unreachable = fleet.transports.contains { $0.reachability != .reachable } ? SystemClock().wallSeconds() + 1 : nil
                 return [keyPause, unreachable].compactMap { $0 }.max()
             },

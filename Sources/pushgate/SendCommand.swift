@@ -60,14 +60,14 @@ enum SendCommand {
         let report = runAndWait { await job.run() }
         delivery.transport?.shutdown()
         report.printSummary()
-        if let until = delivery.tokens.pausedUntil() {
-            Output.error("pushgate send: APNs answered TooManyProviderTokenUpdates: sends with key \(TextSafety.quoted(delivery.tokens.identity.keyId)) are paused until \(CampaignJSON.timestamp(Double(until))) for every process sharing this storage; the devices failed with that reason were not sent, run again after it")
-        }
         if let failure = report.readFailure {
             Output.error("pushgate send: --devices \(failure)")
             return ExitStatus.usage
         }
-        if let reason = report.stopReason {
+        if var reason = report.stopReason {
+            if let hold = delivery.tokens.hold(), hold.kind == .paused {
+                reason += " (until \(CampaignJSON.timestamp(Double(hold.until)))); run again after that"
+            }
             Output.error("pushgate send: \(reason) (\(report.notSent) devices not sent)")
             return ExitStatus.usage
         }

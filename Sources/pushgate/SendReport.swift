@@ -21,8 +21,8 @@ struct SendReport {
     private(set) var unregistered = 0
     private(set) var invalid = 0
     private(set) var failures: [String: Int] = [:]
-    /// Devices not sent because the whole send stopped (APNs unreachable, or the key
-    /// refused by APNs), with the one message that says why.
+    /// Devices not sent because the whole send stopped (APNs unreachable, or the signing
+    /// key refused or paused by APNs), with the one message that says why.
     private(set) var notSent = 0
     private(set) var stopReason: String?
     /// Why the devices file could not be read to its end: the send stops there.
@@ -211,5 +211,5 @@ struct SendReport {
 extension TransportFailure {
     /// Failures that are not the device's: every other device would fail the same way, so
     /// `send` ends with one message and exit 2 instead of a failure per device.
-    var stopsTheSend: Bool { code == .unreachable }
+    var stopsTheSend: Bool { code == .unreachable || code == .keyStopped }
 }

@@ -133,6 +133,11 @@ enum ServeCommand {
             defaultInFlight: max(1, first.connections * first.maxConcurrentStreams), metrics: metrics)
         metrics.observeSendingPause { fleet.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
         metrics.observeAPNsReachability { fleet.transports.allSatisfy { $0.reachability == .reachable } }
+        metrics.observeKeyHolds {
+            fleet.tokens.map { tokens in
+                (keyId: tokens.identity.keyId, stopped: tokens.hold().flatMap { $0.kind == .stopped ? $0.reason.rawValue : nil })
+            }
+        }
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
             // APNs unreachable: campaigns wait queued, so the service is not ready to deliver.
@@ -144,18 +149,25 @@ enum ServeCommand {
                 }
                 return nil
             },
+            // APNs refused the key: nothing can be delivered until it is fixed (or a probe
+            // finds it accepted again); campaigns wait queued.
             ReadinessCheck(name: "signing_key") {
                 for tokens in fleet.tokens {
+                    if let hold = tokens.hold(), hold.kind == .stopped {
+                        return "\(hold.explanation) since \(CampaignJSON.timestamp(Double(hold.since))); "
+                            + "next probe at \(CampaignJSON.timestamp(Double(hold.until)))"
+                    }
                     do { _ = try tokens.currentToken() } catch { return "cannot sign a provider token with key \(tokens.identity.keyId)" }
                 }
                 return nil
             },
-            // Not a reason to take the API out of service: campaigns are still accepted
-            // and wait in the outbox; the check says why nothing is being sent.
+            // Not a reason to take the API out of service: the pause ends by itself,
+            // campaigns are still accepted and wait in the outbox; the check says why
+            // nothing is being sent.
             ReadinessCheck(name: "apns_sending", blocking: false) {
                 for tokens in fleet.tokens {
-                    if let until = tokens.pausedUntil() {
-                        return "paused until \(CampaignJSON.timestamp(Double(until))): APNs answered TooManyProviderTokenUpdates for key \(tokens.identity.keyId)"
+                    if let hold = tokens.hold(), hold.kind == .paused {
+                        return "paused until \(CampaignJSON.timestamp(Double(hold.until))): APNs answered TooManyProviderTokenUpdates for key \(hold.keyId)"
                     }
                 }
                 return nil

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 @testable import Gateway
 
-/// Answers TooManyProviderTokenUpdates to everything sent before the first pause ends,
+/// Holds the key (TooManyProviderTokenUpdates) for everything sent before the first pause ends,
 /// as APNs does when another process minted a token for the key; records each send.
 final class TokenUpdateRefusingSender: NotificationSender {
     let pausedUntil = Mutex<Double?>(nil)
@@ -27,7 +27,9 @@ final class TokenUpdateRefusingSender: NotificationSender {
             }
             return (until ?? 0) > now
         }
-        return refuse ? .failed(status: 429, reason: .tooManyProviderTokenUpdates) : .delivered(apnsId: request.header("apns-id") ?? "")
+        // What APNsClient answers while the key is held.
+        return refuse ? .transportFailed(TransportFailure(.keyStopped, "APNs answered 429 TooManyProviderTokenUpdates: paused"))
+            : .delivered(apnsId: request.header("apns-id") ?? "")
     }
 }
 
@@ -65,8 +67,11 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 1, lease: 1)
         let busy = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyRequests), for: claim)
         #expect(busy.state == .retrying && !busy.refundAttempt)
-        let token = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyProviderTokenUpdates), for: claim)
-        #expect(token.state == .retrying && token.refundAttempt && token.nextAttemptAt == 5000)
+        let held = dispatcher.outcome(of: .transportFailed(TransportFailure(.keyStopped, "key paused")), for: claim)
+        #expect(held.state == .retrying && held.refundAttempt && held.nextAttemptAt == 5000, "back when the key's hold ends")
+        let expired = dispatcher.outcome(of: .transportFailed(TransportFailure(.keyStopped, "key paused")),
+                                         for: ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 5, lease: 1))
+        #expect(expired.state == .retrying && expired.refundAttempt, "even on the device's last attempt")
         let final = dispatcher.outcome(of: .failed(status: 429, reason: .unknown("SomethingNew")), for: claim)
         #expect(final.state == .failed)
     }

@@ -124,6 +124,10 @@ public final class FakeAPNsServer: @unchecked Sendable {
     /// Listens again on the same port.
     public func openPort() { command("open") }
 
+    /// From now on answers 403 `reason` to every request whose provider token verifies (Apple
+    /// refusing the key); nil accepts the key again.
+    public func refuseKey(_ reason: String?) { command("key " + (reason ?? "ok")) }
+
     private func command(_ name: String) {
         stdin.fileHandleForWriting.write(Data((name + "\n").utf8))
         while process.isRunning, Self.readLine(stdout, &pendingOutput) != "ok " + name {}

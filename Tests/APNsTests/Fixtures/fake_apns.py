@@ -10,7 +10,14 @@ logged as one JSON line (--log), and every complete request, answered or not, as
 in the file next to it named received.jsonl, so that tests can count what was sent.
 
 Commands on stdin, one per line: "close" stops listening and cuts every connection (an
-unreachable APNs), "open" listens again on the same port. End of stdin stops the fake.
+unreachable APNs), "open" listens again on the same port, "key REASON" answers 403 REASON
+to every request whose provider token verified (Apple refusing the key: InvalidProviderToken
+for a revoked key, BadEnvironmentKeyInToken, ...), "key ok" accepts the key again. End of
+stdin stops the fake.
+
+Script "appleClockAheadSeconds": N — the fake's clock runs N seconds ahead of this host's
+when it checks a token's age, so a token younger than an hour here can be ExpiredProviderToken
+there (clock skew).
 
 Usage: fake_apns.py --log FILE [--script FILE] [--key-file P8 | --public-key PEM]
                     [--team-id ID] [--key-id ID] [--tls-cert PEM --tls-key PEM]
@@ -94,6 +101,8 @@ class Fake:
                         public = serialization.load_pem_private_key(kf.read(), None).public_key()
                     self.keys[entry["keyId"]] = {"team": entry["teamId"], "public_key": public, "topics": set(entry["topics"])}
         self.verified = {}
+        self.key_problem = self.script.get("keyProblem")
+        self.clock_ahead = self.script.get("appleClockAheadSeconds", 0)
         self.token_window = args.token_update_window
         self.current_tokens = {}  # (iss, kid) -> (token, first seen)
         self.log = open(args.log, "a", buffering=1)
@@ -163,7 +172,7 @@ class Fake:
             return "InvalidProviderToken", None, kid
         if team_id and claims.get("iss") != team_id:
             return "InvalidProviderToken", iat, kid
-        if iat < time.time() - 3600:
+        if iat < time.time() + self.clock_ahead - 3600:
             return "ExpiredProviderToken", iat, kid
         return None, iat, kid
 
@@ -365,6 +374,8 @@ class Connection(asyncio.Protocol):
         token_reason, iat, kid = fake.check_token(h.get("authorization"))
         if token_reason is None:
             token_reason = fake.check_update_rule(h.get("authorization"), kid)
+        if token_reason is None and fake.key_problem:
+            token_reason = fake.key_problem
         violation = fake.validate(headers, body)
         if violation is None and token_reason is None:
             violation = fake.check_topic(kid, h.get("apns-topic"))
@@ -470,6 +481,9 @@ def main():
             for connection in list(fake.live):
                 connection.closed = True
                 connection.transport.abort()
+        elif line.startswith(b"key "):
+            problem = line[4:].decode()
+            fake.key_problem = None if problem == "ok" else problem
         elif line == b"open" and state["server"] is None:
             loop.create_task(reopen())
             return
