@@ -5,6 +5,7 @@ import Storage
 import Synchronization
 import Testing
 import TestSupport
+import Timing
 @testable import Gateway
 
 /// Holds the key (TooManyProviderTokenUpdates) for everything sent before the first pause ends,
@@ -58,6 +59,43 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let refused = sends.values.filter { $0 == 2 }.count
         #expect(refused >= 1 && refused <= 4, "only what was in flight at the refusal was sent twice (\(refused))")
         #expect(sends.values.allSatisfy { $0 <= 2 }, "never retried blindly")
+    }
+
+    /// The real client against the fake: APNs refuses the key, the campaign waits with no
+    /// attempt spent (maxAttempts 1), and once the key is accepted again a probe finds it
+    /// and every device is delivered.
+    @Test func aStoppedKeyKeepsTheCampaignQueuedUntilAProbeFindsItAccepted() async throws {
+        let fake = try FakeAPNsServer(scriptJSON: #"{"keyProblem": "InvalidProviderToken"}"#)
+        defer { fake.stop() }
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
+                                          keyId: FakeAPNsServer.keyId, probeBackoff: Backoff(initial: .seconds(1), maximum: .seconds(1)))
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile))
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let devices = (0..<200).map { Fixtures.token("f", $0) }
+        _ = try storage.insert(NewCampaign(id: "stopped", createdAt: 1, dryRun: false,
+                                           headers: [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")],
+                                           body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
+                               deliveries: devices.map { NewDelivery(token: $0) }, now: 1)
+        let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
+                                    sendingPausedUntil: { tokens.hold().map { Double($0.until) } },
+                                    options: .init(inFlight: 50, claimBatch: 50, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
+        try dispatcher.start()
+        defer { _ = dispatcher.stop(deadlineSeconds: 1) }
+        #expect(await eventually(timeout: .seconds(20)) { tokens.hold()?.kind == .stopped })
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let summary = try #require(try storage.campaign(id: "stopped"))
+        #expect((summary.counts[.failed] ?? 0) == 0 && (summary.counts[.delivered] ?? 0) == 0)
+        #expect(fake.received().count <= 50, "only the first claim's sends reached APNs")
+
+        fake.refuseKey(nil)
+        #expect(await dispatcher.waitUntilIdle(deadlineSeconds: 30))
+        let done = try #require(try storage.campaign(id: "stopped"))
+        #expect(done.counts[.delivered] == 200, "maxAttempts is 1, yet every refused device was delivered")
+        let rows = try storage.results(campaign: done.seq, offset: 0, limit: 500)
+        #expect(rows.allSatisfy { $0.attempts == 1 }, "no refused attempt was counted")
+        #expect(tokens.hold() == nil)
     }
 
     @Test func otherTooManyRequestsAnswersAreRetriedButTheTokenOneIsNot() {
