@@ -49,6 +49,11 @@ import Testing
         let tokens = ProviderTokenManager(key: other, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile))
         let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
-        #expect(await client.send(TestRequests.alert(1)) == .failed(status: 403, reason: .invalidProviderToken))
+        let result = await client.send(TestRequests.alert(1))
+        guard case .transportFailed(let failure) = result, failure.code == .keyStopped else {
+            Issue.record("a refused key stops the key: \(result)")
+            return
+        }
+        #expect(failure.message.contains("403 InvalidProviderToken") && tokens.hold()?.reason == .invalidProviderToken)
     }
 }
