@@ -7,6 +7,14 @@ import TestSupport
 /// exit 2 (devices not sent), `serve` keeps the campaign queued without spending attempts
 /// and says on `/readyz` and `/metrics` which key and why.
 @Suite(.serialized) struct KeyStopCLITests {
+    /// A send signing through its own storage: the shipped one is shared by every CLI test,
+    /// and a token another test stored there is one more to try on ExpiredProviderToken.
+    static func environment(_ fake: FakeAPNsServer) -> [String: String] {
+        var env = SendCommandTests.realSend(fake.url, caFile: fake.caFile)
+        env["PUSHGATE_STORAGE_PATH"] = fake.directory.appendingPathComponent("send.db").path
+        return env
+    }
+
     static func devicesFile(_ count: Int) throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
         try (1...count).map { String(repeating: "0", count: 64 - String($0, radix: 16).count) + String($0, radix: 16) }
@@ -22,7 +30,7 @@ import TestSupport
         defer { fake.stop() }
         let devices = try Self.devicesFile(1_000)
         let r = try CLI.run(["send", "--campaign", SendCommandTests.campaign, "--devices", devices.path],
-                            environment: SendCommandTests.realSend(fake.url, caFile: fake.caFile))
+                            environment: Self.environment(fake))
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("pushgate send: APNs answered 403 \(reason)"), "\(r.stderr)")
         #expect(r.stderr.contains("key KEY1234567 (team TEAM123456)") && r.stderr.contains(hint), "\(r.stderr)")
@@ -35,7 +43,7 @@ import TestSupport
         let fake = try FakeAPNsServer(scriptJSON: #"{"keyProblem": "UnrelatedKeyIdInToken"}"#)
         defer { fake.stop() }
         let r = try CLI.run(["send", "--campaign", SendCommandTests.campaign, "--json"],
-                            environment: SendCommandTests.realSend(fake.url, caFile: fake.caFile))
+                            environment: Self.environment(fake))
         #expect(r.status == 2)
         let lines = r.stdout.split(separator: "\n").compactMap { try? JSONParser().parse(Array($0.utf8)).objectValue }
         #expect(lines.count == 4 && lines.allSatisfy {
