@@ -84,7 +84,9 @@ final class TokenUpdateRefusingSender: NotificationSender {
                                deliveries: devices.map { NewDelivery(token: $0) }, now: clock.wallSeconds())
         let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
                                     sendingPausedUntil: { tokens.hold().map { Double($0.until) } },
-                                    options: .init(inFlight: 50, claimBatch: 50, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05),
+                                    // A long lease: the clock jumps ahead faster than a loaded machine sends.
+                                    options: .init(inFlight: 50, claimBatch: 50, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05,
+                                                   lease: LeaseTerms(instance: InstanceID.current(now: clock.wallSeconds()), seconds: 86_400)),
                                     clock: clock)
         try dispatcher.start()
         defer { _ = dispatcher.stop(deadlineSeconds: 1) }
@@ -96,8 +98,9 @@ final class TokenUpdateRefusingSender: NotificationSender {
 
         // Accepted again at Apple's side; time passes: the probe is delivered and the rest follow.
         fake.refuseKey(nil)
-        let delivered = await eventually(timeout: .seconds(30), interval: .milliseconds(20)) {
-            clock.advance(seconds: 2)
+        clock.advance(seconds: 30)
+        let delivered = await eventually(timeout: .seconds(60), interval: .milliseconds(50)) {
+            clock.advance(seconds: 1)
             return (try? storage.campaign(id: "stopped"))?.counts[.delivered] == 200
         }
         #expect(delivered, "every refused device was delivered in the end")
