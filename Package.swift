@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "StrictJSON"),
         // The one clock (wall and monotonic, injectable) and the one backoff.
         .target(name: "Timing"),
+        // Commands as data: declared options, their parser, the generated usage.
+        .target(name: "OptionTable", dependencies: ["StrictJSON"]),
         .target(name: "DeepLinks", dependencies: ["StrictJSON"]),
         .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON"]),
         // The app's half of the route table: the Swift router generator. It embeds the link
@@ -47,12 +49,13 @@ let package = Package(
         // The service's logic: API, auth, limits, metrics, campaigns.
         .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "Timing"]),
+        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "Timing"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "DeepLinks"]),
+        .testTarget(name: "OptionTableTests", dependencies: ["OptionTable"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
@@ -62,7 +65,7 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "Timing"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
-        .testTarget(name: "PushgateCLITests", dependencies: ["StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -60,7 +60,7 @@ enum OpenAPIDocument {
   "openapi": "3.1.0",
   "info": {
     "title": "pushgate",
-    "version": "0.1.0",
+    "version": "\#(PushgateVersion.current)",
     "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code."
   },
   "servers": [{"url": "/", "description": "The server this document was fetched from."}],

@@ -550,3 +550,8 @@ func reasonPhrase(_ status: Int) -> String {
     default: "Error"
     }
 }
+
+extension HTTPServer {
+    /// The libmicrohttpd loaded at run time (`0.9.75`), for `pushgate version`.
+    public static var libraryVersion: String { MHD_get_version().map { String(cString: $0) } ?? "unknown" }
+}

@@ -121,3 +121,8 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
         return StorageError(code, sqliteCode: status, message)
     }
 }
+
+/// The SQLite library loaded at run time (`3.40.1`), for `pushgate version`.
+public enum SQLiteLibrary {
+    public static var version: String { String(cString: sqlite3_libversion()) }
+}

@@ -1,33 +1,39 @@
 import DeepLinks
+import OptionTable
 import StrictJSON
 
-/// `pushgate aasa generate [--routes PATH | --config PATH [--app NAME]]` and
-/// `pushgate aasa validate FILE [--routes PATH | --config PATH [--app NAME]] [--json]`.
+/// `pushgate aasa generate` and `pushgate aasa validate FILE|- [--json]`, against the
+/// route table `--config` names or the `--routes` file.
 enum AASACommand {
-    static let usage = "usage: pushgate aasa generate [--routes PATH | --config PATH [--app NAME]]\n"
-        + "       pushgate aasa validate FILE|- [--routes PATH | --config PATH [--app NAME]] [--json]"
+    static let command = Command.group("aasa", "generate or validate apple-app-site-association", [
+        Command(CommandDeclaration(
+            path: ["aasa", "generate"], summary: "print the apple-app-site-association file for the route table",
+            forms: ["[--config PATH | --routes PATH]"],
+            options: RouteTableOptions.options,
+            notes: ["Exit status: 0 written, 1 the file cannot express the table exactly (warnings on stderr), 2 usage or route table error."]),
+            run: generate),
+        Command(CommandDeclaration(
+            path: ["aasa", "validate"], summary: "check an apple-app-site-association file against the route table",
+            forms: ["FILE|- [--json] [--config PATH | --routes PATH]"],
+            positionals: [Positional("FILE|-", "the file to check; - reads it from standard input")],
+            options: RouteTableOptions.options + [.flag("json", "print the findings as one JSON object")],
+            notes: ["Exit status: 0 consistent, 1 findings, 2 usage, unreadable file or route table error."]),
+            run: validate),
+    ])
 
     /// Files up to this size are read; over Apple's 128 KB they are still checked for
     /// shape, and the size is the one finding.
     static let maxFileBytes = 4 << 20
 
-    static func run(_ arguments: [String]) -> Int32 {
-        switch arguments.first {
-        case "generate": return generate(Array(arguments.dropFirst()))
-        case "validate": return validate(Array(arguments.dropFirst()))
-        case nil: return usageError("give a subcommand: generate or validate")
-        case let other?: return usageError("unknown subcommand \(TextSafety.quoted(other))")
-        }
-    }
-
     /// Prints the file, pretty and deterministic. The output is checked with the same
     /// validator; if it is not exactly consistent (a table shape the generator cannot
     /// express), the findings go to stderr and the exit status is 1.
-    private static func generate(_ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do { args = try Arguments(arguments, valued: RouteTableOptions.valued, flags: []) } catch { return usageError(error.message) }
-        guard args.positionals.isEmpty else { return usageError("generate takes no file argument") }
-        guard let table = loadTable(args) else { return ExitStatus.usage }
+    static func generate(_ args: Invocation) -> Int32 {
+        let table: RouteTable
+        switch RouteTableOptions.load(args) {
+        case .success(let t): table = t
+        case .failure(let failure): return args.fail(failure)
+        }
         let json = AASAGenerator.applinks(for: table)
         Output.write(JSONWriter.pretty(json))
         do throws(AASAError) {
@@ -42,20 +48,21 @@ enum AASACommand {
         }
     }
 
-    private static func validate(_ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do { args = try Arguments(arguments, valued: RouteTableOptions.valued, flags: ["json"]) } catch { return usageError(error.message) }
-        guard args.positionals.count == 1 else { return usageError("validate takes exactly one AASA file (- for stdin)") }
+    static func validate(_ args: Invocation) -> Int32 {
+        guard args.positionals.count == 1 else { return args.usageError("give the AASA file to check (- for standard input)") }
         let file = args.positionals[0]
-        guard let table = loadTable(args) else { return ExitStatus.usage }
+        let table: RouteTable
+        switch RouteTableOptions.load(args) {
+        case .success(let t): table = t
+        case .failure(let failure): return args.fail(failure)
+        }
         let label = file == "-" ? "<stdin>" : file
         let shownFile = TextSafety.escapedForDisplay(label)
         let document: AASADocument
         var findings: [AASAFinding] = []
-        switch readSmallFile(path: file == "-" ? "/dev/stdin" : file, limit: maxFileBytes) {
+        switch readInput(path: file, limit: maxFileBytes) {
         case .failure(let failure):
-            Output.error("pushgate aasa validate: \(failure.message)")
-            return failure.status
+            return args.fail(failure)
         case .success(let bytes):
             if bytes.count > AASAFinding.maxAppleFileBytes {
                 findings.append(AASAFinding(code: .fileTooLarge,
@@ -64,7 +71,7 @@ enum AASACommand {
             do throws(AASAError) {
                 document = try AASAParser.parse(bytes)
             } catch {
-                Output.error("pushgate aasa validate: " + Diagnostic(DiagnosticCode(rawValue: error.code.rawValue), at: .file(label, at: error.path), error.message).description)
+                Output.error("\(args.command.invocation): " + Diagnostic(DiagnosticCode(rawValue: error.code.rawValue), at: .file(label, at: error.path), error.message).description)
                 return ExitStatus.usage
             }
         }
@@ -84,20 +91,6 @@ enum AASACommand {
                 : "\(shownFile): \(findings.count) finding\(findings.count == 1 ? "" : "s")")
         }
         return findings.isEmpty ? ExitStatus.ok : ExitStatus.findings
-    }
-
-    private static func loadTable(_ args: Arguments) -> RouteTable? {
-        switch RouteTableOptions.load(args) {
-        case .success(let table): return table
-        case .failure(let failure):
-            Output.error("pushgate aasa: \(failure.message)")
-            return nil
-        }
-    }
-
-    private static func usageError(_ message: String) -> Int32 {
-        Output.error("pushgate aasa: \(message)\n\(usage)")
-        return ExitStatus.usage
     }
 }
 

@@ -1,21 +1,18 @@
 import Gateway
+import OptionTable
 
 /// `pushgate apps [--config PATH] [--json]`: the configured apps with their bundle ids,
 /// hosts, teams, key ids and environments (what `GET /v1/apps` shows an admin key).
 enum AppsCommand {
-    static let usage = "usage: pushgate apps [--config PATH] [--json]"
+    static let command = Command(
+        CommandDeclaration(path: ["apps"], summary: "list the configured apps: bundle ids, hosts, teams, key ids",
+                           options: [ConfigOption.option, .flag("json", "print the list as JSON (what GET /v1/apps shows an admin key)")]),
+        run: run)
 
-    static func run(_ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do {
-            args = try Arguments.forOptionsOnly(command: "apps", arguments, usage: usage, valued: ["config"], flags: ["json"])
-        } catch {
-            return error.status
-        }
-        switch GatewayConfig.load(path: configPath(args[option: "config"])) {
+    static func run(_ args: Invocation) -> Int32 {
+        switch GatewayConfig.load(path: configPath(args["config"])) {
         case .failure(let failure):
-            Output.error("pushgate apps: \(failure.message)")
-            return failure.status
+            return args.fail(failure)
         case .success(let config):
             let apps = config.apps.map(\.gatewayApp)
             if args.has("json") {

@@ -2,42 +2,47 @@
 import Glibc
 #endif
 import Gateway
-import Storage
+import OptionTable
 import StrictJSON
+import Storage
 import Timing
 
 /// `pushgate campaigns [--config PATH] [--json] [--limit N]`: the campaigns in the
 /// configured database, newest first, with their counts by state.
 /// `pushgate campaigns pause|resume|cancel ID [--config PATH] [--json]`: the lifecycle.
 enum CampaignsCommand {
-    static let usage = """
-        usage: pushgate campaigns [--config PATH] [--json] [--limit N]
-               pushgate campaigns pause|resume|cancel ID [--config PATH] [--json]
-        """
+    static let command = Command(
+        CommandDeclaration(
+            path: ["campaigns"], summary: "list the campaigns in the gateway's database; pause, resume or cancel one",
+            options: [ConfigOption.option,
+                      .flag("json", "print the list as JSON (the shape of GET /v1/campaigns)"),
+                      .value("limit", "N", "list at most N campaigns, newest first (1 to 10000, default 50)")]),
+        subcommands: LifecycleAction.allCases.map(lifecycleCommand),
+        run: run)
 
-    static func run(_ arguments: [String]) -> Int32 {
-        if let first = arguments.first, let action = LifecycleAction(rawValue: first) {
-            return change(action, Array(arguments.dropFirst()))
-        }
-        let args: Arguments
-        do {
-            args = try Arguments.forOptionsOnly(command: "campaigns", arguments, usage: usage, valued: ["config", "limit"], flags: ["json"])
-        } catch {
-            return error.status
-        }
+    /// `campaigns pause|resume|cancel ID`.
+    static func lifecycleCommand(_ action: LifecycleAction) -> Command {
+        Command(
+            CommandDeclaration(
+                path: ["campaigns", action.rawValue], summary: "\(action.rawValue) one campaign (works whether or not serve runs)",
+                positionals: [Positional("ID", "the campaign's id")],
+                options: [ConfigOption.option, .flag("json", "print the campaign as JSON (the shape of GET /v1/campaigns/{id})")],
+                notes: ["Exit status: 0 done (or already so), 1 unknown or finished campaign, 2 usage, configuration or storage errors."]),
+            run: { change(action, $0) })
+    }
+
+    static func run(_ args: Invocation) -> Int32 {
         var limit = 50
-        if let text = args[option: "limit"] {
+        if let text = args["limit"] {
             guard let n = Int(text), (1...10_000).contains(n) else {
-                Output.error("pushgate campaigns: --limit must be a whole number from 1 to 10000, got \(TextSafety.quoted(text))")
-                return ExitStatus.usage
+                return args.usageError("--limit must be a whole number from 1 to 10000, got \(TextSafety.quoted(text))")
             }
             limit = n
         }
         let settings: DurableSettings
-        switch GatewayConfig.load(path: configPath(args[option: "config"])).map(\.durable) {
+        switch GatewayConfig.load(path: configPath(args["config"])).map(\.durable) {
         case .failure(let failure):
-            Output.error("pushgate campaigns: \(failure.message)")
-            return failure.status
+            return args.fail(failure)
         case .success(let value): settings = value
         }
         var summaries: [CampaignSummary] = []
@@ -48,8 +53,7 @@ enum CampaignsCommand {
                 let storage = try SQLiteCampaignStorage(path: settings.storage.path, options: .init(access: .readOnly))
                 summaries = try storage.campaigns(limit: limit, before: nil)
             } catch {
-                Output.error("pushgate campaigns: \(DurableAssembly.storageFailure(error, path: settings.storage.path).message)")
-                return ExitStatus.usage
+                return args.fail(DurableAssembly.storageFailure(error, path: settings.storage.path).message)
             }
         }
         let now = SystemClock().wallSeconds()
@@ -67,25 +71,13 @@ enum CampaignsCommand {
     /// campaign's unsent devices here, in batches, so the answer counts them; devices in
     /// flight in a running server finish first. Exit 0 when done (or already so), 1 when
     /// the campaign is unknown or finished, 2 for usage, configuration or storage errors.
-    static func change(_ action: LifecycleAction, _ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do {
-            args = try Arguments(arguments, valued: ["config"], flags: ["json", "help"])
-        } catch {
-            Output.error("pushgate campaigns \(action.rawValue): \(error.message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        if args.has("help") {
-            Output.line(usage)
-            return ExitStatus.ok
-        }
+    static func change(_ action: LifecycleAction, _ args: Invocation) -> Int32 {
         guard args.positionals.count == 1, let id = args.positionals.first else {
-            Output.error("pushgate campaigns \(action.rawValue): expected one campaign ID\n\(usage)")
-            return ExitStatus.usage
+            return args.usageError("expected one campaign ID")
         }
         let prefix = "pushgate campaigns \(action.rawValue)"
         let settings: DurableSettings
-        switch GatewayConfig.load(path: configPath(args[option: "config"])).map(\.durable) {
+        switch GatewayConfig.load(path: configPath(args["config"])).map(\.durable) {
         case .failure(let failure):
             Output.error("\(prefix): \(failure.message)")
             return failure.status

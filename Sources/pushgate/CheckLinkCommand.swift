@@ -1,32 +1,34 @@
 import DeepLinks
+import OptionTable
 import StrictJSON
 
-/// `pushgate check-link URL [--routes PATH | --config PATH [--app NAME]] [--json]` and
-/// `pushgate check-link --stdin [--routes PATH | --config PATH [--app NAME]]` (JSON Lines, streamed).
+/// `pushgate check-link URL [--json]` and `pushgate check-link --stdin` (JSON Lines,
+/// streamed), against the route table `--config` names or the `--routes` file.
 enum CheckLinkCommand {
-    static let usage = "usage: pushgate check-link URL [--routes PATH | --config PATH [--app NAME]] [--json]\n"
-        + "       pushgate check-link --stdin [--routes PATH | --config PATH [--app NAME]]"
+    static let command = Command(
+        CommandDeclaration(
+            path: ["check-link"], summary: "check deep links against the route table",
+            forms: ["URL [--json] [--config PATH | --routes PATH]", "--stdin [--config PATH | --routes PATH]"],
+            positionals: [Positional("URL", "the link to check; prints its canonical form, or the code and reason it is refused")],
+            options: RouteTableOptions.options + [
+                .flag("json", "print the result as one JSON object (what --stdin prints for each line)"),
+                .flag("stdin", "check every line of standard input, one JSON object per line"),
+            ],
+            notes: ["Exit status: 0 every link accepted, 1 any refused, 2 usage or route table error."]),
+        run: run)
 
-    static func run(_ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do {
-            args = try Arguments(arguments, valued: RouteTableOptions.valued, flags: ["json", "stdin"])
-        } catch {
-            return usageError(error.message)
-        }
+    static func run(_ args: Invocation) -> Int32 {
         let fromStdin = args.has("stdin")
         if fromStdin && !args.positionals.isEmpty {
-            return usageError("--stdin reads links from standard input; give no URL argument")
+            return args.usageError("--stdin reads links from standard input; give no URL argument")
         }
-        if !fromStdin && args.positionals.count != 1 {
-            return usageError(args.positionals.isEmpty ? "give one URL, or --stdin" : "give exactly one URL")
+        if !fromStdin && args.positionals.isEmpty {
+            return args.usageError("give one URL, or --stdin")
         }
         let table: RouteTable
         switch RouteTableOptions.load(args) {
         case .success(let t): table = t
-        case .failure(let failure):
-            Output.error("pushgate check-link: \(failure.message)")
-            return failure.status
+        case .failure(let failure): return args.fail(failure)
         }
         if fromStdin { return streamLines(table) }
         return checkOne(args.positionals[0], table: table, json: args.has("json"))
@@ -72,10 +74,5 @@ enum CheckLinkCommand {
             return ExitStatus.usage
         }
         return anyRejected ? ExitStatus.findings : ExitStatus.ok
-    }
-
-    private static func usageError(_ message: String) -> Int32 {
-        Output.error("pushgate check-link: \(message)\n\(usage)")
-        return ExitStatus.usage
     }
 }

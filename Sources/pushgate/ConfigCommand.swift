@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import APNs
+import OptionTable
 import Payloads
 import StrictJSON
 
@@ -10,29 +11,22 @@ import StrictJSON
 /// or the configuration as it takes effect after environment overrides and defaults,
 /// secrets redacted.
 enum ConfigCommand {
-    static let usage = "usage: pushgate config check [--config PATH]\n"
-        + "       pushgate config print [--config PATH]"
-
-    static func run(_ arguments: [String]) -> Int32 {
-        switch arguments.first {
-        case "check": return check(Array(arguments.dropFirst()))
-        case "print": return print(Array(arguments.dropFirst()))
-        case "--help", "-h": Output.line(usage); return ExitStatus.ok
-        case nil: return usageError("give a subcommand: check or print")
-        case let other?: return usageError("unknown subcommand \(TextSafety.quoted(other))")
-        }
-    }
+    static let command = Command.group("config", "check the configuration, or print it as it takes effect", [
+        Command(CommandDeclaration(
+            path: ["config", "check"], summary: "report every problem in the configuration at once (what serve would refuse)",
+            options: [ConfigOption.option],
+            notes: ["Exit status: 0 valid, 2 any problem (one place: message [code] line each on stderr)."]),
+            run: check),
+        Command(CommandDeclaration(
+            path: ["config", "print"], summary: "print the configuration as it takes effect (overrides and defaults applied, secrets redacted)",
+            options: [ConfigOption.option]),
+            run: print),
+    ])
 
     /// Reads everything `serve` reads: the file, the overrides, the route table, the files
     /// named, the credentials a real send needs and the key itself.
-    static func read(_ arguments: [String], command: String) -> (GatewayConfig?, ConfigReader)? {
-        let args: Arguments
-        do {
-            args = try Arguments.forOptionsOnly(command: "config \(command)", arguments, usage: usage, valued: ["config"])
-        } catch {
-            return nil
-        }
-        let path = configPath(args[option: "config"])
+    static func read(_ args: Invocation) -> (GatewayConfig?, ConfigReader) {
+        let path = configPath(args["config"])
         var (config, reader) = GatewayConfig.read(path: path, environment: processEnvironment())
         guard let loaded = config, reader.isValid else { return (config, reader) }
         for app in loaded.apps {
@@ -83,8 +77,8 @@ enum ConfigCommand {
         return problems
     }
 
-    static func check(_ arguments: [String]) -> Int32 {
-        guard let (config, reader) = read(arguments, command: "check") else { return ExitStatus.usage }
+    static func check(_ args: Invocation) -> Int32 {
+        let (config, reader) = read(args)
         guard let config, reader.isValid else { return report(reader.diagnostics) }
         let mode = config.apns.dryRun ? "dry run" : "sending to \(config.apns.baseURL)"
         let apps = config.apps.count == 1 ? "\(config.apps[0].routes.routes.count) routes"
@@ -93,8 +87,8 @@ enum ConfigCommand {
         return ExitStatus.ok
     }
 
-    static func print(_ arguments: [String]) -> Int32 {
-        guard let (config, reader) = read(arguments, command: "print") else { return ExitStatus.usage }
+    static func print(_ args: Invocation) -> Int32 {
+        let (config, reader) = read(args)
         guard config != nil, reader.isValid else { return report(reader.diagnostics) }
         Output.write(JSONWriter.pretty(reader.effectiveDocument))
         return ExitStatus.ok
@@ -104,11 +98,6 @@ enum ConfigCommand {
     static func report(_ diagnostics: [Diagnostic]) -> Int32 {
         for diagnostic in diagnostics { Output.error(diagnostic.description) }
         Output.error("pushgate config: \(diagnostics.count) \(diagnostics.count == 1 ? "problem" : "problems") in the configuration")
-        return ExitStatus.usage
-    }
-
-    static func usageError(_ message: String) -> Int32 {
-        Output.error("pushgate config: \(message)\n\(usage)")
         return ExitStatus.usage
     }
 }

@@ -23,9 +23,10 @@ final class DeviceLineReader {
     /// A line longer than this is not a token (200 hex digits plus decoration).
     static let maximumLineBytes = 4096
 
+    /// `-` reads standard input (named `<stdin>` in messages).
     init(path: String) throws(CLIFailure) {
-        self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
+        self.path = path == "-" ? standardInputName : path
+        fd = path == "-" ? dup(0) : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw CLIFailure(message: "\(TextSafety.quoted(path)): cannot open: \(String(cString: strerror(errno)))", status: ExitStatus.usage)
         }

@@ -2,37 +2,33 @@
 import Glibc
 #endif
 import Gateway
+import OptionTable
 import StrictJSON
 
 /// `pushgate hash-key [KEY]`: prints the SHA-256 to put in `server.apiKeys[].sha256`.
 /// With no argument the key is read from standard input (one line), so it need not
 /// appear in the shell's history or the process list.
 enum HashKeyCommand {
-    static let usage = "usage: pushgate hash-key [KEY]   (reads the key from stdin when not given)"
+    static let command = Command(
+        CommandDeclaration(path: ["hash-key"], summary: "print the SHA-256 of an API key for the configuration",
+                           forms: ["[KEY]", "< FILE"],
+                           positionals: [Positional("KEY", "the key (at least 16 bytes); when left out, the first line of standard input")],
+                           notes: ["A key that starts with - goes after --: pushgate hash-key -- -KEY."]),
+        run: run)
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ args: Invocation) -> Int32 {
         let key: String
-        switch arguments.count {
-        case 0:
+        if let given = args.positionals.first {
+            key = given
+        } else {
             switch firstLineOfStandardInput() {
-            case .success(let line?):
-                key = line
-            case .success(nil):
-                Output.error("pushgate hash-key: no key on standard input\n\(usage)")
-                return ExitStatus.usage
-            case .failure(let error):
-                Output.error("pushgate hash-key: cannot read standard input: \(error.message)")
-                return ExitStatus.usage
+            case .success(let line?): key = line
+            case .success(nil): return args.usageError("no key on standard input")
+            case .failure(let error): return args.fail("cannot read standard input: \(error.message)")
             }
-        case 1 where arguments[0] != "--help":
-            key = arguments[0]
-        default:
-            Output.error(usage)
-            return arguments == ["--help"] ? ExitStatus.ok : ExitStatus.usage
         }
         guard key.utf8.count >= 16 else {
-            Output.error("pushgate hash-key: a key must be at least 16 bytes; use a random one (e.g. openssl rand -hex 32)")
-            return ExitStatus.usage
+            return args.fail("a key must be at least 16 bytes; use a random one (e.g. openssl rand -hex 32)")
         }
         Output.line(APIKeyring.hash(key))
         return ExitStatus.ok

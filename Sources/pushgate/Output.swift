@@ -39,7 +39,8 @@ enum Output {
 
     static func line(_ text: String) { write(text + "\n") }
 
-    static func error(_ text: String) { write(text + "\n", to: .stderr) }
+    /// To stderr, with a newline unless `terminated` is false (text that ends in one).
+    static func error(_ text: String, terminated: Bool = true) { write(terminated ? text + "\n" : text, to: .stderr) }
 
     static func flush() {
         guard !buffer.isEmpty else { return }

@@ -1,34 +1,42 @@
 import DeepLinks
 import Gateway
+import OptionTable
 import Payloads
 import StrictJSON
 
-/// `pushgate preview --campaign FILE [--config PATH] [--json | --simulator DIR]`: the exact
+/// `pushgate preview --campaign FILE|- [--config PATH] [--json | --simulator DIR]`: the exact
 /// APNs requests a campaign would send (the first few devices and a count), or every
 /// problem with it; with `--simulator`, one Simulator `.apns` file per device and locale.
 /// Exit 0 valid, 1 invalid, 2 usage or unreadable files.
 enum PreviewCommand {
-    static let usage = "usage: pushgate preview --campaign FILE [--config PATH] [--app NAME] [--json | --simulator DIR]"
+    static let command = Command(
+        CommandDeclaration(
+            path: ["preview"], summary: "show the exact APNs requests a campaign would send",
+            forms: ["--campaign FILE|- [--config PATH] [--json | --simulator DIR]"],
+            options: [
+                .value("campaign", "FILE|-", "the campaign (JSON, docs/payloads.md); - reads it from standard input"),
+                ConfigOption.option,
+                .value("app", "NAME", "the configuration's app the campaign is for (else the campaign's \"app\", or the only one)"),
+                .flag("json", "print the requests, or every problem, as one JSON object"),
+                .value("simulator", "DIR", "write one Simulator .apns file per device and locale into DIR instead"),
+            ],
+            notes: ["Exit status: 0 valid, 1 the campaign is refused (every problem listed), 2 usage or configuration error."]),
+        run: run)
 
-    static func run(_ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do {
-            args = try Arguments.forOptionsOnly(command: "preview", arguments, usage: usage, valued: ["campaign", "config", "app", "simulator"], flags: ["json"])
-        } catch {
-            return error.status
+    static func run(_ args: Invocation) -> Int32 {
+        guard let campaignPath = args["campaign"] else {
+            return args.usageError("--campaign FILE is required")
         }
-        guard let campaignPath = args[option: "campaign"] else {
-            Output.error("pushgate preview: --campaign FILE is required\n\(usage)")
-            return ExitStatus.usage
+        if args.has("json"), args["simulator"] != nil {
+            return args.usageError("give --json or --simulator, not both")
         }
         let app: GatewayApp
         let bytes: [UInt8]
-        switch GatewayConfig.load(path: configPath(args[option: "config"]))
-            .flatMap({ c in readSmallFile(path: campaignPath, limit: 256 << 20).map { (c, $0) } })
-            .flatMap({ c, b in c.app(forCampaign: b, at: campaignPath, option: args[option: "app"]).map { ($0.gatewayApp, b) } }) {
+        switch GatewayConfig.load(path: configPath(args["config"]))
+            .flatMap({ c in readInput(path: campaignPath, limit: 256 << 20).map { (c, $0) } })
+            .flatMap({ c, b in c.app(forCampaign: b, at: campaignPath == "-" ? standardInputName : campaignPath, option: args["app"]).map { ($0.gatewayApp, b) } }) {
         case .failure(let failure):
-            Output.error("pushgate preview: \(failure.message)")
-            return failure.status
+            return args.fail(failure)
         case .success(let (a, b)):
             app = a
             bytes = b
@@ -39,14 +47,13 @@ enum PreviewCommand {
         let rejection: CampaignRejection
         switch app.plan(jsonBytes: bytes) {
         case .success(let plan):
-            if let directory = args[option: "simulator"] {
+            if let directory = args["simulator"] {
                 switch SimulatorFiles.write(plan: plan, planner: planner, into: directory) {
                 case .success(let lines):
                     for line in lines { Output.line(line) }
                     return ExitStatus.ok
                 case .failure(let failure):
-                    Output.error("pushgate preview: \(failure.message)")
-                    return failure.status
+                    return args.fail(failure)
                 }
             }
             do throws(PayloadError) {

@@ -44,6 +44,17 @@ func readSmallFile(path: String, limit: Int) -> Result<[UInt8], CLIFailure> {
     readFile(path, limit: limit, at: .file(path, at: .root)).mapError { .diagnostics([$0]) }
 }
 
+/// What a command reads from a file or, for `-`, from standard input (named `<stdin>` in
+/// messages), with the same limit and errors.
+func readInput(path: String, limit: Int) -> Result<[UInt8], CLIFailure> {
+    guard path == "-" else { return readSmallFile(path: path, limit: limit) }
+    return readAll(fd: 0, limit: limit, at: .file(standardInputName, at: .root), shown: "", subject: "is")
+        .mapError { .diagnostics([$0]) }
+}
+
+/// How messages name standard input.
+let standardInputName = "<stdin>"
+
 /// The same, with a failure located at `location` (the setting that named the file).
 func readFile(_ path: String, limit: Int, at location: DiagnosticLocation) -> Result<[UInt8], Diagnostic> {
     // The file's own location names it already; a setting's location does not.
@@ -61,6 +72,11 @@ func readFile(_ path: String, limit: Int, at location: DiagnosticLocation) -> Re
     if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
         return .failure(Diagnostic(.fileUnreadable, at: location, "\(subject) a directory, expected a JSON file"))
     }
+    return readAll(fd: fd, limit: limit, at: location, shown: shown, subject: subject)
+}
+
+/// Everything `fd` has, up to `limit` bytes.
+private func readAll(fd: Int32, limit: Int, at location: DiagnosticLocation, shown: String, subject: String) -> Result<[UInt8], Diagnostic> {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {

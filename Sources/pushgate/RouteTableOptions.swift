@@ -2,16 +2,27 @@
 import Glibc
 #endif
 import DeepLinks
+import OptionTable
 import StrictJSON
 
-/// `--config PATH [--app NAME] | --routes PATH` for the commands that need only the route
-/// table: the table of one app of a gateway configuration (the only one unless `--app`
-/// says), or a routes file (default `config/routes.json`).
-enum RouteTableOptions {
-    static let valued: Set<String> = ["config", "routes", "app"]
+/// `--config PATH` for every command that reads the gateway configuration, and `--app`
+/// for those that act for one of its apps.
+enum ConfigOption {
+    static let option = Option.value("config", "PATH", "the gateway configuration (default: $PUSHGATE_CONFIG, else config/gateway.json)")
+    static let app = Option.value("app", "NAME", "the configuration's app to act for (needed when it lists several)")
+}
 
-    static func load(_ args: Arguments) -> Result<RouteTable, CLIFailure> {
-        switch (args[option: "config"], args[option: "routes"], args[option: "app"]) {
+/// `--config PATH | --routes PATH` for the commands that need only the route table: the
+/// table a gateway configuration names, or a routes file (default `config/routes.json`).
+enum RouteTableOptions {
+    static let options: [Option] = [
+        .value("config", "PATH", "use the route table this gateway configuration names"),
+        .value("routes", "PATH", "use this route table file (default: config/routes.json when --config is not given)"),
+        .value("app", "NAME", "the app of the configuration whose route table to use (needed when it lists several)"),
+    ]
+
+    static func load(_ args: Invocation) -> Result<RouteTable, CLIFailure> {
+        switch (args["config"], args["routes"], args["app"]) {
         case (_?, _?, _): return .failure(.configuration("give --config or --routes, not both"))
         case (nil, _?, _?): return .failure(.configuration("--app chooses an app of the configuration; it does not apply to a --routes file"))
         case (let config?, nil, let app): return GatewayConfig.load(path: config, app: app).map(\.1.routes)
@@ -22,11 +33,11 @@ enum RouteTableOptions {
     }
 
     /// How the options picked the table, for a generated file's header.
-    static func shown(_ args: Arguments) -> String {
-        let app = args[option: "app"].map { " --app \($0)" } ?? ""
-        if let config = args[option: "config"] { return "--config \(config)" + app }
+    static func shown(_ args: Invocation) -> String {
+        let app = args["app"].map { " --app \($0)" } ?? ""
+        if let config = args["config"] { return "--config \(config)" + app }
         if !app.isEmpty { return String(app.dropFirst()) }
-        return "--routes \(args[option: "routes"] ?? defaultRoutesPath)"
+        return "--routes \(args["routes"] ?? defaultRoutesPath)"
     }
 }
 

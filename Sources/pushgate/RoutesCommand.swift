@@ -1,29 +1,22 @@
 import DeepLinks
 import Gateway
-import StrictJSON
+import OptionTable
 
-/// `pushgate routes fingerprint [--config PATH [--app NAME] | --routes PATH]`: the table's fingerprint,
+/// `pushgate routes fingerprint [--config PATH | --routes PATH]`: the table's fingerprint,
 /// the SHA-256 a generated router carries (`pushgate codegen check` compares them).
 enum RoutesCommand {
-    static let usage = "usage: pushgate routes fingerprint [--config PATH [--app NAME] | --routes PATH]"
+    static let command = Command.group("routes", "inspect the route table", [
+        Command(CommandDeclaration(
+            path: ["routes", "fingerprint"], summary: "print the route table's fingerprint (the SHA-256 a generated router carries)",
+            forms: ["[--config PATH | --routes PATH]"],
+            options: RouteTableOptions.options),
+            run: fingerprint),
+    ])
 
-    static func run(_ arguments: [String]) -> Int32 {
-        guard arguments.first == "fingerprint" else {
-            let problem = arguments.first.map { "unknown subcommand \(TextSafety.quoted($0))" } ?? "give a subcommand: fingerprint"
-            Output.error("pushgate routes: \(problem)\n\(usage)")
-            return ExitStatus.usage
-        }
-        let args: Arguments
-        do {
-            args = try Arguments.forOptionsOnly(command: "routes fingerprint", Array(arguments.dropFirst()), usage: usage,
-                                                valued: RouteTableOptions.valued)
-        } catch {
-            return error.status
-        }
+    static func fingerprint(_ args: Invocation) -> Int32 {
         switch RouteTableOptions.load(args) {
         case .failure(let failure):
-            Output.error("pushgate routes fingerprint: \(failure.message)")
-            return failure.status
+            return args.fail(failure)
         case .success(let table):
             Output.line(table.fingerprint)
             return ExitStatus.ok

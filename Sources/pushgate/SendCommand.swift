@@ -4,45 +4,60 @@ import Glibc
 import APNs
 import DeepLinks
 import Gateway
+import OptionTable
 import Payloads
 import StrictJSON
 
-/// `pushgate send --campaign FILE [--devices FILE] [--config PATH] [--confirm-devices N] [--dry-run] [--json]`:
-/// plans the campaign, then sends to the campaign's devices and every token in
-/// `--devices` (streamed), with bounded concurrency. More devices than
-/// `guard.confirmAbove` need `--confirm-devices N` (or `confirm_devices`) equal to the count. Exit 0 when every device got its
-/// notification (or, in a dry run, its signed request), 1 when any did not, 2 for usage or
-/// configuration errors.
+/// `pushgate send --campaign FILE|- [--devices FILE|-] [--config PATH] [--dry-run] [--json]`
+/// and the quick form `pushgate send --device TOKEN --alert TEXT [--deeplink URL]`: plans
+/// the campaign, then sends to the campaign's devices and every token in `--devices`
+/// (streamed), with bounded concurrency. More devices than `guard.confirmAbove` need
+/// `--confirm-devices N` (or `confirm_devices`) equal to the count. Exit 0 when every
+/// device got its notification (or, in a dry run, its signed request), 1 when any did not
+/// or the campaign is refused, 2 for usage or configuration errors.
 enum SendCommand {
-    static let usage = "usage: pushgate send --campaign FILE [--devices FILE] [--config PATH] [--app NAME] [--confirm-devices N] [--dry-run] [--json]"
+    static let command = Command(
+        CommandDeclaration(
+            path: ["send"], summary: "send a campaign to APNs (or dry-run it) and summarise the results",
+            forms: ["--campaign FILE|- [--devices FILE|-] [--config PATH] [--confirm-devices N] [--dry-run] [--json]",
+                    "--device TOKEN --alert TEXT [--deeplink URL] [--config PATH] [--dry-run] [--json]"],
+            options: [
+                .value("campaign", "FILE|-", "the campaign to send (JSON, docs/payloads.md); - reads it from standard input"),
+                .value("devices", "FILE|-", "more device tokens, one per line (# comments), streamed; - reads standard input"),
+                .value("device", "TOKEN", repeatable: true, "quick send: a device token to send --alert to"),
+                .value("alert", "TEXT", "quick send: the alert's body (a campaign of this alert and the --device tokens)"),
+                .value("deeplink", "URL", "quick send: the deep link, checked against the route table like a campaign's"),
+                ConfigOption.option,
+                .value("app", "NAME", "the configuration's app the campaign is for (else the campaign's \"app\", or the only one)"),
+                .value("confirm-devices", "N", "the number of devices, required above guard.confirmAbove (wins over confirm_devices)"),
+                .flag("dry-run", "sign and build every request but send nothing (also apns.dryRun in the configuration)"),
+                .flag("json", "print one JSON object per device, then the summary, instead of the text report"),
+            ],
+            notes: ["Exit status: 0 every device sent, 1 any device not sent or the campaign refused, 2 usage or configuration error."]),
+        run: run)
 
-    static func run(_ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do {
-            args = try Arguments.forOptionsOnly(command: "send", arguments, usage: usage, valued: ["campaign", "devices", "config", "app", "confirm-devices"], flags: ["dry-run", "json"])
-        } catch {
-            return error.status
+    static func run(_ args: Invocation) -> Int32 {
+        let source: CampaignSource
+        switch CampaignSource.from(args) {
+        case .failure(let problem): return args.usageError(problem.message)
+        case .success(let s): source = s
         }
-        guard let campaignPath = args[option: "campaign"] else {
-            Output.error("pushgate send: --campaign FILE is required\n\(usage)")
-            return ExitStatus.usage
+        let devicesPath = args["devices"]
+        if devicesPath == "-", source.readsStandardInput {
+            return args.usageError("--campaign - and --devices - cannot both read standard input")
         }
-        let configPath = configPath(args[option: "config"])
-        let devicesPath = args[option: "devices"]
         var confirmed: Int?
-        if let text = args[option: "confirm-devices"] {
+        if let text = args["confirm-devices"] {
             guard let n = Int(text), n >= 1 else {
-                Output.error("pushgate send: --confirm-devices must be the number of devices (a whole number ≥ 1), got \(TextSafety.quoted(text))")
-                return ExitStatus.usage
+                return args.usageError("--confirm-devices must be the number of devices (a whole number ≥ 1), got \(TextSafety.quoted(text))")
             }
             confirmed = n
         }
 
         let prepared: (CampaignPlan, APNsDelivery, DeviceLineReader?, SendGuard)
-        switch prepare(campaignPath: campaignPath, configPath: configPath, app: args[option: "app"], devicesPath: devicesPath, forceDryRun: args.has("dry-run")) {
+        switch prepare(source, configPath: configPath(args["config"]), app: args["app"], devicesPath: devicesPath, forceDryRun: args.has("dry-run")) {
         case .failure(let failure):
-            Output.error("pushgate send: \(failure.message)")
-            return failure.status
+            return args.fail(failure)
         case .success(let value):
             prepared = value
         }
@@ -51,11 +66,11 @@ enum SendCommand {
         switch confirm(plan, devicesPath: devicesPath, reader: reader, confirmed: confirmed, sendGuard: sendGuard) {
         case .failure(let failure):
             delivery.transport?.shutdown()
-            Output.error("pushgate send: \(failure.message)")
-            return failure.status
+            return args.fail(failure)
         case .success(let value): limit = value
         }
-        let job = SendJob(plan: plan, delivery: delivery, reader: reader, devicesPath: devicesPath ?? "",
+        let job = SendJob(plan: plan, delivery: delivery, reader: reader,
+                          devicesPath: devicesPath == "-" ? standardInputName : devicesPath ?? "",
                           report: SendReport(json: args.has("json"), dryRun: delivery.transport == nil), deviceLimit: limit)
         let report = runAndWait { await job.run() }
         delivery.transport?.shutdown()
@@ -76,14 +91,14 @@ enum SendCommand {
 
     /// Plan, configuration, key, transport, devices file: everything that can fail before
     /// anything is sent. A campaign that does not plan is rejection (exit 1), the rest 2.
-    static func prepare(campaignPath: String, configPath: String, app name: String?, devicesPath: String?,
+    static func prepare(_ source: CampaignSource, configPath: String, app name: String?, devicesPath: String?,
                         forceDryRun: Bool) -> Result<(CampaignPlan, APNsDelivery, DeviceLineReader?, SendGuard), CLIFailure> {
         let gateway: GatewayConfig
         let app: AppConfig
         let bytes: [UInt8]
         switch GatewayConfig.load(path: configPath)
-            .flatMap({ c in readSmallFile(path: campaignPath, limit: 256 << 20).map { (c, $0) } })
-            .flatMap({ c, b in c.app(forCampaign: b, at: campaignPath, option: name).map { (c, $0, b) } }) {
+            .flatMap({ c in source.bytes().map { (c, $0) } })
+            .flatMap({ c, b in c.app(forCampaign: b, at: source.label, option: name).map { (c, $0, b) } }) {
         case .failure(let failure): return .failure(failure)
         case .success(let value): (gateway, app, bytes) = value
         }
@@ -91,7 +106,7 @@ enum SendCommand {
         let plan: CampaignPlan
         switch gatewayApp.plan(jsonBytes: bytes, requireDevices: devicesPath == nil) {
         case .failure(let rejection):
-            let lines = rejection.problems.map { Diagnostic($0.diagnostic.code, at: .file(campaignPath, at: $0.path), $0.message).description }
+            let lines = rejection.problems.map { Diagnostic($0.diagnostic.code, at: source.location(of: $0.path), $0.message).description }
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
         case .success(let p): plan = p
         }
@@ -99,7 +114,7 @@ enum SendCommand {
         let scheduled = [("send_at", plan.campaign.sendAt), ("expires_at", plan.campaign.expiresAt)].filter { $0.1 != nil }
         if !scheduled.isEmpty {
             let lines = scheduled.map {
-                Diagnostic(.invalidValue, at: .file(campaignPath, at: JSONPath.root.appending($0.0)),
+                Diagnostic(.invalidValue, at: source.location(of: JSONPath.root.appending($0.0)),
                            "pushgate send sends at once; schedule the campaign with POST /v1/campaigns on pushgate serve").description
             }
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
@@ -151,6 +166,81 @@ enum SendCommand {
     static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+}
+
+/// Where `send` gets its campaign: a file, standard input (`-`), or the quick form's
+/// options, which become a campaign document planned exactly like a file's, so a quick
+/// send is checked the same way (tokens, link, sizes) and gets the same errors, each
+/// blamed on the option it came from.
+enum CampaignSource {
+    case file(String)
+    case quick(alert: String, deeplink: String?, devices: [String])
+
+    static func from(_ args: Invocation) -> Result<CampaignSource, UsageProblem> {
+        let quickOptions = ["alert", "deeplink", "device"].filter { args.options.given($0) }
+        if let path = args["campaign"] {
+            if let first = quickOptions.first { return .failure(UsageProblem("--\(first) is for a quick send without --campaign; put it in the campaign instead")) }
+            return .success(.file(path))
+        }
+        guard let alert = args["alert"] else {
+            return .failure(UsageProblem(quickOptions.isEmpty ? "give --campaign FILE, or --device TOKEN --alert TEXT"
+                                                              : "a quick send needs --alert TEXT"))
+        }
+        if args.all("device").isEmpty && args["devices"] == nil {
+            return .failure(UsageProblem("a quick send needs --device TOKEN (or --devices FILE)"))
+        }
+        return .success(.quick(alert: alert, deeplink: args["deeplink"], devices: args.all("device")))
+    }
+
+    /// How messages name the campaign.
+    var label: String {
+        switch self {
+        case .file(let path): return path == "-" ? standardInputName : path
+        case .quick: return "the command line"
+        }
+    }
+
+    var readsStandardInput: Bool {
+        if case .file("-") = self { return true }
+        return false
+    }
+
+    /// The campaign document.
+    func bytes() -> Result<[UInt8], CLIFailure> {
+        switch self {
+        case .file(let path):
+            return readInput(path: path, limit: 256 << 20)
+        case .quick(let alert, let deeplink, let devices):
+            var w = JSONWriter()
+            w.object { w in
+                w.member("alert", alert)
+                if let deeplink { w.member("deeplink", deeplink) }
+                if !devices.isEmpty {
+                    w.key("devices")
+                    w.array(devices) { w, token in w.string(token) }
+                }
+            }
+            return .success(w.bytes)
+        }
+    }
+
+    /// Where a problem at `path` in the document is, for the message: the file and pointer,
+    /// or the option (`--device #2`) a quick send's value came from.
+    func location(of path: JSONPath) -> DiagnosticLocation {
+        switch self {
+        case .file(let file):
+            return .file(file == "-" ? standardInputName : file, at: path)
+        case .quick:
+            switch path.components.first {
+            case .key("devices"):
+                if path.components.count > 1, case .index(let i) = path.components[1] { return .option("--device #\(i + 1)") }
+                return .option("--device")
+            case .key("deeplink"): return .option("--deeplink")
+            case .key("alert"): return .option("--alert")
+            default: return .none
+            }
+        }
     }
 }
 

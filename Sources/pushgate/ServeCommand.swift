@@ -6,6 +6,7 @@ import DeepLinks
 import Dispatch
 import Gateway
 import HTTPServer
+import OptionTable
 import Payloads
 import Storage
 import StrictJSON
@@ -15,20 +16,20 @@ import Timing
 /// SIGINT, then stops accepting, lets requests and sends in flight finish up to the
 /// configured deadline, and exits 0.
 enum ServeCommand {
-    static let usage = "usage: pushgate serve [--config PATH] [--listen HOST:PORT]"
+    static let command = Command(
+        CommandDeclaration(
+            path: ["serve"], summary: "run the HTTP API (until SIGTERM or SIGINT)",
+            options: [ConfigOption.option,
+                      .value("listen", "HOST:PORT", "the address to listen on, e.g. 127.0.0.1:8080 or [::1]:8080 (wins over server.listen)")],
+            notes: ["Exit status: 0 stopped by a signal, 2 configuration, storage or listening error."]),
+        run: run)
 
-    static func run(_ arguments: [String]) -> Int32 {
-        let args: Arguments
-        do {
-            args = try Arguments.forOptionsOnly(command: "serve", arguments, usage: usage, valued: ["config", "listen"])
-        } catch {
-            return error.status
-        }
+    static func run(_ args: Invocation) -> Int32 {
         // Caught from the start: a signal that comes while starting up (the API answers
         // before the "listening" line) stops the server once it is up, rather than being lost.
         let stopSignal = StopSignal()
         let assembled: Assembled
-        switch assemble(configPath: configPath(args[option: "config"]), listen: args[option: "listen"]) {
+        switch assemble(configPath: configPath(args["config"]), listen: args["listen"]) {
         case .failure(let failure):
             Output.error("pushgate serve: \(failure.message)")
             return failure.status
