@@ -40,38 +40,28 @@ public enum Usage {
     public static func row(_ name: String, _ description: String) -> String {
         let lead = "  " + name
         let indent = String(repeating: " ", count: column)
-        var out = lead.count + 2 > column ? lead + "\n" + indent : lead + String(repeating: " ", count: column - lead.count)
-        var lineLength = 0
-        for word in description.split(separator: " ", omittingEmptySubsequences: false) {
-            if lineLength > 0, lineLength + 1 + word.count > width - column {
-                out += "\n" + indent
-                lineLength = 0
-            } else if lineLength > 0 {
-                out += " "
-                lineLength += 1
-            }
-            out += word
-            lineLength += word.count
-        }
-        return out + "\n"
+        let first = lead.count + 2 > column ? lead + "\n" + indent : lead + String(repeating: " ", count: column - lead.count)
+        return first + lines(description, width: width - column).joined(separator: "\n" + indent) + "\n"
     }
 
     /// A paragraph wrapped at `width`.
     static func wrapped(_ text: String) -> String {
-        var out = ""
-        var lineLength = 0
+        lines(text, width: width).joined(separator: "\n")
+    }
+
+    /// The words of `text` in lines of at most `width` characters (a longer word gets a line
+    /// of its own).
+    static func lines(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
         for word in text.split(separator: " ") {
-            if lineLength > 0, lineLength + 1 + word.count > width {
-                out += "\n"
-                lineLength = 0
-            } else if lineLength > 0 {
-                out += " "
-                lineLength += 1
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
             }
-            out += word
-            lineLength += word.count
+            line += (line.isEmpty ? "" : " ") + word
         }
-        return out
+        return lines + [line]
     }
 
     /// "check deep links" → "Check deep links."
