@@ -14,6 +14,7 @@ enum CampaignsCommand {
     static let command = Command(
         CommandDeclaration(
             path: ["campaigns"], summary: "list the campaigns in the gateway's database; pause, resume or cancel one",
+            forms: ["[--json] [--limit N] [--config PATH]", "pause|resume|cancel ID [--json] [--config PATH]"],
             options: [ConfigOption.option,
                       .flag("json", "print the list as JSON (the shape of GET /v1/campaigns)"),
                       .value("limit", "N", "list at most N campaigns, newest first (1 to 10000, default 50)")]),
@@ -25,6 +26,7 @@ enum CampaignsCommand {
         Command(
             CommandDeclaration(
                 path: ["campaigns", action.rawValue], summary: "\(action.rawValue) one campaign (works whether or not serve runs)",
+                forms: ["ID [--json] [--config PATH]"],
                 positionals: [Positional("ID", "the campaign's id")],
                 options: [ConfigOption.option, .flag("json", "print the campaign as JSON (the shape of GET /v1/campaigns/{id})")],
                 notes: ["Exit status: 0 done (or already so), 1 unknown or finished campaign, 2 usage, configuration or storage errors."]),
