@@ -3,8 +3,9 @@ import Timing
 
 /// The senders of several apps, sharing what Apple lets them share: one provider token
 /// manager per signing key (team, key id, key file) and one HTTP/2 connection pool per
-/// (APNs URL, team), since Apple allows one team per connection. Each app gets one sender
-/// per environment it allows.
+/// (APNs URL, team, key id): APNs ties a connection to the key of its first request and
+/// answers a token of any other key on it 403 `UnrelatedKeyIdInToken`, even a key of the
+/// same team. Each app gets one sender per environment it allows.
 public final class APNsFleet: Sendable {
     /// One app's settings: its name and its `apns` configuration (environments included).
     public struct App: Sendable {
@@ -75,7 +76,7 @@ public final class APNsFleet: Sendable {
                     live[key] = dryRun[key]
                     continue
                 }
-                let poolKey = "\(chosen.baseURL)|\(c.teamId ?? "")"
+                let poolKey = "\(chosen.baseURL)|\(c.teamId ?? "")|\(c.keyId ?? "")"
                 let transport: CurlHTTP2Transport
                 if let existing = pools[poolKey] { transport = existing } else {
                     do throws(APNsConfigurationError) {

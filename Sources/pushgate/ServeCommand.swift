@@ -117,7 +117,7 @@ enum ServeCommand {
             }
         }
         // One provider token per (team, key), kept in the storage for every process; one
-        // connection pool per (APNs URL, team); one sender per app and environment.
+        // connection pool per (APNs URL, team, key); one sender per app and environment.
         let fleet: APNsFleet
         do throws(APNsFleet.Failure) {
             fleet = try APNsFleet(apps: config.apps.map { APNsFleet.App(name: $0.name, configuration: $0.apns) },

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Several apps' senders: one provider token per (team, key), one connection pool per
-/// (APNs URL, team), and each app's campaigns with its own topic and credentials, checked
+/// (APNs URL, team, key), and each app's campaigns with its own topic and credentials, checked
 /// by a fake APNs that knows which topics each key may push to.
 @Suite(.serialized) struct APNsFleetTests {
     static func request(topic: String, _ index: Int) -> APNsRequest {
@@ -42,7 +42,7 @@ import Testing
         ])
         defer { fleet.shutdown() }
         #expect(fleet.tokens.count == 2, "one provider token per (team, key)")
-        #expect(fleet.transports.count == 2, "one pool per team (the URL override is the same for both environments)")
+        #expect(fleet.transports.count == 2, "one pool per key (the URL override is the same for both environments)")
 
         let shop = await fleet.sender(app: "shop", environment: "sandbox", dryRun: false).send(Self.request(topic: "com.example.shop", 1))
         let club = await fleet.sender(app: "club", environment: "sandbox", dryRun: false).send(Self.request(topic: "com.example.club", 2))
@@ -58,6 +58,40 @@ import Testing
         #expect(log.map { $0["kid"]?.stringValue ?? "" } == [FakeAPNs.keyId, FakeAPNs.keyId, "NEWSKEY001", "NEWSKEY001"])
         let connections = Set(log.compactMap { $0.int("connection") })
         #expect(connections.count == 2, "shop and club share one connection, news has its own: \(connections)")
+    }
+
+    /// APNs ties a connection to the key of its first token (UnrelatedKeyIdInToken for any
+    /// other, even of the same team, which the fake enforces): two keys, two pools.
+    @Test func twoKeysOfOneTeamNeverShareAConnection() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let promoKey = try FakeAPNsServer.Key.generate(in: folder, name: "promo")
+        let fake = try FakeAPNs(keys: [
+            FakeAPNsServer.Key(teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, keyFile: FakeAPNs.keyFile, topics: ["com.example.shop"]),
+            FakeAPNsServer.Key(teamId: FakeAPNs.teamId, keyId: "PROMOKEY01", keyFile: promoKey, topics: ["com.example.promo"]),
+        ])
+        defer { fake.stop() }
+        let fleet = try APNsFleet(apps: [
+            .init(name: "shop", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: FakeAPNs.keyId, file: FakeAPNs.keyFile)),
+            .init(name: "promo", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: "PROMOKEY01", file: promoKey)),
+        ])
+        defer { fleet.shutdown() }
+        #expect(fleet.tokens.count == 2)
+        #expect(fleet.transports.count == 2, "one pool per key, though the team is the same")
+        let shop = fleet.sender(app: "shop", environment: "sandbox", dryRun: false)
+        let promo = fleet.sender(app: "promo", environment: "sandbox", dryRun: false)
+        // Interleaved, so that a shared connection would carry both keys.
+        for i in 0..<6 {
+            let result = i % 2 == 0 ? await shop.send(Self.request(topic: "com.example.shop", i))
+                                    : await promo.send(Self.request(topic: "com.example.promo", i))
+            guard case .delivered = result else { Issue.record("\(i) not delivered: \(result)"); continue }
+        }
+        let log = fake.log()
+        #expect(log.allSatisfy { $0.int("status") == 200 }, "\(log.compactMap { $0.string("reason") })")
+        var keysPerConnection: [Int: Set<String>] = [:]
+        for entry in log { keysPerConnection[entry.int("connection") ?? 0, default: []].insert(entry.string("kid") ?? "") }
+        #expect(keysPerConnection.count == 2 && keysPerConnection.values.allSatisfy { $0.count == 1 }, "\(keysPerConnection)")
     }
 
     @Test func anAppWithoutItsEnvironmentFallsBackToTheFirstAppsSender() throws {

@@ -15,6 +15,9 @@ to every request whose provider token verified (Apple refusing the key: InvalidP
 for a revoked key, BadEnvironmentKeyInToken, ...), "key ok" accepts the key again. End of
 stdin stops the fake.
 
+Like APNs, a connection belongs to the key of the first token accepted on it: a token of
+another key id on it is answered 403 UnrelatedKeyIdInToken.
+
 Script "appleClockAheadSeconds": N — the fake's clock runs N seconds ahead of this host's
 when it checks a token's age, so a token younger than an hour here can be ExpiredProviderToken
 there (clock skew).
@@ -259,6 +262,9 @@ class Connection(asyncio.Protocol):
             fake.dropped += 1
         self.closed = False
         self.last_stream_id = None  # set once this connection sent GOAWAY
+        # Apple's rule: a token whose key id differs from the first accepted token's on this
+        # connection is UnrelatedKeyIdInToken ("open a new connection").
+        self.first_kid = None
 
     def connection_made(self, transport):
         self.transport = transport
@@ -376,6 +382,11 @@ class Connection(asyncio.Protocol):
             token_reason = fake.check_update_rule(h.get("authorization"), kid)
         if token_reason is None and fake.key_problem:
             token_reason = fake.key_problem
+        if token_reason is None:
+            if self.first_kid is None:
+                self.first_kid = kid
+            elif kid != self.first_kid:
+                token_reason = "UnrelatedKeyIdInToken"
         violation = fake.validate(headers, body)
         if violation is None and token_reason is None:
             violation = fake.check_topic(kid, h.get("apns-topic"))
