@@ -42,8 +42,9 @@ struct DurableAssembly {
     }
 
     static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, fleet: APNsFleet,
-                         instance: InstanceID, defaultInFlight: Int, metrics: Metrics) -> DurableAssembly {
-        let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: { Output.error($0) }) }
+                         instance: InstanceID, defaultInFlight: Int, metrics: Metrics,
+                         log: @escaping @Sendable (String) -> Void) -> DurableAssembly {
+        let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: log) }
         let d = settings.dispatcher
         let dispatcher = Dispatcher(
             storage: storage, sender: fleet.sender(app: "", environment: "", dryRun: false),
@@ -59,14 +60,14 @@ struct DurableAssembly {
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
                            retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds,
                            lease: LeaseTerms(instance: instance, seconds: d.leaseSeconds)),
-            log: { Output.error($0) }, onDeadTokens: { webhook?.wake() },
+            log: log, onDeadTokens: { webhook?.wake() },
             housekeeping: {
                 _ = try? storage.purgeIdempotencyKeys(olderThan: SystemClock().wallSeconds() - settings.storage.idempotencyRetentionSeconds)
             },
             // Each campaign goes out with its app's credentials, in its environment.
             senders: { message in fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun) })
         let retention = Retention(storage: storage, options: .init(retentionSeconds: settings.storage.retentionSeconds),
-                                  log: { Output.error($0) })
+                                  log: log)
         return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook, retention: retention,
                                campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
                                                            idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))

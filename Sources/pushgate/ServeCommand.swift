@@ -30,9 +30,15 @@ enum ServeCommand {
         let stopSignal = StopSignal()
         let assembled: Assembled
         switch assemble(configPath: configPath(args["config"]), listen: args["listen"]) {
-        case .failure(let failure):
-            Output.error("pushgate serve: \(failure.message)")
-            return failure.status
+        case .failure(let start):
+            // Once the configuration named the log format, the failure is a log line in it.
+            if let log = start.log {
+                log.message(.error, "pushgate serve: \(start.failure.message)")
+                log.flush()
+            } else {
+                Output.error("pushgate serve: \(start.failure.message)")
+            }
+            return start.failure.status
         case .success(let value):
             assembled = value
         }
@@ -41,14 +47,14 @@ enum ServeCommand {
         do {
             server = try HTTPServer(configuration: assembled.settings.http, responder: assembled.service)
         } catch {
-            Output.error("pushgate serve: \(error.message) [\(error.code.rawValue)]")
+            assembled.log.message(.error, "pushgate serve: \(error.message) [\(error.code.rawValue)]")
             return ExitStatus.usage
         }
         // Sending starts only once the API is up: a server that cannot listen sends nothing.
         do throws(StorageError) {
             try assembled.durable.dispatcher.start()
         } catch {
-            Output.error("pushgate serve: storage \(TextSafety.escapedForDisplay(assembled.durable.settings.storage.path)): \(error.description)")
+            assembled.log.message(.error, "pushgate serve: storage \(TextSafety.escapedForDisplay(assembled.durable.settings.storage.path)): \(error.description)")
             _ = server.shutdown(deadlineSeconds: 1)
             return ExitStatus.usage
         }
@@ -85,10 +91,21 @@ enum ServeCommand {
         let dryRun: Bool
     }
 
+    /// A failure while assembling, with the log once the configuration has named its format.
+    struct StartFailure: Error {
+        let failure: CLIFailure
+        let log: RequestLog?
+    }
+
     /// Configuration → route table, templates, APNs, settings → the service. Any failure
     /// is a configuration error (exit 2) naming the file and the place in it (or the
     /// variable, or `--listen`).
-    static func assemble(configPath: String, listen: String? = nil) -> Result<Assembled, CLIFailure> {
+    static func assemble(configPath: String, listen: String? = nil) -> Result<Assembled, StartFailure> {
+        var log: RequestLog?
+        return assembleService(configPath: configPath, listen: listen, log: &log).mapError { StartFailure(failure: $0, log: log) }
+    }
+
+    private static func assembleService(configPath: String, listen: String?, log madeLog: inout RequestLog?) -> Result<Assembled, CLIFailure> {
         let config: GatewayConfig
         switch GatewayConfig.load(path: configPath) {
         case .failure(let failure): return .failure(failure)
@@ -103,6 +120,14 @@ enum ServeCommand {
         var reader = config.reader
         for app in config.apps { APNsConfiguration.requireCredentials(app.apns, reader: &reader, at: app.path.appending("apns")) }
         guard reader.isValid else { return .failure(.diagnostics(reader.diagnostics)) }
+        // From here on the log format is known: every message goes through the log.
+        let requestFD: Int32 = switch settings.requestLog {
+        case "off": -1
+        case "stdout": 1
+        default: 2
+        }
+        let log = RequestLog(fd: requestFD, messageFD: 2, format: settings.logFormat, level: settings.logLevel)
+        madeLog = log
         let durableSettings = config.durable
         let storage: SQLiteCampaignStorage
         let instance = InstanceID.current(now: SystemClock().wallSeconds())
@@ -126,12 +151,13 @@ enum ServeCommand {
             let app = config.apps.first { $0.name == error.app } ?? config.apps[0]
             return .failure(APNsSetup.failure(error.error, config, app: app))
         }
-        for notice in fleet.notices { Output.error(notice) }
+        for notice in fleet.notices { log.message(.warn, notice) }
         let first = config.apps[0].apns
         let metrics = Metrics()
         let durable = DurableAssembly.assemble(
             durableSettings, storage: storage, fleet: fleet, instance: instance,
-            defaultInFlight: max(1, first.connections * first.maxConcurrentStreams), metrics: metrics)
+            defaultInFlight: max(1, first.connections * first.maxConcurrentStreams), metrics: metrics,
+            log: { log.message(.warn, $0) })
         metrics.observeSendingPause { fleet.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
         metrics.observeAPNsReachability { fleet.transports.allSatisfy { $0.reachability == .reachable } }
         metrics.observeKeyHolds {
@@ -181,13 +207,6 @@ enum ServeCommand {
             sender: fleet.sender(app: config.apps[0].name, configuration: first),
             dryRunSender: fleet.sender(app: config.apps[0].name, environment: first.environment.rawValue, dryRun: true),
             configuredIsDryRun: first.dryRun, readiness: readiness, sendGuard: config.sendGuard)
-        let log: RequestLog
-        let requestFD: Int32 = switch settings.requestLog {
-        case "off": -1
-        case "stdout": 1
-        default: 2
-        }
-        log = RequestLog(fd: requestFD, messageFD: 2, format: settings.logFormat, level: settings.logLevel)
         do throws(APIRouter.ConflictError) {
             let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: durable.campaigns)
             return .success(Assembled(settings: settings, service: service, durable: durable, fleet: fleet,

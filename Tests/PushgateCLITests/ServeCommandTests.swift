@@ -49,6 +49,49 @@ import TestSupport
         #expect(result.stderr.contains("gateway.json#/server/colour: unknown key \"colour\""))
     }
 
+    /// Once the configuration is read, failures are log messages in its format too.
+    @Test func aStartFailureAfterTheConfigurationIsAJSONLogLine() throws {
+        // A port someone else listens on.
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &length) } }
+        #expect(listen(taken, 1) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let config = try Self.writeConfig("{\"listen\": \"127.0.0.1:\(port)\", \"logFormat\": \"json\"}")
+        let result = try CLI.run(["serve", "--config", config.path])
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        // Notices (the dry run) and the failure alike.
+        let objects = lines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        for (line, object) in zip(lines, objects) { #expect(object != nil, "not a JSON object: \(line)") }
+        #expect(objects.last??["level"] as? String == "error")
+        #expect((objects.last??["message"] as? String)?.contains("pushgate serve:") == true)
+    }
+
+    /// A storage that cannot be opened, once the format is known, is a JSON line as well.
+    @Test func aStorageFailureAtStartIsAJSONLogLine() throws {
+        let config = try Self.writeConfig(#"{"listen": "127.0.0.1:0", "logFormat": "json"}"#)
+        let text = try String(contentsOf: config, encoding: .utf8)
+            .replacingOccurrences(of: #""path": "pushgate.db""#, with: #""path": "/dev/null/pushgate.db""#)
+        try Data(text.utf8).write(to: config)
+        let result = try CLI.run(["serve", "--config", config.path])
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not a JSON object: \(line)")
+        }
+        let last = lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(last?["level"] as? String == "error")
+        #expect((last?["message"] as? String)?.contains("/dev/null/pushgate.db") == true)
+    }
+
     @Test func servesAndStopsCleanlyOnSIGTERM() throws {
         // Find a free port, then start the server on it.
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
