@@ -49,29 +49,40 @@ import TestSupport
         #expect(result.stderr.contains("gateway.json#/server/colour: unknown key \"colour\""))
     }
 
-    /// Once the configuration is read, failures are log messages in its format too.
-    @Test func aStartFailureAfterTheConfigurationIsAJSONLogLine() throws {
-        // A port someone else listens on.
-        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(taken) }
+    /// A loopback socket bound to a free port (listening when asked); the caller closes it.
+    static func boundSocket(listening: Bool) -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &length) } }
-        #expect(listen(taken, 1) == 0)
-        let port = Int(UInt16(bigEndian: address.sin_port))
-        let config = try Self.writeConfig("{\"listen\": \"127.0.0.1:\(port)\", \"logFormat\": \"json\"}")
-        let result = try CLI.run(["serve", "--config", config.path])
-        #expect(result.status == 2)
-        let lines = result.stderr.split(separator: "\n")
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        if listening { _ = listen(fd, 1) }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// Every stderr line is a JSON object; returns the last one.
+    static func lastOfJSONLines(_ stderr: String) -> [String: Any]? {
+        let lines = stderr.split(separator: "\n")
         #expect(!lines.isEmpty)
-        // Notices (the dry run) and the failure alike.
         let objects = lines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         for (line, object) in zip(lines, objects) { #expect(object != nil, "not a JSON object: \(line)") }
-        #expect(objects.last??["level"] as? String == "error")
-        #expect((objects.last??["message"] as? String)?.contains("pushgate serve:") == true)
+        return objects.last ?? nil
+    }
+
+    /// Once the configuration is read, failures are log messages in its format too.
+    @Test func aStartFailureAfterTheConfigurationIsAJSONLogLine() throws {
+        // A port someone else listens on.
+        let taken = Self.boundSocket(listening: true)
+        defer { close(taken.fd) }
+        let config = try Self.writeConfig("{\"listen\": \"127.0.0.1:\(taken.port)\", \"logFormat\": \"json\"}")
+        let result = try CLI.run(["serve", "--config", config.path])
+        #expect(result.status == 2)
+        // Notices (the dry run) and the failure alike.
+        let last = Self.lastOfJSONLines(result.stderr)
+        #expect(last?["level"] as? String == "error")
+        #expect((last?["message"] as? String)?.contains("pushgate serve:") == true)
     }
 
     /// A storage that cannot be opened, once the format is known, is a JSON line as well.
@@ -82,27 +93,16 @@ import TestSupport
         try Data(text.utf8).write(to: config)
         let result = try CLI.run(["serve", "--config", config.path])
         #expect(result.status == 2)
-        let lines = result.stderr.split(separator: "\n")
-        #expect(!lines.isEmpty)
-        for line in lines {
-            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not a JSON object: \(line)")
-        }
-        let last = lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let last = Self.lastOfJSONLines(result.stderr)
         #expect(last?["level"] as? String == "error")
         #expect((last?["message"] as? String)?.contains("/dev/null/pushgate.db") == true)
     }
 
     @Test func servesAndStopsCleanlyOnSIGTERM() throws {
         // Find a free port, then start the server on it.
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) } }
-        let port = Int(UInt16(bigEndian: address.sin_port))
-        close(probe)
+        let probe = Self.boundSocket(listening: false)
+        let port = probe.port
+        close(probe.fd)
 
         let config = try Self.writeConfig(#"{"listen": "127.0.0.1:\#(port)", "requestLog": "off"}"#)
         let process = Process()
