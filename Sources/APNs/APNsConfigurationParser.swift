@@ -37,10 +37,11 @@ extension APNsConfiguration {
 
     /// What an app may set for itself in `apps.NAME.apns`; everything else about APNs is
     /// common to every app.
-    public static let appKeys = ["environment", "environments", "teamId", "keyId", "keyFile"]
+    public static let appKeys = ["environment", "environments", "teamId", "keyId", "keyFile", "topic"]
 
-    /// `common` with an app's own `apps.NAME.apns` settings applied: its environment(s) and
-    /// credentials. A setting the app does not give is inherited from `common`.
+    /// `common` with an app's own `apps.NAME.apns` settings applied: its environment(s),
+    /// credentials and `apns-topic` override. A setting the app does not give is inherited
+    /// from `common`.
     public static func read(app json: JSON?, inheriting common: APNsConfiguration, reader: inout ConfigReader,
                             at path: JSONPath) -> APNsConfiguration {
         let object = reader.section(json, at: path, keys: appKeys)
@@ -60,6 +61,7 @@ extension APNsConfiguration {
         if let team = reader.string(object, "teamId", at: path, validate: { identifierProblem($0, name: "teamId") }) { config.teamId = team.value }
         if let key = reader.string(object, "keyId", at: path, validate: { identifierProblem($0, name: "keyId") }) { config.keyId = key.value }
         if let file = reader.path(object, "keyFile", at: path) { config.keyFile = file.value }
+        if let topic = reader.string(object, "topic", at: path, validate: topicProblem) { config.topic = topic.value }
         return config
     }
 

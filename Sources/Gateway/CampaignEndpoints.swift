@@ -145,7 +145,7 @@ enum CampaignEndpoints {
             }
             let plan: CampaignPlan
             switch app.plan(json: json) {
-            case .failure(let rejection): return CampaignProblems.problem(for: rejection, metrics: metrics).response
+            case .failure(let rejection): return CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics).response
             case .success(let planned): plan = planned
             }
             let schedule = campaigns.scheduleProblems(plan.campaign)
@@ -181,7 +181,7 @@ enum CampaignEndpoints {
         }
         let plan: CampaignPlan
         switch app.plan(jsonBytes: Array(header), requireDevices: false) {
-        case .failure(let rejection): return .failure(CampaignProblems.problem(for: rejection, metrics: metrics))
+        case .failure(let rejection): return .failure(CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics))
         case .success(let planned): plan = planned
         }
         if plan.campaign.devicesGiven {

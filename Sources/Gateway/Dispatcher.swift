@@ -218,7 +218,7 @@ public final class Dispatcher: Sendable {
             Task.detached(executorPreference: executor) { [self] in
                 let started = clock.wallSeconds()
                 let result = await chosen.send(request)
-                if case .dryRun = result {} else { metrics.recordAPNsLatency(seconds: clock.wallSeconds() - started) }
+                if case .dryRun = result {} else { metrics.recordAPNsLatency(app: message.app, seconds: clock.wallSeconds() - started) }
                 let update = outcome(of: result, for: claim)
                 metrics.recordNotification(app: message.app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
                                            reason: update.reason ?? "")

@@ -14,7 +14,7 @@ import Timing
 /// `X-Pushgate-Signature: sha256=<hex HMAC-SHA256 of the body with the secret>`,
 /// `X-Pushgate-Event: dead_tokens` or `campaign.finished`,
 /// `X-Pushgate-Batch: <first seq>-<last seq>` (per event type; the same on every retry of a
-/// batch), body `{"dead_tokens":[{"token","timestamp_ms","reason"}…]}` or
+/// batch), body `{"dead_tokens":[{"token","timestamp_ms","reason","app"}…]}` or
 /// `{"campaigns":[{"event":"campaign.finished","id","status",…}…]}`.
 public final class FeedbackWebhook: Sendable {
     let settings: DurableSettings.Webhook
@@ -157,6 +157,7 @@ public final class FeedbackWebhook: Sendable {
                         w.member("token", item.token)
                         w.member("timestamp_ms", item.timestampMilliseconds)
                         w.member("reason", item.reason)
+                        w.member("app", item.app)
                     }
                 }
             })

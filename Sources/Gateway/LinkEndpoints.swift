@@ -10,7 +10,6 @@ enum LinkEndpoints {
 
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, metrics: Metrics) {
         builder.addPerApp("POST", "/links/check", operation: "links.check", apps: apps) { request, _, app in
-            let table = app.routes
             let json: JSON
             switch JSONBody.decode(request) {
             case .failure(let problem): return problem.response
@@ -20,14 +19,14 @@ enum LinkEndpoints {
             case .failure(let problem):
                 return problem.response
             case .success(.single(let link)):
-                return jsonResponse(LinkResultJSON.line(check(link, table: table, metrics: metrics)))
+                return jsonResponse(LinkResultJSON.line(check(link, app: app, metrics: metrics)))
             case .success(.batch(let links)):
                 var w = JSONWriter(capacity: 256 * links.count + 64)
                 var accepted = 0
                 w.object { w in
                     w.member("results", array: { w in
                         for link in links {
-                            let result = check(link, table: table, metrics: metrics)
+                            let result = check(link, app: app, metrics: metrics)
                             if case .accepted = result { accepted += 1 }
                             LinkResultJSON.write(result, to: &w)
                         }
@@ -66,9 +65,9 @@ enum LinkEndpoints {
         }
     }
 
-    private static func check(_ link: String, table: RouteTable, metrics: Metrics) -> LinkCheckResult {
-        let result = table.check(link)
-        if case .rejected(let rejection) = result { metrics.recordLinkRejected(code: rejection.code.rawValue) }
+    private static func check(_ link: String, app: GatewayApp, metrics: Metrics) -> LinkCheckResult {
+        let result = app.routes.check(link)
+        if case .rejected(let rejection) = result { metrics.recordLinkRejected(app: app.name, code: rejection.code.rawValue) }
         return result
     }
 

@@ -14,11 +14,11 @@ public final class Metrics: Sendable {
 
     private struct State {
         var requests: [String: Int] = [:]          // operation \0 status
-        var linksRejected: [String: Int] = [:]     // code
+        var linksRejected: [String: Int] = [:]     // app \0 code
         var problems: [String: Int] = [:]          // a problem's top-level code
         var problemErrors: [String: Int] = [:]     // the code of an entry in a problem's errors[]
         var notifications: [String: Int] = [:]     // result \0 reason
-        var apnsLatency = Histogram()
+        var apnsLatency: [String: Histogram] = [:] // by app
     }
 
     private let state = Mutex(State())
@@ -40,8 +40,9 @@ public final class Metrics: Sendable {
         state.withLock { $0.requests[operation + "\u{0}" + String(status), default: 0] += 1 }
     }
 
-    public func recordLinkRejected(code: String) {
-        state.withLock { $0.linksRejected[code, default: 0] += 1 }
+    /// A deep link rejected by `app`'s route table (a check, a preview or a campaign).
+    public func recordLinkRejected(app: String, code: String) {
+        state.withLock { $0.linksRejected[app + "\u{0}" + code, default: 0] += 1 }
     }
 
     /// An answered RFC 9457 problem: its top-level `code` (`validationFailed`, `notFound`,
@@ -60,13 +61,16 @@ public final class Metrics: Sendable {
         state.withLock { $0.notifications[[app, pushType, result, reason].joined(separator: "\u{0}"), default: 0] += 1 }
     }
 
-    public func recordAPNsLatency(seconds: Double) {
+    /// One request to APNs for `app`, from sending it to its answer.
+    public func recordAPNsLatency(app: String, seconds: Double) {
         state.withLock { state in
+            var histogram = state.apnsLatency[app] ?? Histogram()
             for (i, bound) in Metrics.latencyBuckets.enumerated() where seconds <= bound {
-                state.apnsLatency.counts[i] += 1
+                histogram.counts[i] += 1
             }
-            state.apnsLatency.sum += seconds
-            state.apnsLatency.count += 1
+            histogram.sum += seconds
+            histogram.count += 1
+            state.apnsLatency[app] = histogram
         }
     }
 
@@ -112,17 +116,21 @@ public final class Metrics: Sendable {
         codeSamples("pushgate_http_problems_total", snapshot.problems, to: &out)
         family("pushgate_http_problem_errors_total", "counter", "Entries in the errors of HTTP problem answers, by code.", to: &out)
         codeSamples("pushgate_http_problem_errors_total", snapshot.problemErrors, to: &out)
-        family("pushgate_links_rejected_total", "counter", "Deep links rejected, by code.", to: &out)
-        codeSamples("pushgate_links_rejected_total", snapshot.linksRejected, to: &out)
+        family("pushgate_links_rejected_total", "counter", "Deep links rejected, by app and code.", to: &out)
+        labelledSamples("pushgate_links_rejected_total", ["app", "code"], snapshot.linksRejected, to: &out)
         family("pushgate_notifications_total", "counter", "Notifications finished, by app, push type, result and APNs reason.", to: &out)
         labelledSamples("pushgate_notifications_total", ["app", "push_type", "result", "reason"], snapshot.notifications, to: &out)
-        family("pushgate_apns_request_duration_seconds", "histogram", "Time from sending a request to APNs to its answer.", to: &out)
-        for (i, bound) in Metrics.latencyBuckets.enumerated() {
-            out += "pushgate_apns_request_duration_seconds_bucket{le=\"\(formatBound(bound))\"} \(snapshot.apnsLatency.counts[i])\n"
+        family("pushgate_apns_request_duration_seconds", "histogram", "Time from sending a request to APNs to its answer, by app.", to: &out)
+        for (app, histogram) in snapshot.apnsLatency.sorted(by: { $0.key < $1.key }) {
+            let name = "pushgate_apns_request_duration_seconds"
+            let appLabel = "app=\(label(app))"
+            for (i, bound) in Metrics.latencyBuckets.enumerated() {
+                out += "\(name)_bucket{\(appLabel),le=\"\(formatBound(bound))\"} \(histogram.counts[i])\n"
+            }
+            out += "\(name)_bucket{\(appLabel),le=\"+Inf\"} \(histogram.count)\n"
+            out += "\(name)_sum{\(appLabel)} \(histogram.sum)\n"
+            out += "\(name)_count{\(appLabel)} \(histogram.count)\n"
         }
-        out += "pushgate_apns_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.apnsLatency.count)\n"
-        out += "pushgate_apns_request_duration_seconds_sum \(snapshot.apnsLatency.sum)\n"
-        out += "pushgate_apns_request_duration_seconds_count \(snapshot.apnsLatency.count)\n"
         family("pushgate_campaign_queue_depth", "gauge", "Notifications accepted and not yet finished.", to: &out)
         out += "pushgate_campaign_queue_depth \(queueDepth.load(ordering: .relaxed))\n"
         family("pushgate_apns_sending_paused_seconds", "gauge",

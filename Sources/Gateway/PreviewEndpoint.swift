@@ -33,14 +33,14 @@ enum PreviewEndpoint {
         parameters.notes.app = app.name
         switch app.plan(json: json) {
         case .failure(let rejection):
-            return CampaignProblems.problem(for: rejection, metrics: metrics).response
+            return CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics).response
         case .success(let plan):
             do throws(PayloadError) {
                 var body = try CampaignPreview(plan: plan) { _ in APNsID.random() }.json
                 body.append(UInt8(ascii: "\n"))
                 return jsonResponse(body)
             } catch {
-                return CampaignProblems.problem(for: CampaignRejection(problems: [error]), metrics: metrics).response
+                return CampaignProblems.problem(for: CampaignRejection(problems: [error]), app: app.name, metrics: metrics).response
             }
         }
     }
@@ -52,10 +52,10 @@ enum CampaignProblems {
     static let maxListed = Problem.maxListed
 
     /// 422 with each problem (up to `maxListed`) as a JSON pointer; a rejected deep link
-    /// keeps its own code.
-    static func problem(for rejection: CampaignRejection, metrics: Metrics) -> Problem {
+    /// keeps its own code (counted for `app`, whose table rejected it).
+    static func problem(for rejection: CampaignRejection, app: String, metrics: Metrics) -> Problem {
         for problem in rejection.problems {
-            if let code = problem.linkCode { metrics.recordLinkRejected(code: code.rawValue) }
+            if let code = problem.linkCode { metrics.recordLinkRejected(app: app, code: code.rawValue) }
         }
         let errors = rejection.problems.prefix(maxListed).map(\.diagnostic)
         let count = rejection.problems.count

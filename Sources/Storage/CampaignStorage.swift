@@ -33,8 +33,8 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func nextDueTime(now: Double) throws(StorageError) -> Double?
 
     func campaign(id: String) throws(StorageError) -> CampaignSummary?
-    /// Newest first; only `owner`'s when given.
-    func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary]
+    /// Newest first; only `owner`'s when given, only `app`'s when given.
+    func campaigns(limit: Int, before seq: Int64?, owner: String?, app: String?) throws(StorageError) -> [CampaignSummary]
     /// A page of device results in index order; `states` nil: every state.
     func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow]
 
@@ -77,7 +77,11 @@ public protocol CampaignStorage: ProviderTokenStorage {
 
 extension CampaignStorage {
     public func campaigns(limit: Int, before seq: Int64?) throws(StorageError) -> [CampaignSummary] {
-        try campaigns(limit: limit, before: seq, owner: nil)
+        try campaigns(limit: limit, before: seq, owner: nil, app: nil)
+    }
+
+    public func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary] {
+        try campaigns(limit: limit, before: seq, owner: owner, app: nil)
     }
 
     public func registerToken(_ token: String, atMilliseconds time: Int64) throws(StorageError) -> DeadToken? {

@@ -226,19 +226,20 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         return summary
     }
 
-    public func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary] {
+    public func campaigns(limit: Int, before seq: Int64?, owner: String?, app: String?) throws(StorageError) -> [CampaignSummary] {
         try reading { db throws(StorageError) in
             let list: SQLiteStatement
+            // ?3 NULL: every app.
             if let owner {
                 list = try db.statement("""
                     SELECT \(Self.summaryColumns) FROM campaigns INDEXED BY campaigns_owner
-                    WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?
-                    """).bind(.text(owner), .int(seq ?? Int64.max), .integer(limit))
+                    WHERE owner = ?1 AND seq < ?2 AND (?3 IS NULL OR app = ?3) ORDER BY seq DESC LIMIT ?4
+                    """).bind(.text(owner), .int(seq ?? Int64.max), .optional(app), .integer(limit))
             } else {
                 list = try db.statement("""
                     SELECT \(Self.summaryColumns) FROM campaigns
-                    WHERE seq < ? ORDER BY seq DESC LIMIT ?
-                    """).bind(.int(seq ?? Int64.max), .integer(limit))
+                    WHERE seq < ?1 AND (?2 IS NULL OR app = ?2) ORDER BY seq DESC LIMIT ?3
+                    """).bind(.int(seq ?? Int64.max), .optional(app), .integer(limit))
             }
             var result: [CampaignSummary] = []
             while try list.step() { result.append(Self.summary(list)) }

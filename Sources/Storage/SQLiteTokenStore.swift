@@ -41,11 +41,16 @@ extension SQLiteCampaignStorage {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> [FeedbackItem] in
                 guard let batch = try Self.openBatch(db, table: "feedback_outbox", limit: limit) else { return [] }
-                let page = try db.statement("SELECT seq, token, timestamp_ms, reason FROM feedback_outbox WHERE batch = ? ORDER BY seq")
-                    .bind(.int(batch))
+                // The app is the token's: `recordDead` sets it in the same transaction that
+                // queues the item (a device token is one app's; '' for rows before apps).
+                let page = try db.statement("""
+                    SELECT f.seq, f.token, f.timestamp_ms, f.reason, coalesce(t.app, '') FROM feedback_outbox f
+                    LEFT JOIN tokens t ON t.token = f.token WHERE f.batch = ? ORDER BY f.seq
+                    """).bind(.int(batch))
                 var items: [FeedbackItem] = []
                 while try page.step() {
-                    items.append(FeedbackItem(seq: page.int(0), token: page.text(1), timestampMilliseconds: page.int(2), reason: page.text(3)))
+                    items.append(FeedbackItem(seq: page.int(0), token: page.text(1), timestampMilliseconds: page.int(2), reason: page.text(3),
+                                              app: page.text(4)))
                 }
                 return items
             }

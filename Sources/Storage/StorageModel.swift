@@ -350,6 +350,17 @@ public struct FeedbackItem: Sendable, Equatable {
     public var token: String
     public var timestampMilliseconds: Int64
     public var reason: String
+    /// The app whose campaign learnt that the token is dead ('' for a campaign stored
+    /// before campaigns named their app).
+    public var app: String
+
+    public init(seq: Int64, token: String, timestampMilliseconds: Int64, reason: String, app: String) {
+        self.seq = seq
+        self.token = token
+        self.timestampMilliseconds = timestampMilliseconds
+        self.reason = reason
+        self.app = app
+    }
 }
 
 /// A signing key as the token table keys it.

@@ -62,6 +62,14 @@ struct AppConfig {
                     reader.report(.appsConflict, at: b.path.components.isEmpty ? .root : b.path.appending("topic"),
                                   "apps \(TextSafety.quoted(a.name)) and \(TextSafety.quoted(b.name)) have the same bundle id \(TextSafety.quoted(a.bundleId)); each app needs its own")
                 }
+                // An `apns-topic` override replaces the bundle id on every request: two apps
+                // with one override would send each other's notifications.
+                if let topic = a.apns.topic, topic == b.apns.topic {
+                    let own = reader.entries.contains { $0.path == b.path.appending("apns").appending("topic") }
+                    reader.report(.appsConflict, at: own ? reader.where(b.path.appending("apns").appending("topic")) : reader.where(JSONPath.root.appending("apns").appending("topic")),
+                                  "apps \(TextSafety.quoted(a.name)) and \(TextSafety.quoted(b.name)) would both send with apns-topic \(TextSafety.quoted(topic))"
+                                      + (own ? "; each app needs its own" : " (the top level's apns.topic is every app's): set it per app, apps.NAME.apns.topic"))
+                }
                 let team = a.routes.app.teamId, otherTeam = b.routes.app.teamId
                 guard team != otherTeam else { continue }
                 let shared = a.routes.hosts.filter(b.routes.hosts.contains)

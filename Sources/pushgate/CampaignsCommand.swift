@@ -7,15 +7,17 @@ import StrictJSON
 import Storage
 import Timing
 
-/// `pushgate campaigns [--config PATH] [--json] [--limit N]`: the campaigns in the
-/// configured database, newest first, with their counts by state.
+/// `pushgate campaigns [--app NAME] [--config PATH] [--json] [--limit N]`: the campaigns in
+/// the configured database (only one app's with `--app`), newest first, with their counts
+/// by state.
 /// `pushgate campaigns pause|resume|cancel ID [--config PATH] [--json]`: the lifecycle.
 enum CampaignsCommand {
     static let command = Command(
         CommandDeclaration(
             path: ["campaigns"], summary: "list the campaigns in the gateway's database; pause, resume or cancel one",
-            forms: ["[--json] [--limit N] [--config PATH]", "pause|resume|cancel ID [--json] [--config PATH]"],
+            forms: ["[--app NAME] [--json] [--limit N] [--config PATH]", "pause|resume|cancel ID [--json] [--config PATH]"],
             options: [ConfigOption.option,
+                      .value("app", "NAME", "list only this app's campaigns (an app of the configuration)"),
                       .flag("json", "print the list as JSON (the shape of GET /v1/campaigns)"),
                       .value("limit", "N", "list at most N campaigns, newest first (1 to 10000, default 50)")]),
         subcommands: LifecycleAction.allCases.map(lifecycleCommand),
@@ -41,11 +43,21 @@ enum CampaignsCommand {
             }
             limit = n
         }
-        let settings: DurableSettings
-        switch GatewayConfig.load(path: configPath(args["config"])).map(\.durable) {
+        let config: GatewayConfig
+        switch GatewayConfig.load(path: configPath(args["config"])) {
         case .failure(let failure):
             return args.fail(failure)
-        case .success(let value): settings = value
+        case .success(let value): config = value
+        }
+        let settings = config.durable
+        // --app: only that app's campaigns. With one app configured every row is its own
+        // (rows from before campaigns named their app included), so nothing is filtered.
+        var app: String?
+        if let name = args["app"] {
+            switch config.app(named: name) {
+            case .failure(let failure): return args.fail(failure)
+            case .success(let found): app = config.apps.count == 1 ? nil : found.name
+            }
         }
         var summaries: [CampaignSummary] = []
         // No database yet means no campaigns yet; do not create one just to list nothing.
@@ -53,7 +65,7 @@ enum CampaignsCommand {
         if access(settings.storage.path, F_OK) == 0 {
             do throws(StorageError) {
                 let storage = try SQLiteCampaignStorage(path: settings.storage.path, options: .init(access: .readOnly))
-                summaries = try storage.campaigns(limit: limit, before: nil)
+                summaries = try storage.campaigns(limit: limit, before: nil, owner: nil, app: app)
             } catch {
                 return args.fail(DurableAssembly.storageFailure(error, path: settings.storage.path).message)
             }

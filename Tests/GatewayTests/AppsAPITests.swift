@@ -163,6 +163,24 @@ import Testing
         #expect(apps == [.string("news"), .string("shop"), .null])
     }
 
+    /// Link rejections and APNs latency are counted per app, as notifications are.
+    @Test func metricsNameTheApp() async throws {
+        let gateway = try Self.gateway()
+        _ = Self.call(gateway, "POST", "/v1/apps/news/links/check", key: Self.newsKey, json: #"{"link": "https://example.com/product/42"}"#)
+        _ = Self.call(gateway, "POST", "/v1/notifications/preview", key: Self.shopKey,
+                      json: Self.campaign(app: nil, token: String(repeating: "ab", count: 32), link: "https://news.example.org/article/x"))
+        let sent = Self.call(gateway, "POST", "/v1/campaigns", key: Self.shopKey,
+                             json: Self.campaign(app: nil, token: String(repeating: "cd", count: 32), link: "https://example.com/product/1"))
+        #expect(sent.status == 202)
+        #expect(await gateway.dispatcher.waitUntilIdle(deadlineSeconds: 20))
+        let text = gateway.service.metrics.render()
+        #expect(text.contains(#"pushgate_links_rejected_total{app="news",code="hostNotAllowed"} 1"#))
+        #expect(text.contains(#"pushgate_links_rejected_total{app="shop",code="hostNotAllowed"} 1"#))
+        #expect(text.contains(#"pushgate_apns_request_duration_seconds_count{app="shop"} 1"#))
+        #expect(text.contains(#"pushgate_apns_request_duration_seconds_bucket{app="shop",le="+Inf"} 1"#))
+        #expect(!text.contains(#"pushgate_apns_request_duration_seconds_count{app="news"}"#))
+    }
+
     static func campaign(app: String?, token: String, link: String) -> String {
         let named = app.map { #""app": "\#($0)", "# } ?? ""
         return #"{\#(named)"alert": {"body": "Hi"}, "deeplink": "\#(link)", "devices": ["\#(token)"]}"#
@@ -235,6 +253,12 @@ import Testing
         }
         #expect(try tokens("/v1/apps/shop/tokens/dead", Self.shopKey) == [dead])
         #expect(try tokens("/v1/tokens/dead", Self.shopKey) == [dead])
+        // The webhook's item names the app the token is dead for.
+        let pending = try gateway.storage.pendingFeedback(limit: 10)
+        #expect(pending.map(\.app) == ["shop"])
+        let item = try JSONParser().parse(FeedbackWebhook.body(pending)).objectValue?["dead_tokens"]?.arrayValue?.first?.objectValue
+        #expect(item?["app"] == .string("shop"))
+        #expect(item?["token"] == .string(dead))
         #expect(try tokens("/v1/apps/news/tokens/dead", Self.newsKey) == [])
         #expect(Self.call(gateway, "GET", "/v1/apps/shop/tokens/dead", key: Self.newsKey).status == 404)
         // The same token in a news campaign is not skipped: it is dead for the shop only.

@@ -57,6 +57,17 @@ final class WebhookReceiver: HTTPResponder {
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
+    /// docs/durable.md shows this body and signature: they stay exact.
+    @Test func theDocumentedBodyAndSignatureAreExact() {
+        let item = FeedbackItem(seq: 1, token: "dead" + String(repeating: "0", count: 58) + "aa", timestampMilliseconds: 1_764_400_000_000,
+                                reason: "Unregistered", app: "default")
+        let body = FeedbackWebhook.body([item])
+        #expect(String(decoding: body, as: UTF8.self)
+                == #"{"dead_tokens":[{"token":"dead0000000000000000000000000000000000000000000000000000000000aa","timestamp_ms":1764400000000,"reason":"Unregistered","app":"default"}]}"#)
+        #expect(HMACSHA256.hex(key: Array("example-secret-0123456789".utf8), message: body)
+                == "dcb4957c0a4876aca612af797565870d604adf20ca7c76b4784b19878e9343e9")
+    }
+
     @Test func batchesAreSignedAndRetriedUntil2xx() async throws {
         let receiver = WebhookReceiver(failures: 2)
         let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: receiver)

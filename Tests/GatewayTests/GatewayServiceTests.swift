@@ -166,14 +166,15 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         let service = try makeService()
         _ = service.respond(to: HTTPRequest(method: "GET", path: "/open"))
         _ = service.respond(to: HTTPRequest(method: "GET", path: "/missing"))
-        service.metrics.recordLinkRejected(code: "hostNotAllowed")
-        service.metrics.recordAPNsLatency(seconds: 0.02)
+        service.metrics.recordLinkRejected(app: "default", code: "hostNotAllowed")
+        service.metrics.recordAPNsLatency(app: "default", seconds: 0.02)
         let text = service.metrics.render()
         #expect(text.contains("pushgate_http_requests_total{operation=\"open\",status=\"200\"} 1"))
         #expect(text.contains("pushgate_http_requests_total{operation=\"unmatched\",status=\"404\"} 1"))
-        #expect(text.contains("pushgate_links_rejected_total{code=\"hostNotAllowed\"} 1"))
-        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{le=\"0.025\"} 1"))
-        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{le=\"0.01\"} 0"))
+        #expect(text.contains("pushgate_links_rejected_total{app=\"default\",code=\"hostNotAllowed\"} 1"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{app=\"default\",le=\"0.025\"} 1"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{app=\"default\",le=\"0.01\"} 0"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_count{app=\"default\"} 1"))
     }
 
     @Test func logShortensDeviceTokens() {

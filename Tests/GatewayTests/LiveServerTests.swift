@@ -166,7 +166,7 @@ final class LiveGateway {
                                                        json: #"{"links":["https://example.com/profile","https://example.com.evil.net/"]}"#))
         #expect(batch["accepted"] == .number("1"))
         #expect(batch["rejected"] == .number("1"))
-        #expect(gateway.service.metrics.render().contains("pushgate_links_rejected_total{code=\"hostNotAllowed\"} 1"))
+        #expect(gateway.service.metrics.render().contains("pushgate_links_rejected_total{app=\"default\",code=\"hostNotAllowed\"} 1"))
     }
 
     @Test func everyErrorIsAProblemWithItsStatus() throws {

@@ -123,6 +123,31 @@ import Testing
         #expect(listed?["environments"] == .array([.string("sandbox"), .string("production")]))
     }
 
+    /// `apps.NAME.apns.topic` replaces `apns-topic` on that app's requests only; one
+    /// top-level override inherited by several apps is a conflict.
+    @Test func eachAppMayOverrideItsAPNsTopic() throws {
+        let own = TwoApps.gateway().replacingOccurrences(of: #""keyId": "NEWSKEY001"}"#, with: #""keyId": "NEWSKEY001", "topic": "org.example.news.beta"}"#)
+        let dir = try Self.folder(own)
+        try dir.write("news.json", #"{"alert": {"body": "Hi"}, "deeplink": "news://article/x", "devices": ["\#(String(repeating: "ab", count: 32))"]}"#)
+        func topic(_ app: String, _ campaign: String) throws -> JSON? {
+            let r = try CLI.run(["send", "--config", dir.path("gateway.json"), "--app", app, "--campaign", dir.path(campaign), "--json"],
+                                environment: Self.environment)
+            #expect(r.status == 0, "\(r.stderr)")
+            return try JSONParser().parse(r.stdout).objectValue?["request"]?.objectValue?["headers"]?.objectValue?["apns-topic"]
+        }
+        #expect(try topic("news", "news.json") == .string("org.example.news.beta"))
+        #expect(try topic("shop", "campaign.json") == .string("com.example.shop"), "the other app keeps its bundle id")
+        let shared = try Self.folder(TwoApps.gateway().replacingOccurrences(of: #""apns": {"dryRun": true,"#, with: #""apns": {"topic": "com.example.any", "dryRun": true,"#))
+        let check = try CLI.run(["config", "check", "--config", shared.path("gateway.json")], environment: Self.environment)
+        #expect(check.status == 2)
+        #expect(check.stderr.contains(#"gateway.json#/apns/topic: apps "shop" and "news" would both send with apns-topic "com.example.any" (the top level's apns.topic is every app's): set it per app, apps.NAME.apns.topic [appsConflict]"#),
+                "\(check.stderr)")
+        let env = ConfigCommandTests.environment(["PUSHGATE_APPS_NEWS_APNS_TOPIC": "bad topic"])
+        let bad = try CLI.run(["config", "check", "--config", dir.path("gateway.json")], environment: env)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("PUSHGATE_APPS_NEWS_APNS_TOPIC"), "\(bad.stderr)")
+    }
+
     @Test func aVariableForAnAppThatIsNotConfiguredIsAnError() throws {
         let dir = try Self.folder()
         let env = ConfigCommandTests.environment(["PUSHGATE_APPS_BLOG_ROUTES": "blog.json"])
@@ -250,6 +275,16 @@ import Testing
         #expect(byToken[newsToken]?.string("topic") == "org.example.news")
         #expect(byToken[newsToken]?.string("kid") == "NEWSKEY001")
         #expect(log.allSatisfy { $0.int("status") == 200 }, "\(log)")
+        // `campaigns --app` lists one app's campaigns (read-only, next to the server).
+        let newsOnly = try CLI.run(["campaigns", "--config", dir.path("gateway.json"), "--app", "news", "--json"], environment: Self.environment)
+        #expect(newsOnly.status == 0, "\(newsOnly.stderr)")
+        let listed = try JSONParser().parse(newsOnly.stdout).objectValue?["campaigns"]?.arrayValue?.compactMap { $0.objectValue?["app"]?.stringValue }
+        #expect(listed == ["news"])
+        let all = try CLI.run(["campaigns", "--config", dir.path("gateway.json")], environment: Self.environment)
+        #expect(all.stdout.split(separator: "\n").count == 3, "\(all.stdout)")
+        let unknown = try CLI.run(["campaigns", "--config", dir.path("gateway.json"), "--app", "blog"], environment: Self.environment)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains(#"no app named "blog""#) && unknown.stderr.contains("[unknownApp]"), "\(unknown.stderr)")
         #expect(Set(log.compactMap { $0.int("connection") }).count == 2, "one connection per team")
         let apps = server.object("GET", "/v1/apps")?["apps"]?.arrayValue?.compactMap { $0.objectValue?["name"]?.stringValue }
         #expect(apps == ["shop", "news"])
