@@ -45,7 +45,7 @@ let package = Package(
         // The HTTP/1.1 server the service runs on.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "StrictJSON", "Timing"]),
         // Durable campaigns: the SQLite outbox behind a storage protocol.
-        .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "Storage", dependencies: ["CSQLite", "StrictJSON"]),
         // The service's logic: API, auth, limits, metrics, campaigns.
         .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage"]),
 

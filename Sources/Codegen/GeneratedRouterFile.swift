@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// What `pushgate codegen check` reads back from a generated router: its type name and
 /// the fingerprint of the table it came from.
 public struct GeneratedRouterFile: Sendable {
@@ -7,7 +9,7 @@ public struct GeneratedRouterFile: Sendable {
     public init?(_ text: String) {
         var typeName: String?
         var fingerprint: String?
-        for line in text.split(separator: "\n") {
+        for line in LineSplitter.lines(of: Array(text.utf8)) {
             if typeName == nil, line.hasPrefix("public enum "), line.hasSuffix(": Hashable, Sendable {") {
                 typeName = String(line.dropFirst("public enum ".count).prefix { $0 != ":" })
             }

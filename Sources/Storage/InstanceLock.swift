@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StrictJSON
 
 /// Who a running gateway process is: what a lock and (later) a lease names as its owner.
 public struct InstanceID: Sendable, Equatable, CustomStringConvertible {
@@ -26,9 +27,9 @@ public struct InstanceID: Sendable, Equatable, CustomStringConvertible {
     /// `pid=…\nhost=…\nsince=…` as the lock file holds it.
     var fileText: String { "pid=\(pid)\nhost=\(host)\nsince=\(startedAt)\n" }
 
-    init?(fileText: String) {
+    init?(fileText: [UInt8]) {
         var fields: [String: String] = [:]
-        for line in fileText.split(separator: "\n") {
+        for line in LineSplitter.lines(of: fileText) {
             guard let eq = line.firstIndex(of: "=") else { continue }
             fields[String(line[..<eq])] = String(line[line.index(after: eq)...])
         }
@@ -89,6 +90,6 @@ final class InstanceLock: Sendable {
         var buffer = [UInt8](repeating: 0, count: 512)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
-        return InstanceID(fileText: String(decoding: buffer.prefix(n), as: UTF8.self))
+        return InstanceID(fileText: Array(buffer.prefix(n)))
     }
 }

@@ -31,6 +31,16 @@ public enum LineSplitter {
         if let text = lastLine(in: bytes, from: start) { try body(UnsafeBufferPointer(rebasing: bytes[text])) }
     }
 
+    /// Every line of a small whole input (a lock file, `/etc/os-release`), as text
+    /// (invalid UTF-8 shown as U+FFFD).
+    public static func lines(of bytes: [UInt8]) -> [String] {
+        var lines: [String] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            forEachLine(in: buffer) { lines.append(String(decoding: $0, as: UTF8.self)) }
+        }
+        return lines
+    }
+
     @inlinable @inline(__always)
     static func textEnd(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int {
         end > start && bytes[end - 1] == 0x0D ? end - 1 : end

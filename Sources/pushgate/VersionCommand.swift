@@ -6,6 +6,7 @@ import Gateway
 import HTTPServer
 import OptionTable
 import Storage
+import StrictJSON
 
 /// `pushgate version` and `pushgate --version`: the version, then how this binary was
 /// built and which C libraries it runs with (what a bug report needs).
@@ -75,7 +76,7 @@ enum VersionCommand {
     /// `PRETTY_NAME` from /etc/os-release, when there is one.
     static func osReleaseName() -> String? {
         guard case .success(let bytes) = readSmallFile(path: "/etc/os-release", limit: 64 << 10) else { return nil }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
+        for line in LineSplitter.lines(of: bytes) where line.hasPrefix("PRETTY_NAME=") {
             let value = line.dropFirst("PRETTY_NAME=".count)
             return String(value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? value.dropFirst().dropLast() : value)
         }

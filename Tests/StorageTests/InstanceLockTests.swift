@@ -23,6 +23,15 @@ import Testing
         _ = try SQLiteCampaignStorage(path: path, options: .init(access: .owner(InstanceID.current(now: 2))))
     }
 
+    @Test func theLockFileIsReadLineByLineWhateverItsLineEnds() {
+        let written = Array(me.fileText.utf8)
+        #expect(InstanceID(fileText: written) == me)
+        let crlf = Array("pid=4242\r\nhost=gw-1\r\n\r\nsince=1764576000.0".utf8)
+        #expect(InstanceID(fileText: crlf) == me, "CR before LF, a blank line and no final LF")
+        #expect(InstanceID(fileText: Array("pid=4242\nhost=gw-1\n".utf8)) == nil, "since is missing")
+        #expect(InstanceID(fileText: []) == nil)
+    }
+
     @Test func readOnlyNeverMigratesAndNeverWrites() throws {
         let path = temporaryDatabasePath()
         do {

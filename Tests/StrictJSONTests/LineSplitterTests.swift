@@ -67,6 +67,13 @@ func splitInMemory(_ text: String) -> [String] {
         #expect(splitInMemory("\n\n\nlast") == ["", "", "", "last"])
     }
 
+    @Test func aSmallWholeInputIsSplitByTheSameRule() {
+        for text in ["", "\n", "a\nb", "a\r\nb\r\n", "a\r\r\n", "a\rb\n\r", "\n\n\nlast", "żółw\r\nx"] {
+            #expect(LineSplitter.lines(of: Array(text.utf8)) == splitInMemory(text), "\(text.debugDescription)")
+        }
+        #expect(LineSplitter.lines(of: [0x61, 0xFF, 0x0A]) == ["a\u{FFFD}"], "invalid UTF-8 is shown, not dropped")
+    }
+
     @Test func theWordAtATimeSearchFindsEveryLFAtEveryOffset() {
         for length in 0..<40 {
             for at in 0..<max(length, 1) where length > 0 {
