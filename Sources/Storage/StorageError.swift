@@ -1,5 +1,5 @@
-/// A storage failure: a stable code for callers and metrics, SQLite's own result code and
-/// message (`sqlite3_errmsg`) for people.
+/// A storage failure: a stable code for callers and metrics, the engine's own message
+/// (`sqlite3_errmsg`, PostgreSQL's message and SQLSTATE) and SQLite's result code for people.
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, CaseIterable {
         /// The database file could not be opened or created.
@@ -22,6 +22,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case notWritable
         /// A campaign listed the same token twice (nothing was written).
         case duplicateToken
+        /// The database server cannot be reached (down, restarting, network): nothing was
+        /// written; try again later.
+        case unavailable
     }
 
     public let code: Code

@@ -103,6 +103,12 @@ public struct IdempotencyRecord: Sendable, Equatable {
     public var requestSHA256: String
     public var campaignID: String
     public var createdAt: Double
+
+    public init(requestSHA256: String, campaignID: String, createdAt: Double) {
+        self.requestSHA256 = requestSHA256
+        self.campaignID = campaignID
+        self.createdAt = createdAt
+    }
 }
 
 /// One device as written with its campaign.
@@ -234,12 +240,23 @@ public struct PageStatistics: Sendable, Equatable {
     public var freePages: Int
     public var pageSize: Int
     public var bytes: Int { pages * pageSize }
+
+    public init(pages: Int, freePages: Int, pageSize: Int) {
+        self.pages = pages
+        self.freePages = freePages
+        self.pageSize = pageSize
+    }
 }
 
 /// A campaign that finished, waiting to be sent to the webhook (`campaign.finished`).
 public struct CampaignEvent: Sendable, Equatable {
     public var seq: Int64
     public var campaign: CampaignSummary
+
+    public init(seq: Int64, campaign: CampaignSummary) {
+        self.seq = seq
+        self.campaign = campaign
+    }
 }
 
 /// The part of a campaign every device's request shares.
@@ -252,6 +269,16 @@ public struct CampaignMessage: Sendable {
     /// Which app's credentials send it, in which environment.
     public var app = ""
     public var environment = ""
+
+    public init(id: String, dryRun: Bool, headers: [StoredHeader], body: [UInt8], apnsIDPrefix: String, app: String = "", environment: String = "") {
+        self.id = id
+        self.dryRun = dryRun
+        self.headers = headers
+        self.body = body
+        self.apnsIDPrefix = apnsIDPrefix
+        self.app = app
+        self.environment = environment
+    }
 }
 
 /// Who claims, and for how long: a claim is a lease that its owner renews while the send
@@ -334,6 +361,19 @@ public struct DeliveryResultRow: Sendable, Equatable {
     public var apnsID: String?
     public var timestampMilliseconds: Int64?
     public var nextAttemptAt: Double?
+
+    public init(index: Int, token: String, state: DeliveryState, attempts: Int, status: Int?, reason: String?,
+                apnsID: String?, timestampMilliseconds: Int64?, nextAttemptAt: Double?) {
+        self.index = index
+        self.token = token
+        self.state = state
+        self.attempts = attempts
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.timestampMilliseconds = timestampMilliseconds
+        self.nextAttemptAt = nextAttemptAt
+    }
 }
 
 /// A token APNs called dead.
@@ -342,6 +382,13 @@ public struct DeadToken: Sendable, Equatable {
     public var timestampMilliseconds: Int64
     public var reason: String
     public var recordedAt: Double
+
+    public init(token: String, timestampMilliseconds: Int64, reason: String, recordedAt: Double) {
+        self.token = token
+        self.timestampMilliseconds = timestampMilliseconds
+        self.reason = reason
+        self.recordedAt = recordedAt
+    }
 }
 
 /// A dead token waiting to be sent to the feedback webhook.

@@ -7,14 +7,14 @@ import Testing
     let first = LeaseTerms(owner: "gw-1/100/1000.0", seconds: 30)
     let second = LeaseTerms(owner: "gw-2/200/1000.0", seconds: 30)
 
-    func storageWithOneDevice() throws -> (SQLiteCampaignStorage, Int64) {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    func storageWithOneDevice(_ backend: Backend = .sqlite) throws -> (any CampaignStorage, Int64) {
+        let storage = try freshStorage(backend)
         _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1))], now: 1000)
         return (storage, try #require(try storage.campaign(id: "c1")).seq)
     }
 
-    @Test func anExpiredLeaseIsTakenOverAndOnlyTheTakerRecordsOnce() throws {
-        let (storage, seq) = try storageWithOneDevice()
+    @Test(arguments: Backend.allCases) func anExpiredLeaseIsTakenOverAndOnlyTheTakerRecordsOnce(_ backend: Backend) throws {
+        let (storage, seq) = try storageWithOneDevice(backend)
         let mine = try #require(try storage.claim(limit: 10, lease: first, now: 1000).first)
         #expect(mine.lease == 1)
         // Still leased: nobody else gets it.
@@ -36,8 +36,8 @@ import Testing
         #expect(try storage.results(campaign: seq, offset: 0, limit: 1)[0].apnsID == "id")
     }
 
-    @Test func aRenewedLeaseIsNotTakenOverAndOnlyItsOwnerRenews() throws {
-        let (storage, _) = try storageWithOneDevice()
+    @Test(arguments: Backend.allCases) func aRenewedLeaseIsNotTakenOverAndOnlyItsOwnerRenews(_ backend: Backend) throws {
+        let (storage, _) = try storageWithOneDevice(backend)
         _ = try storage.claim(limit: 10, lease: first, now: 1000)
         #expect(try storage.renewLeases(second, now: 1020) == 0, "not the owner")
         #expect(try storage.renewLeases(first, now: 1020) == 1)

@@ -5,12 +5,12 @@ import Testing
 /// The campaign lifecycle and retention in the storage contract: schedule, expiry,
 /// pause, resume, cancel, `campaign.finished` events, purges and page reuse.
 @Suite struct LifecycleTests {
-    func storage() throws -> SQLiteCampaignStorage {
-        try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+    func storage(_ backend: Backend) throws -> any CampaignStorage {
+        try freshStorage(backend, synchronousFull: false)
     }
 
     @discardableResult
-    func insert(_ storage: SQLiteCampaignStorage, _ id: String, devices: Int, sendAt: Double? = nil, expiresAt: Double? = nil,
+    func insert(_ storage: any CampaignStorage, _ id: String, devices: Int, sendAt: Double? = nil, expiresAt: Double? = nil,
                 now: Double = 1000) throws -> Int64 {
         var campaign = newCampaign(id)
         campaign.sendAt = sendAt
@@ -19,12 +19,12 @@ import Testing
         return try #require(try storage.campaign(id: id)).seq
     }
 
-    func deliver(_ storage: SQLiteCampaignStorage, _ claims: [ClaimedDelivery], now: Double) throws {
+    func deliver(_ storage: any CampaignStorage, _ claims: [ClaimedDelivery], now: Double) throws {
         try storage.record(claims.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease) }, now: now)
     }
 
-    @Test func aScheduledCampaignIsNotClaimedBeforeItsTime() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func aScheduledCampaignIsNotClaimedBeforeItsTime(_ backend: Backend) throws {
+        let storage = try storage(backend)
         try insert(storage, "s1", devices: 3, sendAt: 2000)
         #expect(try storage.campaign(id: "s1")?.status(at: 1500) == .scheduled)
         #expect(try storage.claim(limit: 10, now: 1999).isEmpty)
@@ -34,8 +34,8 @@ import Testing
         #expect(try storage.campaign(id: "s1")?.status(at: 2000) == .sending)
     }
 
-    @Test func pauseStopsClaimsAndResumeGivesThemBackTwiceIsUnchanged() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func pauseStopsClaimsAndResumeGivesThemBackTwiceIsUnchanged(_ backend: Backend) throws {
+        let storage = try storage(backend)
         try insert(storage, "p1", devices: 4)
         guard case .changed(let paused) = try storage.changeLifecycle(id: "p1", .pause, now: 1001) else { Issue.record("not paused"); return }
         #expect(paused.status(at: 1001) == .paused)
@@ -47,8 +47,8 @@ import Testing
         #expect(try storage.changeLifecycle(id: "nope", .pause, now: 1005) == .notFound)
     }
 
-    @Test func cancelStopsNewSendsAtOnceWhatIsInFlightFinishesAndTheRestIsCounted() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func cancelStopsNewSendsAtOnceWhatIsInFlightFinishesAndTheRestIsCounted(_ backend: Backend) throws {
+        let storage = try storage(backend)
         let seq = try insert(storage, "c1", devices: 10)
         let first = try storage.claim(limit: 3, now: 1001)
         guard case .changed(let cancelled) = try storage.changeLifecycle(id: "c1", .cancel, now: 1002) else { Issue.record("not cancelled"); return }
@@ -78,8 +78,8 @@ import Testing
         #expect(events.first?.campaign.counts[.cancelled] == 8)
     }
 
-    @Test func aFinishedCampaignCannotBeCancelledOrPaused() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func aFinishedCampaignCannotBeCancelledOrPaused(_ backend: Backend) throws {
+        let storage = try storage(backend)
         try insert(storage, "f1", devices: 2)
         try deliver(storage, try storage.claim(limit: 10, now: 1001), now: 1002)
         for action in LifecycleAction.allCases {
@@ -91,8 +91,8 @@ import Testing
         }
     }
 
-    @Test func devicesNotSentByExpiresAtEndExpired() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func devicesNotSentByExpiresAtEndExpired(_ backend: Backend) throws {
+        let storage = try storage(backend)
         let seq = try insert(storage, "e1", devices: 5, expiresAt: 1100)
         // Claimed late enough that the lease (30 s) is still live at the expiry.
         let claims = try storage.claim(limit: 2, now: 1090)
@@ -108,8 +108,8 @@ import Testing
         guard case .refused = try storage.changeLifecycle(id: "e1", .cancel, now: 1200) else { Issue.record("cancelled an expired campaign"); return }
     }
 
-    @Test func resultsFilterByState() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func resultsFilterByState(_ backend: Backend) throws {
+        let storage = try storage(backend)
         let seq = try insert(storage, "r1", devices: 6)
         let claims = try storage.claim(limit: 6, now: 1001)
         try storage.record(claims.map {
@@ -122,8 +122,8 @@ import Testing
         #expect(try storage.results(campaign: seq, states: [.expired], offset: 0, limit: 10).isEmpty)
     }
 
-    @Test func eventBatchesAreFixedOnceFormed() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func eventBatchesAreFixedOnceFormed(_ backend: Backend) throws {
+        let storage = try storage(backend)
         for id in ["a", "b", "c"] {
             try insert(storage, id, devices: 1)
             try deliver(storage, try storage.claim(limit: 1, now: 1001), now: 1002)
@@ -138,8 +138,8 @@ import Testing
         #expect(try storage.pendingCampaignEvents(limit: 10).map(\.campaign.id) == ["c", "d"])
     }
 
-    @Test func retentionPurgesOnlyOldFinishedCampaignsAndKeepsDeadTokens() throws {
-        let storage = try storage()
+    @Test(arguments: Backend.allCases) func retentionPurgesOnlyOldFinishedCampaignsAndKeepsDeadTokens(_ backend: Backend) throws {
+        let storage = try storage(backend)
         let old = try insert(storage, "old", devices: 5, now: 1000)
         var key = newCampaign("keyed")
         key.idempotency = IdempotencyClaim(key: "k", requestSHA256: "x", notBefore: 0)
@@ -172,7 +172,7 @@ import Testing
     }
 
     @Test func newFilesUseIncrementalVacuumAndGiveFreedPagesBack() throws {
-        let storage = try storage()
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         try insert(storage, "big", devices: 3000)
         try deliver(storage, try storage.claim(limit: 3000, now: 1001), now: 1002)
         while try storage.purgeFinished(before: 2000, limit: 500).more {}

@@ -5,13 +5,13 @@ import Testing
 @Suite struct ProviderTokenStorageTests {
     let key = SigningKeyName(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: String(repeating: "ab", count: 32))
 
-    @Test func aTokenStoredByOneConnectionIsSeenByAnotherAndSurvivesReopening() throws {
-        let path = temporaryDatabasePath()
-        let first = try SQLiteCampaignStorage(path: path)
+    @Test(arguments: Backend.allCases) func aTokenStoredByOneConnectionIsSeenByAnotherAndSurvivesReopening(_ backend: Backend) throws {
+        let location = try StoreLocation.fresh(backend)
+        let first = try location.open()
         #expect(try first.providerToken(key) == StoredProviderToken())
         let stored = try first.updateProviderToken(key) { _ in StoredProviderToken(compact: "h.c.s", issuedAt: 1000) }
         #expect(stored == StoredProviderToken(compact: "h.c.s", issuedAt: 1000))
-        let second = try SQLiteCampaignStorage(path: path)
+        let second = try location.open(instance: "another-host/2/0")
         #expect(try second.providerToken(key) == stored)
         // Another key id, team or fingerprint is another row.
         var other = key
@@ -19,10 +19,10 @@ import Testing
         #expect(try second.providerToken(other) == StoredProviderToken())
     }
 
-    @Test func theChangeSeesTheValueUnderTheLockAndNilStoresNothing() throws {
-        let path = temporaryDatabasePath()
-        let a = try SQLiteCampaignStorage(path: path)
-        let b = try SQLiteCampaignStorage(path: path)
+    @Test(arguments: Backend.allCases) func theChangeSeesTheValueUnderTheLockAndNilStoresNothing(_ backend: Backend) throws {
+        let location = try StoreLocation.fresh(backend)
+        let a = try location.open()
+        let b = try location.open(instance: "another-host/2/0")
         _ = try a.updateProviderToken(key) { _ in StoredProviderToken(compact: "first", issuedAt: 1000) }
         // b found it stale before taking the lock; under the lock it sees a's token and keeps it.
         var seen: StoredProviderToken?

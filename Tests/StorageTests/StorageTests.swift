@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Storage
+@testable import PostgresStorage
 
 /// A fresh database file in a temporary folder, removed with the test's storage.
 func temporaryDatabasePath() -> String {
@@ -22,22 +23,23 @@ func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = ni
 /// The lease every test claim takes unless it says otherwise.
 let testLease = LeaseTerms(owner: "test-host/1/0", seconds: 30)
 
-extension SQLiteCampaignStorage {
+extension CampaignStorage {
     func claim(limit: Int, now: Double) throws(StorageError) -> [ClaimedDelivery] {
         try claim(limit: limit, lease: testLease, now: now)
     }
 }
 
 @Suite struct StorageTests {
-    @Test func migratesAFreshFileAndReopensIt() throws {
-        let path = temporaryDatabasePath()
+    @Test(arguments: Backend.allCases) func migratesAFreshFileAndReopensIt(_ backend: Backend) throws {
+        let location = try StoreLocation.fresh(backend)
+        let current = backend == .sqlite ? Schema.currentVersion : PostgresSchema.currentVersion
         do {
-            let storage = try SQLiteCampaignStorage(path: path)
-            #expect(try storage.schemaVersion() == Schema.currentVersion)
+            let storage = try location.open()
+            #expect(try location.schemaVersion() == current)
             _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1))], now: 1000)
         }
-        let reopened = try SQLiteCampaignStorage(path: path)
-        #expect(try reopened.schemaVersion() == Schema.currentVersion)
+        let reopened = try location.open()
+        #expect(try location.schemaVersion() == current)
         #expect(try reopened.campaign(id: "c1")?.devices == 1)
     }
 
@@ -65,8 +67,8 @@ extension SQLiteCampaignStorage {
         }
     }
 
-    @Test func claimMarksInFlightAndRecordFinishesTheCampaign() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func claimMarksInFlightAndRecordFinishesTheCampaign(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         let devices = (0..<5).map { NewDelivery(token: token($0), body: $0 == 2 ? Array("own".utf8) : nil) }
         #expect(try storage.insert(newCampaign("c1"), deliveries: devices, now: 1000) == .created(devices: 5, skipped: 0))
         let first = try storage.claim(limit: 3, now: 1001)
@@ -106,8 +108,8 @@ extension SQLiteCampaignStorage {
         #expect(rows[1].timestampMilliseconds == 1_700_000_000_000)
     }
 
-    @Test func aLateResultNeverOverwritesAFinalState() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func aLateResultNeverOverwritesAFinalState(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1))], now: 1000)
         let claimed = try storage.claim(limit: 1, now: 1000)
         let seq = claimed[0].campaign
@@ -131,8 +133,8 @@ extension SQLiteCampaignStorage {
         #expect(try storage.campaign(id: "c1")?.counts[.inFlight] == 3)
     }
 
-    @Test func deadTokensAreSkippedUntilRegisteredAgainAfterTheirDeath() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func deadTokensAreSkippedUntilRegisteredAgainAfterTheirDeath(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1)), NewDelivery(token: token(2))], now: 1000)
         let claimed = try storage.claim(limit: 2, now: 1000)
         try storage.record([
@@ -158,8 +160,8 @@ extension SQLiteCampaignStorage {
         #expect(try storage.registerToken(token(9), atMilliseconds: 6000) == nil)
     }
 
-    @Test func deadTokensPageInTimestampOrder() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func deadTokensPageInTimestampOrder(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         _ = try storage.insert(newCampaign("c1"), deliveries: (0..<5).map { NewDelivery(token: token($0)) }, now: 1000)
         let claimed = try storage.claim(limit: 5, now: 1000)
         try storage.record(claimed.map {
@@ -178,9 +180,9 @@ extension SQLiteCampaignStorage {
         #expect(try storage.pendingFeedback(limit: 10).count == 2)
     }
 
-    @Test func aWebhookBatchKeepsItsRowsWhenMoreArriveAndAcrossARestart() throws {
-        let path = temporaryDatabasePath()
-        let storage = try SQLiteCampaignStorage(path: path)
+    @Test(arguments: Backend.allCases) func aWebhookBatchKeepsItsRowsWhenMoreArriveAndAcrossARestart(_ backend: Backend) throws {
+        let location = try StoreLocation.fresh(backend)
+        let storage = try location.open()
         _ = try storage.insert(newCampaign("c1"), deliveries: (0..<4).map { NewDelivery(token: token($0)) }, now: 1000)
         let claimed = try storage.claim(limit: 2, now: 1000)
         try storage.record(claimed.map {
@@ -194,14 +196,14 @@ extension SQLiteCampaignStorage {
             DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, reason: "Unregistered", lease: $0.lease)
         }, now: 1003)
         #expect(try storage.pendingFeedback(limit: 500) == batch, "the retry is the same batch")
-        let reopened = try SQLiteCampaignStorage(path: path)
+        let reopened = try location.open()
         #expect(try reopened.pendingFeedback(limit: 500) == batch, "and after a restart")
         try reopened.acknowledgeFeedback(through: batch[1].seq)
         #expect(try reopened.pendingFeedback(limit: 500).map(\.token) == [token(2), token(3)])
     }
 
-    @Test func idempotencyKeysReturnTheFirstCampaignUntilTheyExpire() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func idempotencyKeysReturnTheFirstCampaignUntilTheyExpire(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         let claim = IdempotencyClaim(key: "k1", requestSHA256: "h1", notBefore: 0)
         #expect(try storage.insert(newCampaign("c1", key: claim), deliveries: [NewDelivery(token: token(1))], now: 1000) == .created(devices: 1, skipped: 0))
         let record = try #require(try storage.idempotencyRecord(key: "k1", notBefore: 0))
@@ -217,8 +219,8 @@ extension SQLiteCampaignStorage {
         #expect(try storage.purgeIdempotencyKeys(olderThan: 4000) == 1)
     }
 
-    @Test func failedAtAcceptAndEmptyCampaignsAreFinishedAtOnce() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func failedAtAcceptAndEmptyCampaignsAreFinishedAtOnce(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1), failureReason: "missingVariable")], now: 1000)
         let summary = try #require(try storage.campaign(id: "c1"))
         #expect(summary.finishedAt == 1000 && summary.counts[.failed] == 1)
@@ -226,8 +228,8 @@ extension SQLiteCampaignStorage {
         #expect(try storage.campaigns(limit: 10, before: nil).map(\.id) == ["c1"])
     }
 
-    @Test func writableCheckCommits() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func writableCheckCommits(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         #expect(storage.checkWritable(now: 1) == nil)
     }
 
@@ -247,8 +249,8 @@ extension SQLiteCampaignStorage {
         #expect(walBytes() > before, "the WAL measure does see a write")
     }
 
-    @Test func messageKeepsHeadersInOrder() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func messageKeepsHeadersInOrder(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         _ = try storage.insert(newCampaign("c1", dryRun: true), deliveries: [NewDelivery(token: token(1))], now: 1000)
         let claimed = try storage.claim(limit: 1, now: 1000)
         let message = try #require(try storage.message(campaign: claimed[0].campaign))
@@ -290,8 +292,8 @@ extension SQLiteCampaignStorage {
         #expect(try storage.adoptUnnamedRows(app: "default") == 0, "adopting twice changes nothing")
     }
 
-    @Test func campaignsAreListedByOwnerAndDeadTokensSkippedPerApp() throws {
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
+    @Test(arguments: Backend.allCases) func campaignsAreListedByOwnerAndDeadTokensSkippedPerApp(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
         var a = newCampaign("a")
         a.app = "shop"
         a.owner = "shop-backend"

@@ -1,0 +1,471 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Storage
+import Synchronization
+
+/// `CampaignStorage` in a PostgreSQL database that several gateway instances share.
+///
+/// Instances never wait on each other: claims take rows with `FOR UPDATE SKIP LOCKED`
+/// under the existing leases (owner, expiry, fencing number); each connection adds to its
+/// own rows of `campaign_counts`; a campaign finishes in a statement run after the commit
+/// that recorded its last device, so two instances finishing together cannot both miss it.
+public final class PostgresCampaignStorage: CampaignStorage {
+    public struct Options: Sendable {
+        /// `postgresql://user@host:port/database` (libpq's URL or `key=value` form).
+        public var url: String
+        /// Overrides the URL's password (read from a file or the environment by the caller).
+        public var password: String?
+        public var poolSize: Int
+        public var connectTimeoutSeconds: Int
+        /// Who this instance is: the heartbeat row and the webhook sender lease name it.
+        public var instance: String
+        /// How long one instance may hold a webhook outbox's open batch without coming back.
+        public var webhookLeaseSeconds: Double
+        /// Reads only: never migrates, refuses a schema it does not know.
+        public var readOnly: Bool
+
+        public init(url: String, password: String? = nil, poolSize: Int = 4, connectTimeoutSeconds: Int = 5,
+                    instance: String, webhookLeaseSeconds: Double = 120, readOnly: Bool = false) {
+            self.url = url
+            self.password = password
+            self.poolSize = poolSize
+            self.connectTimeoutSeconds = connectTimeoutSeconds
+            self.instance = instance
+            self.webhookLeaseSeconds = webhookLeaseSeconds
+            self.readOnly = readOnly
+        }
+    }
+
+    public let options: Options
+    let pool: PGPool
+    /// Why the last write failed; nil after a write that worked.
+    let lastWriteFailure = Mutex<String?>(nil)
+
+    /// Connects and migrates (under the advisory lock), or with `readOnly` checks the
+    /// schema is this pushgate's.
+    public init(options: Options) throws(StorageError) {
+        self.options = options
+        pool = try PGPool(.init(url: options.url, password: options.password, size: options.poolSize,
+                                connectTimeoutSeconds: options.connectTimeoutSeconds))
+        try pool.with { db throws(StorageError) in
+            if options.readOnly {
+                let version = try PostgresMigrator.version(db)
+                if version != PostgresSchema.currentVersion {
+                    throw StorageError(version > PostgresSchema.currentVersion ? .schemaTooNew : .schemaTooOld,
+                                       "database schema version \(version) is not this pushgate's \(PostgresSchema.currentVersion)"
+                                       + (version < PostgresSchema.currentVersion ? "; run pushgate storage migrate or start pushgate serve once" : ""))
+                }
+            } else {
+                try PostgresMigrator.migrate(db)
+            }
+        }
+    }
+
+    /// The schema version the database is at.
+    public func schemaVersion() throws(StorageError) -> Int {
+        try pool.with { db throws(StorageError) in try PostgresMigrator.version(db) }
+    }
+
+    /// Runs `body` on a pooled connection outside any transaction (one statement commits itself).
+    func reading<T>(_ body: (PGConnection) throws(StorageError) -> T) throws(StorageError) -> T {
+        try pool.with(body)
+    }
+
+    /// Runs `body` in one transaction, again (up to 3 times) when PostgreSQL chose it as a
+    /// deadlock or serialization victim; records the outcome for readiness.
+    func transaction<T>(_ body: (PGConnection) throws(StorageError) -> T) throws(StorageError) -> T {
+        var attempt = 0
+        while true {
+            do throws(StorageError) {
+                let result = try pool.with { db throws(StorageError) -> T in
+                    try db.execute("BEGIN")
+                    do throws(StorageError) {
+                        let value = try body(db)
+                        try db.execute("COMMIT")
+                        return value
+                    } catch {
+                        _ = try? db.execute("ROLLBACK")
+                        throw error
+                    }
+                }
+                lastWriteFailure.withLock { $0 = nil }
+                return result
+            } catch where error.code == .busy && attempt < 3 {
+                attempt += 1
+            } catch {
+                lastWriteFailure.withLock { $0 = error.description }
+                throw error
+            }
+        }
+    }
+
+    /// A single statement outside an explicit transaction, counted as a write for readiness.
+    func writing<T>(_ body: (PGConnection) throws(StorageError) -> T) throws(StorageError) -> T {
+        do throws(StorageError) {
+            let result = try pool.with(body)
+            lastWriteFailure.withLock { $0 = nil }
+            return result
+        } catch {
+            lastWriteFailure.withLock { $0 = error.description }
+            throw error
+        }
+    }
+
+    // MARK: Campaigns
+
+    public func insert(_ campaign: NewCampaign, deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> InsertOutcome {
+        let outcome = try transaction { db throws(StorageError) -> InsertOutcome in
+            if let claim = campaign.idempotency {
+                try db.execute("DELETE FROM idempotency_keys WHERE key = $1 AND created_at < $2", [.text(claim.key), .double(claim.notBefore)])
+                // Two instances taking the same key at once: the second waits for the first's
+                // commit, then finds the key taken.
+                let taken = try db.execute("""
+                    INSERT INTO idempotency_keys(key, request_sha256, campaign_id, created_at) VALUES ($1, $2, $3, $4)
+                    ON CONFLICT (key) DO NOTHING
+                    """, [.text(claim.key), .text(claim.requestSHA256), .text(campaign.id), .double(campaign.createdAt)])
+                if taken.changed == 0, let existing = try Self.idempotencyRecord(db, key: claim.key) { return .keyAlreadyUsed(existing) }
+            }
+            let row = try db.execute("""
+                INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, app, environment, owner, send_at, expires_at)
+                VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9, $10, $11) RETURNING seq
+                """, [.text(campaign.id), .double(campaign.createdAt), .text(campaign.dryRun ? "t" : "f"),
+                      .text(PostgresHeaderLines.encode(campaign.headers)), .bytes(campaign.body), .text(campaign.apnsIDPrefix),
+                      .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
+                      .optional(campaign.sendAt), .optional(campaign.expiresAt)])
+            let seq = row.int(0, 0)
+            var count = 0
+            var failed = 0
+            var rows = deliveries.makeIterator()
+            let prefix = Array("\(seq)\t".utf8)
+            try db.copyIn("COPY deliveries(campaign, idx, token, body, state, reason, finished_at) FROM STDIN") { buffer throws(StorageError) -> Bool in
+                for _ in 0..<1000 {
+                    guard let delivery = rows.next() else { return false }
+                    buffer.append(contentsOf: prefix)
+                    buffer.append(contentsOf: String(count).utf8)
+                    buffer.append(9)
+                    CopyText.append(delivery.token, to: &buffer)
+                    buffer.append(9)
+                    if let body = delivery.body { CopyText.appendBytea(body, to: &buffer) } else { CopyText.appendNull(to: &buffer) }
+                    buffer.append(9)
+                    if let reason = delivery.failureReason {
+                        failed += 1
+                        buffer.append(contentsOf: String(DeliveryState.failed.rawValue).utf8)
+                        buffer.append(9)
+                        CopyText.append(reason, to: &buffer)
+                        buffer.append(9)
+                        buffer.append(contentsOf: PGConnection.text(now).utf8)
+                    } else {
+                        buffer.append(contentsOf: String(DeliveryState.pending.rawValue).utf8)
+                        buffer.append(9)
+                        CopyText.appendNull(to: &buffer)
+                        buffer.append(9)
+                        CopyText.appendNull(to: &buffer)
+                    }
+                    buffer.append(10)
+                    count += 1
+                }
+                return true
+            }
+            // Dead for this app, and not registered again since: the same rule as `deadTokens`.
+            var skipped = 0
+            let anyDead = try db.execute("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
+            if anyDead.bool(0, 0) {
+                skipped = try db.execute("""
+                    UPDATE deliveries d SET state = 6, reason = t.dead_reason, timestamp_ms = t.dead_at_ms, finished_at = $3
+                    FROM tokens t
+                    WHERE d.campaign = $1 AND d.state = 0 AND t.token = d.token AND t.dead_at_ms IS NOT NULL AND t.app = $2
+                      AND (t.registered_at_ms IS NULL OR t.registered_at_ms <= t.dead_at_ms)
+                    """, [.int(seq), .text(campaign.app), .double(now)]).changed
+            }
+            if campaign.rejectDuplicateTokens {
+                let twice = try db.execute("""
+                    SELECT token, min(idx), max(idx) FROM deliveries WHERE campaign = $1
+                    GROUP BY token HAVING count(*) > 1 LIMIT 1
+                    """, [.int(seq)])
+                if twice.rows > 0 {
+                    throw StorageError(.duplicateToken, "token \(twice.text(0, 0)) is listed twice: devices \(twice.int(0, 1)) and \(twice.int(0, 2)) (counting from 0)")
+                }
+            }
+            let remaining = count - failed - skipped
+            try db.execute("UPDATE campaigns SET devices = $1, finished_at = $2 WHERE seq = $3",
+                           [.integer(count), remaining == 0 ? .double(now) : .null, .int(seq)])
+            // Nothing to send (every token dead, every request unbuildable): finished at once.
+            if remaining == 0 { try db.execute("INSERT INTO campaign_events(campaign) VALUES ($1)", [.int(seq)]) }
+            var tally = CountDeltas()
+            tally.add(seq, .pending, remaining)
+            tally.add(seq, .failed, failed)
+            tally.add(seq, .skipped, skipped)
+            try tally.apply(db)
+            return .created(devices: count, skipped: skipped)
+        }
+        return outcome
+    }
+
+    public func idempotencyRecord(key: String, notBefore: Double) throws(StorageError) -> IdempotencyRecord? {
+        try reading { db throws(StorageError) in
+            guard let record = try Self.idempotencyRecord(db, key: key), record.createdAt >= notBefore else { return nil }
+            return record
+        }
+    }
+
+    static func idempotencyRecord(_ db: PGConnection, key: String) throws(StorageError) -> IdempotencyRecord? {
+        let find = try db.execute("SELECT request_sha256, campaign_id, created_at FROM idempotency_keys WHERE key = $1", [.text(key)])
+        guard find.rows > 0 else { return nil }
+        return IdempotencyRecord(requestSHA256: find.text(0, 0), campaignID: find.text(0, 1), createdAt: find.double(0, 2))
+    }
+
+    public func purgeIdempotencyKeys(olderThan time: Double) throws(StorageError) -> Int {
+        try writing { db throws(StorageError) in
+            try db.execute("DELETE FROM idempotency_keys WHERE created_at < $1", [.double(time)]).changed
+        }
+    }
+
+    public func campaign(id: String) throws(StorageError) -> CampaignSummary? {
+        try reading { db throws(StorageError) in try Self.campaign(db, where: "id = $1", .text(id)) }
+    }
+
+    static func campaign(_ db: PGConnection, seq: Int64) throws(StorageError) -> CampaignSummary? {
+        try campaign(db, where: "seq = $1", .int(seq))
+    }
+
+    static func campaign(_ db: PGConnection, where condition: String, _ value: PGValue) throws(StorageError) -> CampaignSummary? {
+        let find = try db.execute("SELECT \(summaryColumns) FROM campaigns WHERE \(condition)", [value])
+        guard find.rows > 0 else { return nil }
+        var summary = summary(find, 0)
+        summary.counts = try counts(db, seqs: [summary.seq])[summary.seq] ?? [:]
+        return summary
+    }
+
+    public func campaigns(limit: Int, before seq: Int64?, owner: String?, app: String?) throws(StorageError) -> [CampaignSummary] {
+        try reading { db throws(StorageError) in
+            // $3 NULL: every owner; $4 NULL: every app.
+            let list = try db.execute("""
+                SELECT \(Self.summaryColumns) FROM campaigns
+                WHERE seq < $1 AND ($3::text IS NULL OR owner = $3) AND ($4::text IS NULL OR app = $4) ORDER BY seq DESC LIMIT $2
+                """, [.int(seq ?? Int64.max), .integer(limit), .optional(owner), .optional(app)])
+            var result = (0..<list.rows).map { Self.summary(list, $0) }
+            let counts = try Self.counts(db, seqs: result.map(\.seq))
+            for i in result.indices { result[i].counts = counts[result[i].seq] ?? [:] }
+            return result
+        }
+    }
+
+    static let summaryColumns = "seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at"
+
+    static func summary(_ row: PGResult, _ i: Int) -> CampaignSummary {
+        var summary = CampaignSummary(seq: row.int(i, 0), id: row.text(i, 1), createdAt: row.double(i, 2), dryRun: row.bool(i, 3),
+                                      devices: Int(row.int(i, 4)), finishedAt: row.optionalDouble(i, 5), counts: [:],
+                                      sendAt: row.optionalDouble(i, 9), expiresAt: row.optionalDouble(i, 10),
+                                      control: CampaignControl(rawValue: Int(row.int(i, 11))) ?? .running,
+                                      controlledAt: row.optionalDouble(i, 12))
+        summary.app = row.text(i, 6)
+        summary.environment = row.text(i, 7)
+        summary.owner = row.text(i, 8)
+        return summary
+    }
+
+    /// Devices per state of each campaign: a sum over its few shard rows, never over devices.
+    static func counts(_ db: PGConnection, seqs: [Int64]) throws(StorageError) -> [Int64: [DeliveryState: Int]] {
+        guard !seqs.isEmpty else { return [:] }
+        let group = try db.execute("""
+            SELECT campaign, state, sum(n) FROM campaign_counts WHERE campaign = ANY($1::bigint[]) GROUP BY campaign, state
+            """, [.text(PGArray.integers(seqs))])
+        var counts: [Int64: [DeliveryState: Int]] = [:]
+        for i in 0..<group.rows {
+            let n = Int(group.int(i, 2))
+            if n != 0, let state = DeliveryState(rawValue: Int(group.int(i, 1))) { counts[group.int(i, 0), default: [:]][state] = n }
+        }
+        return counts
+    }
+
+    public func adoptUnnamedRows(app: String) throws(StorageError) -> Int {
+        try transaction { db throws(StorageError) in
+            let campaigns = try db.execute("UPDATE campaigns SET app = $1 WHERE app = ''", [.text(app)]).changed
+            try db.execute("UPDATE tokens SET app = $1 WHERE app = ''", [.text(app)])
+            return campaigns
+        }
+    }
+
+    public func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
+        try reading { db throws(StorageError) in
+            let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at"
+            let page: PGResult
+            if let states {
+                // Device indices are dense, so the unfiltered page seeks to its first index;
+                // a filtered page counts past the rows of earlier pages.
+                page = try db.execute("""
+                    SELECT \(columns) FROM deliveries WHERE campaign = $1 AND state = ANY($2::smallint[]) ORDER BY idx LIMIT $3 OFFSET $4
+                    """, [.int(seq), .text(PGArray.integers(states.map { Int64($0.rawValue) }.sorted())), .integer(limit), .integer(offset)])
+            } else {
+                page = try db.execute("SELECT \(columns) FROM deliveries WHERE campaign = $1 AND idx >= $2 ORDER BY idx LIMIT $3",
+                                      [.int(seq), .integer(offset), .integer(limit)])
+            }
+            return (0..<page.rows).map { i in
+                let state = DeliveryState(rawValue: Int(page.int(i, 2))) ?? .pending
+                return DeliveryResultRow(index: Int(page.int(i, 0)), token: page.text(i, 1), state: state, attempts: Int(page.int(i, 3)),
+                                         status: page.optionalInt(i, 4).map(Int.init), reason: page.optionalText(i, 5),
+                                         apnsID: page.optionalText(i, 6), timestampMilliseconds: page.optionalInt(i, 7),
+                                         nextAttemptAt: state == .retrying ? page.double(i, 8) : nil)
+            }
+        }
+    }
+
+    // MARK: Health
+
+    public func queueDepth() throws(StorageError) -> Int {
+        try reading { db throws(StorageError) in
+            let sum = try db.execute("""
+                SELECT coalesce(sum(k.n), 0) FROM campaign_counts k JOIN campaigns c ON c.seq = k.campaign
+                WHERE c.finished_at IS NULL AND k.state IN (0, 1, 2)
+                """)
+            return Int(sum.int(0, 0))
+        }
+    }
+
+    /// A read on the database and the outcome of the last real write; writes nothing.
+    public func checkReady() -> String? {
+        do throws(StorageError) {
+            try reading { db throws(StorageError) in _ = try db.execute("SELECT 1") }
+        } catch {
+            return "storage not readable: \(error.description)"
+        }
+        return lastWriteFailure.withLock { $0 }.map { "storage not writable: the last write failed: \($0)" }
+    }
+
+    /// Also this instance's heartbeat, which `pushgate storage status` lists.
+    public func checkWritable(now: Double) -> String? {
+        do throws(StorageError) {
+            try writing { db throws(StorageError) in
+                try db.execute("""
+                    INSERT INTO instances(owner, started_at, heartbeat_at) VALUES ($1, $2, $2)
+                    ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                    """, [.text(options.instance), .double(now)])
+            }
+            return nil
+        } catch {
+            return "storage not writable: \(error.description)"
+        }
+    }
+}
+
+/// Changes to `campaign_counts` gathered during a transaction, written at its end into
+/// this connection's shard in one statement, in key order (so two writers that share a
+/// shard lock its rows in the same order and cannot deadlock).
+struct CountDeltas {
+    private var deltas: [Int64: [DeliveryState: Int]] = [:]
+
+    mutating func add(_ campaign: Int64, _ state: DeliveryState, _ n: Int) {
+        guard n != 0 else { return }
+        deltas[campaign, default: [:]][state, default: 0] += n
+    }
+
+    mutating func move(_ campaign: Int64, from old: DeliveryState, to new: DeliveryState) {
+        add(campaign, old, -1)
+        add(campaign, new, 1)
+    }
+
+    func apply(_ db: PGConnection) throws(StorageError) {
+        var campaigns: [Int64] = []
+        var states: [Int64] = []
+        var ns: [Int64] = []
+        for campaign in deltas.keys.sorted() {
+            for (state, n) in deltas[campaign]!.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where n != 0 {
+                campaigns.append(campaign)
+                states.append(Int64(state.rawValue))
+                ns.append(Int64(n))
+            }
+        }
+        guard !campaigns.isEmpty else { return }
+        try db.execute("""
+            INSERT INTO campaign_counts(campaign, state, shard, n)
+            SELECT c, s, $4, n FROM unnest($1::bigint[], $2::smallint[], $3::bigint[]) AS u(c, s, n)
+            ON CONFLICT (campaign, state, shard) DO UPDATE SET n = campaign_counts.n + excluded.n
+            """, [.text(PGArray.integers(campaigns)), .text(PGArray.integers(states)), .text(PGArray.integers(ns)),
+                  .integer(try db.countShard())])
+    }
+}
+
+extension PGConnection {
+    /// This connection's row of every campaign's counts: numbered once per connection from
+    /// a sequence, so the connections of a fleet (a few dozen) have rows of their own.
+    func countShard() throws(StorageError) -> Int {
+        if let shard { return shard }
+        let next = try execute("SELECT nextval('count_shards') % 1024")
+        shard = Int(next.int(0, 0))
+        return shard!
+    }
+}
+
+/// Array parameters as PostgreSQL's text form (`{1,2,NULL}`, `{"a","b"}`).
+enum PGArray {
+    static func integers(_ values: [Int64]) -> String {
+        "{" + values.map(String.init).joined(separator: ",") + "}"
+    }
+
+    static func optionalIntegers(_ values: [Int64?]) -> String {
+        "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
+    }
+
+    static func doubles(_ values: [Double?]) -> String {
+        "{" + values.map { $0.map(PGConnection.text) ?? "NULL" }.joined(separator: ",") + "}"
+    }
+
+    static func texts(_ values: [String?]) -> String {
+        var out = "{"
+        for (i, value) in values.enumerated() {
+            if i > 0 { out += "," }
+            guard let value else { out += "NULL"; continue }
+            out += "\""
+            for c in value.unicodeScalars {
+                if c == "\"" || c == "\\" { out += "\\" }
+                out.unicodeScalars.append(c)
+            }
+            out += "\""
+        }
+        return out + "}"
+    }
+}
+
+/// COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
+enum CopyText {
+    static func append(_ text: String, to buffer: inout [UInt8]) {
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
+            case 9: buffer.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 10: buffer.append(contentsOf: [92, UInt8(ascii: "n")])
+            case 13: buffer.append(contentsOf: [92, UInt8(ascii: "r")])
+            default: buffer.append(byte)
+            }
+        }
+    }
+
+    static func appendNull(to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: [92, UInt8(ascii: "N")])
+    }
+
+    /// bytea's `\x` hex form, its backslash escaped for COPY.
+    static func appendBytea(_ bytes: [UInt8], to buffer: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        buffer.append(contentsOf: [92, 92, UInt8(ascii: "x")])
+        for byte in bytes {
+            buffer.append(hex[Int(byte >> 4)])
+            buffer.append(hex[Int(byte & 15)])
+        }
+    }
+}
+
+/// Headers as stored: one "name: value" line each (as in the SQLite schema).
+enum PostgresHeaderLines {
+    static func encode(_ headers: [StoredHeader]) -> String {
+        headers.map { $0.name + ": " + $0.value }.joined(separator: "\n")
+    }
+
+    static func decode(_ text: String) -> [StoredHeader] {
+        text.split(separator: "\n").compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return StoredHeader(String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst()))
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Storage
+
+/// The dispatcher's side of the PostgreSQL storage: claims that skip what another
+/// instance holds, results recorded only under the current lease.
+extension PostgresCampaignStorage {
+    public func claim(limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        try recordAndClaim([], claimLimit: limit, lease: lease, now: now)
+    }
+
+    public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
+                               now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        guard !updates.isEmpty || claimLimit > 0 else { return [] }
+        let (claimed, settled) = try transaction { db throws(StorageError) -> ([ClaimedDelivery], [Int64]) in
+            let recorded = try recordRows(db, updates, now: now)
+            let claimed = claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now) : []
+            return (claimed, recorded.settled)
+        }
+        finishSettled(settled, now: now)
+        return claimed
+    }
+
+    @discardableResult
+    public func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int {
+        guard !updates.isEmpty else { return 0 }
+        let recorded = try transaction { db throws(StorageError) in try recordRows(db, updates, now: now) }
+        finishSettled(recorded.settled, now: now)
+        return recorded.counted
+    }
+
+    public func renewLeases(_ lease: LeaseTerms, now: Double) throws(StorageError) -> Int {
+        try writing { db throws(StorageError) in
+            try db.execute("UPDATE deliveries SET lease_until = $1 WHERE state = 1 AND lease_until > $2 AND lease_owner = $3",
+                           [.double(now + lease.seconds), .double(now), .text(lease.owner)]).changed
+        }
+    }
+
+    /// Campaigns whose devices may be sent now: not finished, not paused or cancelled, past
+    /// their `send_at`, before their `expires_at`. Oldest first. Read in every claim, so a
+    /// pause or cancel issued to any instance reaches every instance within a claim turn.
+    static let sendableCampaigns = """
+        SELECT seq FROM campaigns
+        WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= $1) AND (expires_at IS NULL OR expires_at > $1)
+        ORDER BY seq
+        """
+
+    private func claimRows(_ db: PGConnection, limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        let sendable = try db.execute(Self.sendableCampaigns, [.double(now)])
+        let campaigns = (0..<sendable.rows).map { sendable.int($0, 0) }
+        guard !campaigns.isEmpty else { return [] }
+        let until = now + lease.seconds
+        // Leases that expired (their owner died or hung) are taken over first, on campaigns
+        // that may still send; rows another instance is claiming right now are skipped.
+        let expired = try db.execute("""
+            WITH picked AS (
+                SELECT campaign, idx FROM deliveries
+                WHERE state = 1 AND lease_until <= $1 AND campaign = ANY($2::bigint[])
+                ORDER BY lease_until LIMIT $3 FOR UPDATE SKIP LOCKED)
+            UPDATE deliveries d SET attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
+            FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
+            RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease
+            """, [.double(now), .text(PGArray.integers(campaigns)), .integer(limit), .text(lease.owner), .double(until)])
+        var claimed = Self.claims(expired).sorted { ($0.campaign, $0.index) < ($1.campaign, $1.index) }
+        var tally = CountDeltas()
+        // Then due rows, campaign by campaign (the due index leads with the campaign).
+        for campaign in campaigns where claimed.count < limit {
+            let due = try db.execute("""
+                WITH picked AS (
+                    SELECT campaign, idx, state, next_at FROM deliveries
+                    WHERE campaign = $1 AND state IN (0, 2) AND next_at <= $2
+                    ORDER BY next_at, idx LIMIT $3 FOR UPDATE SKIP LOCKED)
+                UPDATE deliveries d SET state = 1, attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
+                FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
+                RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease, p.state, p.next_at
+                """, [.int(campaign), .double(now), .integer(limit - claimed.count), .text(lease.owner), .double(until)])
+            var rows = Array(zip(Self.claims(due), (0..<due.rows).map { (due.double($0, 7), DeliveryState(rawValue: Int(due.int($0, 6))) ?? .pending) }))
+            rows.sort { ($0.1.0, $0.0.index) < ($1.1.0, $1.0.index) }
+            for (claim, (_, from)) in rows {
+                claimed.append(claim)
+                tally.move(campaign, from: from, to: .inFlight)
+            }
+        }
+        try tally.apply(db)
+        return claimed
+    }
+
+    private static func claims(_ rows: PGResult) -> [ClaimedDelivery] {
+        (0..<rows.rows).map { i in
+            ClaimedDelivery(campaign: rows.int(i, 0), index: Int(rows.int(i, 1)), token: rows.text(i, 2),
+                            body: rows.optionalBytes(i, 3), attempt: Int(rows.int(i, 4)), lease: rows.int(i, 5))
+        }
+    }
+
+    public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
+        try reading { db throws(StorageError) in
+            let find = try db.execute("SELECT id, dry_run, headers, body, apns_id_prefix, app, environment FROM campaigns WHERE seq = $1", [.int(seq)])
+            guard find.rows > 0 else { return nil }
+            return CampaignMessage(id: find.text(0, 0), dryRun: find.bool(0, 1), headers: PostgresHeaderLines.decode(find.text(0, 2)),
+                                   body: find.bytes(0, 3), apnsIDPrefix: find.text(0, 4), app: find.text(0, 5), environment: find.text(0, 6))
+        }
+    }
+
+    /// Records every update whose lease is still the row's, in one statement; returns how
+    /// many counted and the campaigns that had a device reach a final state.
+    private func recordRows(_ db: PGConnection, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> (counted: Int, settled: [Int64]) {
+        guard !updates.isEmpty else { return (0, []) }
+        // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
+        var stopped: [Int64: DeliveryState?] = [:]
+        var rows = updates
+        for i in rows.indices where rows[i].state == .retrying {
+            let campaign = rows[i].campaign
+            if stopped[campaign] == nil { stopped[campaign] = try Self.stoppedState(db, campaign: campaign, now: now) }
+            if let state = stopped[campaign] ?? nil {
+                rows[i].state = state
+                rows[i].nextAttemptAt = nil
+            }
+        }
+        // Only the current lease records: a late answer from a lease that expired and was
+        // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
+        let changed = try db.execute("""
+            UPDATE deliveries d SET state = u.state, status = u.status, reason = u.reason, apns_id = u.apns_id,
+                timestamp_ms = u.ts, next_at = u.next_at, finished_at = u.fin, attempts = d.attempts - u.refund,
+                lease_owner = NULL, lease_until = NULL
+            FROM unnest($1::bigint[], $2::int[], $3::smallint[], $4::int[], $5::text[], $6::text[], $7::bigint[],
+                        $8::float8[], $9::float8[], $10::int[], $11::bigint[])
+                AS u(campaign, idx, state, status, reason, apns_id, ts, next_at, fin, refund, lease)
+            WHERE d.campaign = u.campaign AND d.idx = u.idx AND d.state = 1 AND d.lease = u.lease
+            RETURNING d.campaign, d.idx, d.state, d.token
+            """, [
+                .text(PGArray.integers(rows.map(\.campaign))),
+                .text(PGArray.integers(rows.map { Int64($0.index) })),
+                .text(PGArray.integers(rows.map { Int64($0.state.rawValue) })),
+                .text(PGArray.optionalIntegers(rows.map { $0.status.map(Int64.init) })),
+                .text(PGArray.texts(rows.map(\.reason))),
+                .text(PGArray.texts(rows.map(\.apnsID))),
+                .text(PGArray.optionalIntegers(rows.map(\.timestampMilliseconds))),
+                .text(PGArray.doubles(rows.map { $0.nextAttemptAt ?? now })),
+                .text(PGArray.doubles(rows.map { $0.state.isFinal ? now : nil })),
+                .text(PGArray.integers(rows.map { $0.refundAttempt ? 1 : 0 })),
+                .text(PGArray.integers(rows.map(\.lease))),
+            ])
+        var tally = CountDeltas()
+        var settled: Set<Int64> = []
+        var dead: [(campaign: Int64, index: Int, token: String)] = []
+        for i in 0..<changed.rows {
+            let campaign = changed.int(i, 0)
+            let state = DeliveryState(rawValue: Int(changed.int(i, 2))) ?? .pending
+            tally.move(campaign, from: .inFlight, to: state)
+            if state.isFinal { settled.insert(campaign) }
+            if state == .unregistered { dead.append((campaign, Int(changed.int(i, 1)), changed.text(i, 3))) }
+        }
+        if !dead.isEmpty {
+            var apps: [Int64: String] = [:]
+            let byKey = Dictionary(rows.map { (Key(campaign: $0.campaign, index: $0.index), $0) }, uniquingKeysWith: { first, _ in first })
+            for (campaign, index, token) in dead {
+                if apps[campaign] == nil {
+                    apps[campaign] = try db.execute("SELECT app FROM campaigns WHERE seq = $1", [.int(campaign)]).optionalText(0, 0) ?? ""
+                }
+                guard let update = byKey[Key(campaign: campaign, index: index)] else { continue }
+                try recordDead(db, token: token, app: apps[campaign] ?? "", update: update, now: now)
+            }
+        }
+        try tally.apply(db)
+        return (changed.rows, settled.sorted())
+    }
+
+    private struct Key: Hashable {
+        var campaign: Int64
+        var index: Int
+    }
+
+    /// A 410: the token is dead as of Apple's timestamp (or now, when Apple gave none),
+    /// unless an earlier answer already recorded a later death; queued for the webhook.
+    private func recordDead(_ db: PGConnection, token: String, app: String, update: DeliveryUpdate, now: Double) throws(StorageError) {
+        let timestamp = update.timestampMilliseconds ?? Int64(now * 1000)
+        let reason = update.reason ?? "Unregistered"
+        try db.execute("""
+            INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at, app) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (token) DO UPDATE SET dead_at_ms = excluded.dead_at_ms, dead_reason = excluded.dead_reason,
+                recorded_at = excluded.recorded_at, app = excluded.app
+            WHERE tokens.dead_at_ms IS NULL OR excluded.dead_at_ms > tokens.dead_at_ms
+            """, [.text(token), .int(timestamp), .text(reason), .double(now), .text(app)])
+        try db.execute("INSERT INTO feedback_outbox(token, timestamp_ms, reason) VALUES ($1, $2, $3)",
+                       [.text(token), .int(timestamp), .text(reason)])
+    }
+
+    /// Whether a retry of this campaign's device would be pointless: cancelled, or past
+    /// its expiry. The state such a device ends in instead, else nil.
+    static func stoppedState(_ db: PGConnection, campaign seq: Int64, now: Double) throws(StorageError) -> DeliveryState? {
+        let find = try db.execute("SELECT control, expires_at FROM campaigns WHERE seq = $1", [.int(seq)])
+        guard find.rows > 0 else { return nil }
+        if find.int(0, 0) == Int64(CampaignControl.cancelled.rawValue) { return .cancelled }
+        if let expires = find.optionalDouble(0, 1), expires <= now { return .expired }
+        return nil
+    }
+
+    /// Finishes (and queues `campaign.finished` for) each of `campaigns` whose unsent counts
+    /// sum to zero. Run after the commit that recorded their devices: whichever of two
+    /// instances commits last sees both, and the row lock lets only one of them finish it.
+    /// A failure here is caught up by the next `closeStopped`, which looks at every campaign.
+    func finishSettled(_ campaigns: [Int64], now: Double) {
+        guard !campaigns.isEmpty else { return }
+        _ = try? writing { db throws(StorageError) in try Self.finishSettled(db, campaigns: campaigns, now: now) }
+    }
+
+    /// Returns how many campaigns it finished.
+    @discardableResult
+    static func finishSettled(_ db: PGConnection, campaigns: [Int64]?, now: Double) throws(StorageError) -> Int {
+        let which = campaigns == nil ? "" : "c.seq = ANY($2::bigint[]) AND"
+        return try db.execute("""
+            WITH done AS (
+                UPDATE campaigns c SET finished_at = $1
+                WHERE \(which) c.finished_at IS NULL AND NOT EXISTS (
+                    SELECT 1 FROM campaign_counts k WHERE k.campaign = c.seq AND k.state IN (0, 1, 2)
+                    GROUP BY k.state HAVING sum(k.n) <> 0)
+                RETURNING c.seq)
+            INSERT INTO campaign_events(campaign) SELECT seq FROM done
+            """, campaigns.map { [.double(now), .text(PGArray.integers($0))] } ?? [.double(now)]).changed
+    }
+
+    /// On a shared database no instance can tell that another one died before its leases
+    /// expire, so nothing is given back at start: expired leases are taken over by claims.
+    public func requeueInFlight() throws(StorageError) -> Int { 0 }
+
+    public func nextDueTime(now: Double) throws(StorageError) -> Double? {
+        try reading { db throws(StorageError) in
+            // The first due row of each sendable campaign, a scheduled campaign's start, an
+            // expiry, and the next lease to expire (another instance's, to take over).
+            let first = try db.execute("""
+                SELECT min(t) FROM (
+                    SELECT (SELECT min(next_at) FROM deliveries d WHERE d.campaign = c.seq AND d.state IN (0, 2)) AS t
+                    FROM campaigns c
+                    WHERE c.finished_at IS NULL AND c.control = 0 AND (c.send_at IS NULL OR c.send_at <= $1) AND (c.expires_at IS NULL OR c.expires_at > $1)
+                    UNION ALL SELECT send_at FROM campaigns WHERE finished_at IS NULL AND control = 0 AND send_at > $1
+                    UNION ALL SELECT expires_at FROM campaigns WHERE finished_at IS NULL AND expires_at > $1
+                    UNION ALL SELECT min(lease_until) FROM deliveries WHERE state = 1 AND lease_until > $1) AS x
+                """, [.double(now)])
+            return first.optionalDouble(0, 0)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Storage
+
+/// The PostgreSQL schema as an ordered list of migrations; `pushgate_schema.version` holds
+/// how many have run. Never edit a shipped migration: append a new one.
+///
+/// It is SQLite's schema (`Storage/Schema.swift`) at its current version with two
+/// differences that let several instances share it without waiting on each other:
+/// `campaign_counts` has a `shard` column (each connection adds to its own rows, a status
+/// page sums a campaign's few rows), and there is no `remaining` column (a campaign is
+/// finished when its unsent counts sum to zero, checked after each commit).
+enum PostgresSchema {
+    static let migrations: [String] = [
+        // 1: everything SQLite's schema holds, plus the instances and webhook leases.
+        """
+        CREATE TABLE campaigns (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            created_at DOUBLE PRECISION NOT NULL,
+            dry_run BOOLEAN NOT NULL,
+            headers TEXT NOT NULL,                  -- constant APNs headers, "name: value" lines
+            body BYTEA NOT NULL,                    -- the body every device shares unless its row has its own
+            apns_id_prefix TEXT NOT NULL,
+            devices INTEGER NOT NULL,
+            finished_at DOUBLE PRECISION,
+            app TEXT NOT NULL DEFAULT '',
+            environment TEXT NOT NULL DEFAULT '',
+            owner TEXT NOT NULL DEFAULT '',
+            send_at DOUBLE PRECISION,
+            expires_at DOUBLE PRECISION,
+            control SMALLINT NOT NULL DEFAULT 0,    -- CampaignControl
+            controlled_at DOUBLE PRECISION
+        );
+        CREATE INDEX campaigns_unfinished ON campaigns(seq) WHERE finished_at IS NULL;
+        CREATE INDEX campaigns_owner ON campaigns(owner, seq);
+        CREATE INDEX campaigns_finished ON campaigns(finished_at) WHERE finished_at IS NOT NULL;
+        CREATE TABLE deliveries (
+            campaign BIGINT NOT NULL,
+            idx INTEGER NOT NULL,
+            token TEXT NOT NULL,
+            body BYTEA,
+            state SMALLINT NOT NULL,                -- DeliveryState raw values
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_at DOUBLE PRECISION NOT NULL DEFAULT 0,
+            status INTEGER,
+            reason TEXT,
+            apns_id TEXT,
+            timestamp_ms BIGINT,
+            finished_at DOUBLE PRECISION,
+            lease_owner TEXT,
+            lease_until DOUBLE PRECISION,
+            lease BIGINT NOT NULL DEFAULT 0,        -- the fencing number
+            PRIMARY KEY (campaign, idx)
+        );
+        CREATE INDEX deliveries_due ON deliveries(campaign, next_at, idx) WHERE state IN (0, 2);
+        CREATE INDEX deliveries_in_flight ON deliveries(campaign, idx) WHERE state = 1;
+        CREATE INDEX deliveries_lease_expiry ON deliveries(lease_until) WHERE state = 1;
+        CREATE TABLE campaign_counts (
+            campaign BIGINT NOT NULL,
+            state SMALLINT NOT NULL,
+            shard INTEGER NOT NULL,                 -- the connection that wrote it (see count_shards)
+            n BIGINT NOT NULL,
+            PRIMARY KEY (campaign, state, shard)
+        );
+        CREATE SEQUENCE count_shards;
+        CREATE TABLE tokens (
+            token TEXT PRIMARY KEY,
+            dead_at_ms BIGINT,
+            dead_reason TEXT,
+            recorded_at DOUBLE PRECISION,
+            registered_at_ms BIGINT,
+            app TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX tokens_dead ON tokens(dead_at_ms, token) WHERE dead_at_ms IS NOT NULL;
+        CREATE TABLE idempotency_keys (
+            key TEXT PRIMARY KEY,
+            request_sha256 TEXT NOT NULL,
+            campaign_id TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX idempotency_age ON idempotency_keys(created_at);
+        CREATE INDEX idempotency_campaign ON idempotency_keys(campaign_id);
+        CREATE TABLE feedback_outbox (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            token TEXT NOT NULL,
+            timestamp_ms BIGINT NOT NULL,
+            reason TEXT NOT NULL,
+            batch BIGINT
+        );
+        CREATE TABLE campaign_events (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            campaign BIGINT NOT NULL,
+            batch BIGINT
+        );
+        CREATE INDEX campaign_events_campaign ON campaign_events(campaign);
+        -- Which instance sends a webhook outbox's open batch, until when (one sender at a time).
+        CREATE TABLE webhook_leases (
+            outbox TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            until DOUBLE PRECISION NOT NULL
+        );
+        CREATE TABLE provider_tokens (
+            team_id TEXT NOT NULL,
+            key_id TEXT NOT NULL,
+            key_sha256 TEXT NOT NULL,
+            token TEXT,
+            issued_at BIGINT,
+            paused_until BIGINT,
+            PRIMARY KEY (team_id, key_id, key_sha256)
+        );
+        -- Every instance that opened the database, with its last heartbeat.
+        CREATE TABLE instances (
+            owner TEXT PRIMARY KEY,
+            started_at DOUBLE PRECISION NOT NULL,
+            heartbeat_at DOUBLE PRECISION NOT NULL
+        );
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+}
+
+/// Brings the database to `PostgresSchema.currentVersion` under an advisory lock, so
+/// instances starting together migrate once (the others wait, then find nothing to do);
+/// refuses a database from a newer pushgate.
+enum PostgresMigrator {
+    /// The advisory lock's key: "pushgate" in ASCII.
+    static let lockKey: Int64 = 0x7075_7368_6761_7465
+
+    static func version(_ db: PGConnection) throws(StorageError) -> Int {
+        let exists = try db.execute("SELECT to_regclass('pushgate_schema') IS NOT NULL")
+        guard exists.bool(0, 0) else { return 0 }
+        let row = try db.execute("SELECT version FROM pushgate_schema")
+        return row.rows == 0 ? 0 : Int(row.int(0, 0))
+    }
+
+    static func check(_ version: Int) throws(StorageError) {
+        guard version <= PostgresSchema.currentVersion else {
+            throw StorageError(.schemaTooNew, "database schema version \(version) is newer than this pushgate's \(PostgresSchema.currentVersion)")
+        }
+    }
+
+    static func migrate(_ db: PGConnection) throws(StorageError) {
+        try db.execute("SELECT pg_advisory_lock($1)", [.int(lockKey)])
+        defer { _ = try? db.execute("SELECT pg_advisory_unlock($1)", [.int(lockKey)]) }
+        try db.execute("CREATE TABLE IF NOT EXISTS pushgate_schema (version INTEGER NOT NULL)")
+        let current = try version(db)
+        try check(current)
+        for (index, sql) in PostgresSchema.migrations.enumerated() where index >= current {
+            do throws(StorageError) {
+                try db.execute("BEGIN")
+                try db.executeScript(sql)
+                try db.execute("DELETE FROM pushgate_schema")
+                try db.execute("INSERT INTO pushgate_schema(version) VALUES ($1)", [.integer(index + 1)])
+                try db.execute("COMMIT")
+            } catch {
+                _ = try? db.execute("ROLLBACK")
+                throw StorageError(error.code == .unavailable ? .unavailable : .migrationFailed,
+                                   "migration to schema version \(index + 1) failed: \(error.message)")
+            }
+        }
+    }
+}

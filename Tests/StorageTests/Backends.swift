@@ -1,0 +1,45 @@
+import Foundation
+import PostgresStorage
+import Storage
+import TestSupport
+
+/// The storage contract's two backends: the contract tests run once against each.
+enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite, postgres
+    var description: String { rawValue }
+}
+
+/// Where a test's store lives, so it can be opened a second time (another instance, a restart).
+struct StoreLocation: Sendable {
+    var backend: Backend
+    /// The SQLite file, or the PostgreSQL database's URL.
+    var address: String
+
+    /// A new, empty store: a file in a temporary folder, or a database of its own in the
+    /// test cluster.
+    static func fresh(_ backend: Backend) throws -> StoreLocation {
+        switch backend {
+        case .sqlite: StoreLocation(backend: backend, address: temporaryDatabasePath())
+        case .postgres: StoreLocation(backend: backend, address: try PostgresCluster.shared().newDatabaseURL())
+        }
+    }
+
+    func open(instance: String = "test-host/1/0", synchronousFull: Bool = true) throws -> any CampaignStorage {
+        switch backend {
+        case .sqlite: try SQLiteCampaignStorage(path: address, options: .init(synchronousFull: synchronousFull))
+        case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 2, instance: instance))
+        }
+    }
+
+    func schemaVersion() throws -> Int {
+        switch backend {
+        case .sqlite: try SQLiteCampaignStorage(path: address).schemaVersion()
+        case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 1, instance: "probe", readOnly: true)).schemaVersion()
+        }
+    }
+}
+
+/// A new, empty store of `backend`.
+func freshStorage(_ backend: Backend, synchronousFull: Bool = true) throws -> any CampaignStorage {
+    try StoreLocation.fresh(backend).open(synchronousFull: synchronousFull)
+}

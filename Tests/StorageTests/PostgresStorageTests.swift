@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import PostgresStorage
+@testable import Storage
+
+/// What only PostgreSQL has: several instances on one database. The shared contract is in
+/// the other suites, run against both backends.
+@Suite struct PostgresStorageTests {
+    func instance(_ url: String, _ name: String, webhookLeaseSeconds: Double = 120) throws(StorageError) -> PostgresCampaignStorage {
+        try PostgresCampaignStorage(options: .init(url: url, poolSize: 2, instance: name, webhookLeaseSeconds: webhookLeaseSeconds))
+    }
+
+    @Test func refusesADatabaseFromANewerPushgate() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.newDatabaseURL()
+        _ = try instance(url, "a")
+        try cluster.psql("UPDATE pushgate_schema SET version = \(PostgresSchema.currentVersion + 1)", database: String(url.split(separator: "/").last!))
+        do throws(StorageError) {
+            _ = try instance(url, "b")
+            Issue.record("a newer schema was accepted")
+        } catch {
+            #expect(error.code == .schemaTooNew)
+            #expect(error.message.contains("\(PostgresSchema.currentVersion + 1)"))
+        }
+    }
+
+    @Test func instancesStartingTogetherMigrateOnce() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { i in
+            do throws(StorageError) { _ = try instance(url, "gw-\(i)") } catch { failures.withLock { $0.append(error.description) } }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(try instance(url, "check").schemaVersion() == PostgresSchema.currentVersion)
+    }
+
+    @Test func anUnreachableServerIsUnavailable() throws {
+        let port = try PostgresCluster.shared().port
+        do throws(StorageError) {
+            // The cluster's port with a database that does not exist: refused by the server.
+            _ = try instance("postgresql://postgres@127.0.0.1:\(port)/no_such_database", "a")
+            Issue.record("connected to a database that does not exist")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("no_such_database"))
+        }
+        do throws(StorageError) {
+            _ = try instance("postgresql://postgres@127.0.0.1:1/postgres?connect_timeout=2", "a")
+            Issue.record("connected to a closed port")
+        } catch {
+            #expect(error.code == .unavailable)
+        }
+    }
+
+    @Test func claimsSkipRowsAnotherTransactionHoldsInsteadOfWaiting() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let storage = try instance(url, "a")
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<20).map { NewDelivery(token: token($0)) }, now: 1000)
+        // Another instance is in the middle of claiming the first five rows.
+        let other = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
+        try other.execute("BEGIN")
+        try other.execute("SELECT idx FROM deliveries WHERE idx < 5 FOR UPDATE")
+        let started = Date()
+        let claimed = try storage.claim(limit: 10, lease: LeaseTerms(owner: "a", seconds: 30), now: 1000)
+        #expect(Date().timeIntervalSince(started) < 5, "the claim waited for the other transaction")
+        #expect(claimed.map(\.index) == Array(5..<15))
+        try other.execute("ROLLBACK")
+        #expect(try storage.claim(limit: 10, lease: LeaseTerms(owner: "a", seconds: 30), now: 1000).map(\.index) == [0, 1, 2, 3, 4, 15, 16, 17, 18, 19])
+    }
+
+    @Test func twoInstancesClaimingAtOnceShareTheRowsAndFinishTheCampaignOnce() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let instances = [try instance(url, "a"), try instance(url, "b"), try instance(url, "c")]
+        let devices = 3000
+        _ = try instances[0].insert(newCampaign("c1"), deliveries: (0..<devices).map { NewDelivery(token: token($0)) }, now: 1000)
+        let seen = Mutex<[String: [Int]]>([:])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: instances.count) { i in
+            let storage = instances[i]
+            let lease = LeaseTerms(owner: "gw-\(i)", seconds: 30)
+            var pending: [DeliveryUpdate] = []
+            do throws(StorageError) {
+                for _ in 0..<1000 {
+                    let claims = try storage.recordAndClaim(pending, claimLimit: 97, lease: lease, now: 1001)
+                    pending = claims.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease) }
+                    seen.withLock { $0[lease.owner, default: []].append(contentsOf: claims.map(\.index)) }
+                    if claims.isEmpty { break }
+                }
+            } catch {
+                failures.withLock { $0.append(error.description) }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let all = seen.withLock { $0.values.flatMap { $0 } }
+        #expect(all.count == devices && Set(all).count == devices, "every device claimed exactly once")
+        let summary = try #require(try instances[1].campaign(id: "c1"))
+        #expect(summary.counts == [.delivered: devices])
+        #expect(summary.finishedAt == 1001)
+        #expect(try instances[2].pendingCampaignEvents(limit: 10).map(\.campaign.id) == ["c1"], "one campaign.finished event")
+        #expect(try instances[0].queueDepth() == 0)
+    }
+
+    @Test func aWebhookBatchIsSentByOneInstanceAtATime() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let a = try instance(url, "a", webhookLeaseSeconds: 0.5)
+        let b = try instance(url, "b", webhookLeaseSeconds: 0.5)
+        _ = try a.insert(newCampaign("c1"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try a.claim(limit: 3, lease: testLease, now: 1000)
+        try a.record(claimed.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .unregistered, status: 410, lease: $0.lease) }, now: 1001)
+        let batch = try a.pendingFeedback(limit: 10)
+        #expect(batch.count == 3)
+        #expect(try b.pendingFeedback(limit: 10).isEmpty, "a holds the batch")
+        #expect(try a.pendingFeedback(limit: 10) == batch, "a's retry is the same batch")
+        // a stops coming back (it died): its lease runs out and b takes the same batch over.
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(try b.pendingFeedback(limit: 10) == batch)
+        #expect(try a.pendingFeedback(limit: 10).isEmpty, "now b holds it")
+        try b.acknowledgeFeedback(through: batch[2].seq)
+        #expect(try a.pendingFeedback(limit: 10).isEmpty && b.pendingFeedback(limit: 10).isEmpty)
+    }
+
+    @Test func theProviderTokenIsMintedOnceAcrossInstances() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let instances = try (0..<4).map { try instance(url, "gw-\($0)") }
+        let key = SigningKeyName(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: String(repeating: "ab", count: 32))
+        let minted = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { i in
+            _ = try? instances[i % 4].updateProviderToken(key) { current in
+                guard current.compact == nil else { return nil }
+                minted.withLock { $0 += 1 }
+                return StoredProviderToken(compact: "token-\(i)", issuedAt: 1000)
+            }
+        }
+        #expect(minted.withLock { $0 } == 1)
+        #expect(try instances[3].providerToken(key).compact?.hasPrefix("token-") == true)
+    }
+
+    @Test func theHeartbeatNamesTheInstance() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.newDatabaseURL()
+        let storage = try instance(url, "gw-1/42/1000.0")
+        #expect(storage.checkWritable(now: 1234.5) == nil)
+        #expect(try cluster.psql("SELECT owner, heartbeat_at FROM instances", database: String(url.split(separator: "/").last!)) == "gw-1/42/1000.0|1234.5")
+    }
+}
