@@ -12,21 +12,10 @@ extension PostgresCampaignStorage {
             // The row lock orders two operators acting on one campaign through two instances.
             let locked = try db.execute("SELECT seq FROM campaigns WHERE id = $1 FOR UPDATE", [.text(id)])
             guard locked.rows > 0, let summary = try Self.campaign(db, seq: locked.int(0, 0)) else { return .notFound }
-            let status = summary.status(at: now)
             let target: CampaignControl
-            switch action {
-            case .pause:
-                if status.isFinal { return .refused(summary) }
-                if summary.control == .paused { return .unchanged(summary) }
-                target = .paused
-            case .resume:
-                if status.isFinal { return .refused(summary) }
-                if summary.control == .running { return .unchanged(summary) }
-                target = .running
-            case .cancel:
-                if summary.control == .cancelled { return .unchanged(summary) }
-                if status.isFinal { return .refused(summary) }
-                target = .cancelled
+            switch summary.decide(action, at: now) {
+            case .answer(let outcome): return outcome
+            case .set(let control): target = control
             }
             try db.execute("UPDATE campaigns SET control = $1, controlled_at = $2 WHERE seq = $3",
                            [.integer(target.rawValue), .double(now), .int(summary.seq)])
@@ -55,7 +44,7 @@ extension PostgresCampaignStorage {
         let ended = try transaction { db throws(StorageError) -> Int in
             settled = []
             var ended = 0
-            var tally = CountDeltas()
+            var tally = StateTally()
             for (seq, final) in stopped where ended < limit {
                 // The fencing number moves on: a late answer for it records nothing.
                 let rows = try db.execute("""

@@ -130,7 +130,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
                 INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, app, environment, owner, send_at, expires_at)
                 VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9, $10, $11) RETURNING seq
                 """, [.text(campaign.id), .double(campaign.createdAt), .text(campaign.dryRun ? "t" : "f"),
-                      .text(PostgresHeaderLines.encode(campaign.headers)), .bytes(campaign.body), .text(campaign.apnsIDPrefix),
+                      .text(HeaderLines.encode(campaign.headers)), .bytes(campaign.body), .text(campaign.apnsIDPrefix),
                       .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
                       .optional(campaign.sendAt), .optional(campaign.expiresAt)])
             let seq = row.int(0, 0)
@@ -192,7 +192,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
                            [.integer(count), remaining == 0 ? .double(now) : .null, .int(seq)])
             // Nothing to send (every token dead, every request unbuildable): finished at once.
             if remaining == 0 { try db.execute("INSERT INTO campaign_events(campaign) VALUES ($1)", [.int(seq)]) }
-            var tally = CountDeltas()
+            var tally = StateTally()
             tally.add(seq, .pending, remaining)
             tally.add(seq, .failed, failed)
             tally.add(seq, .skipped, skipped)
@@ -349,40 +349,18 @@ public final class PostgresCampaignStorage: CampaignStorage {
     }
 }
 
-/// Changes to `campaign_counts` gathered during a transaction, written at its end into
-/// this connection's shard in one statement, in key order (so two writers that share a
-/// shard lock its rows in the same order and cannot deadlock).
-struct CountDeltas {
-    private var deltas: [Int64: [DeliveryState: Int]] = [:]
-
-    mutating func add(_ campaign: Int64, _ state: DeliveryState, _ n: Int) {
-        guard n != 0 else { return }
-        deltas[campaign, default: [:]][state, default: 0] += n
-    }
-
-    mutating func move(_ campaign: Int64, from old: DeliveryState, to new: DeliveryState) {
-        add(campaign, old, -1)
-        add(campaign, new, 1)
-    }
-
+/// Written at the end of a transaction into this connection's rows, in one statement, in
+/// key order (two writers sharing rows lock them in the same order and cannot deadlock).
+extension StateTally {
     func apply(_ db: PGConnection) throws(StorageError) {
-        var campaigns: [Int64] = []
-        var states: [Int64] = []
-        var ns: [Int64] = []
-        for campaign in deltas.keys.sorted() {
-            for (state, n) in deltas[campaign]!.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where n != 0 {
-                campaigns.append(campaign)
-                states.append(Int64(state.rawValue))
-                ns.append(Int64(n))
-            }
-        }
-        guard !campaigns.isEmpty else { return }
+        let changes = self.changes
+        guard !changes.isEmpty else { return }
         try db.execute("""
             INSERT INTO campaign_counts(campaign, state, shard, n)
             SELECT c, s, $4, n FROM unnest($1::bigint[], $2::smallint[], $3::bigint[]) AS u(c, s, n)
             ON CONFLICT (campaign, state, shard) DO UPDATE SET n = campaign_counts.n + excluded.n
-            """, [.text(PGArray.integers(campaigns)), .text(PGArray.integers(states)), .text(PGArray.integers(ns)),
-                  .integer(try db.countShard())])
+            """, [.text(PGArray.integers(changes.map(\.campaign))), .text(PGArray.integers(changes.map { Int64($0.state.rawValue) })),
+                  .text(PGArray.integers(changes.map { Int64($0.n) })), .integer(try db.countShard())])
     }
 }
 
@@ -452,20 +430,6 @@ enum CopyText {
         for byte in bytes {
             buffer.append(hex[Int(byte >> 4)])
             buffer.append(hex[Int(byte & 15)])
-        }
-    }
-}
-
-/// Headers as stored: one "name: value" line each (as in the SQLite schema).
-enum PostgresHeaderLines {
-    static func encode(_ headers: [StoredHeader]) -> String {
-        headers.map { $0.name + ": " + $0.value }.joined(separator: "\n")
-    }
-
-    static func decode(_ text: String) -> [StoredHeader] {
-        text.split(separator: "\n").compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return StoredHeader(String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst()))
         }
     }
 }

@@ -60,7 +60,7 @@ extension PostgresCampaignStorage {
             RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease
             """, [.double(now), .text(PGArray.integers(campaigns)), .integer(limit), .text(lease.owner), .double(until)])
         var claimed = Self.claims(expired).sorted { ($0.campaign, $0.index) < ($1.campaign, $1.index) }
-        var tally = CountDeltas()
+        var tally = StateTally()
         // Then due rows, campaign by campaign (the due index leads with the campaign).
         for campaign in campaigns where claimed.count < limit {
             let due = try db.execute("""
@@ -94,7 +94,7 @@ extension PostgresCampaignStorage {
         try reading { db throws(StorageError) in
             let find = try db.execute("SELECT id, dry_run, headers, body, apns_id_prefix, app, environment FROM campaigns WHERE seq = $1", [.int(seq)])
             guard find.rows > 0 else { return nil }
-            return CampaignMessage(id: find.text(0, 0), dryRun: find.bool(0, 1), headers: PostgresHeaderLines.decode(find.text(0, 2)),
+            return CampaignMessage(id: find.text(0, 0), dryRun: find.bool(0, 1), headers: HeaderLines.decode(find.text(0, 2)),
                                    body: find.bytes(0, 3), apnsIDPrefix: find.text(0, 4), app: find.text(0, 5), environment: find.text(0, 6))
         }
     }
@@ -138,7 +138,7 @@ extension PostgresCampaignStorage {
                 .text(PGArray.integers(rows.map { $0.refundAttempt ? 1 : 0 })),
                 .text(PGArray.integers(rows.map(\.lease))),
             ])
-        var tally = CountDeltas()
+        var tally = StateTally()
         var settled: Set<Int64> = []
         var dead: [(campaign: Int64, index: Int, token: String)] = []
         for i in 0..<changed.rows {

@@ -8,21 +8,10 @@ extension SQLiteCampaignStorage {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> LifecycleOutcome in
                 guard let summary = try Self.campaign(db, id: id) else { return .notFound }
-                let status = summary.status(at: now)
                 let target: CampaignControl
-                switch action {
-                case .pause:
-                    if status.isFinal { return .refused(summary) }
-                    if summary.control == .paused { return .unchanged(summary) }
-                    target = .paused
-                case .resume:
-                    if status.isFinal { return .refused(summary) }
-                    if summary.control == .running { return .unchanged(summary) }
-                    target = .running
-                case .cancel:
-                    if summary.control == .cancelled { return .unchanged(summary) }
-                    if status.isFinal { return .refused(summary) }
-                    target = .cancelled
+                switch summary.decide(action, at: now) {
+                case .answer(let outcome): return outcome
+                case .set(let control): target = control
                 }
                 try db.statement("UPDATE campaigns SET control = ?, controlled_at = ? WHERE seq = ?")
                     .bind(.integer(target.rawValue), .double(now), .int(summary.seq)).run()

@@ -344,42 +344,14 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     }
 }
 
-/// Changes to `campaign_counts` gathered during a transaction and written at its end.
-struct StateTally {
-    private var deltas: [Int64: [DeliveryState: Int]] = [:]
-
-    mutating func add(_ campaign: Int64, _ state: DeliveryState, _ n: Int) {
-        deltas[campaign, default: [:]][state, default: 0] += n
-    }
-
-    mutating func move(_ campaign: Int64, from old: DeliveryState, to new: DeliveryState) {
-        add(campaign, old, -1)
-        add(campaign, new, 1)
-    }
-
+extension StateTally {
     func apply(_ db: SQLiteDatabase) throws(StorageError) {
         let sql = """
             INSERT INTO campaign_counts(campaign, state, n) VALUES (?, ?, ?)
             ON CONFLICT(campaign, state) DO UPDATE SET n = n + excluded.n
             """
-        for (campaign, states) in deltas {
-            for (state, n) in states where n != 0 {
-                try db.statement(sql).bind(.int(campaign), .integer(state.rawValue), .integer(n)).run()
-            }
-        }
-    }
-}
-
-/// Headers as stored: one "name: value" line each.
-enum HeaderLines {
-    static func encode(_ headers: [StoredHeader]) -> String {
-        headers.map { $0.name + ": " + $0.value }.joined(separator: "\n")
-    }
-
-    static func decode(_ text: String) -> [StoredHeader] {
-        text.split(separator: "\n").compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return StoredHeader(String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst()))
+        for change in changes {
+            try db.statement(sql).bind(.int(change.campaign), .integer(change.state.rawValue), .integer(change.n)).run()
         }
     }
 }
