@@ -19,6 +19,9 @@ public struct APNsConfiguration: Sendable, Equatable {
     /// `apns-topic` override for every request (normally the campaign's bundle id).
     public var topic: String?
     public var connections: Int
+    /// Transport threads, each with its own libcurl multi handle and a share of the
+    /// connections (at most one per connection).
+    public var transportThreads: Int
     /// Per-connection stream cap on our side; the server's own limit still applies.
     public var maxConcurrentStreams: Int
     public var requestTimeoutSeconds: Double
@@ -27,7 +30,7 @@ public struct APNsConfiguration: Sendable, Equatable {
 
     public init(environment: APNsEnvironment = .sandbox, url: String? = nil, caFile: String? = nil,
                 teamId: String? = nil, keyId: String? = nil, keyFile: String? = nil, topic: String? = nil,
-                connections: Int = 1, maxConcurrentStreams: Int = 100, requestTimeoutSeconds: Double = 10,
+                connections: Int = 1, transportThreads: Int = 1, maxConcurrentStreams: Int = 100, requestTimeoutSeconds: Double = 10,
                 retry: RetryPolicy = RetryPolicy(), dryRun: Bool = false) {
         self.environment = environment
         self.environments = [environment]
@@ -38,6 +41,7 @@ public struct APNsConfiguration: Sendable, Equatable {
         self.keyFile = keyFile
         self.topic = topic
         self.connections = connections
+        self.transportThreads = transportThreads
         self.maxConcurrentStreams = maxConcurrentStreams
         self.requestTimeoutSeconds = requestTimeoutSeconds
         self.retry = retry

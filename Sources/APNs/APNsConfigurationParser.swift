@@ -3,7 +3,7 @@ import StrictJSON
 
 extension APNsConfiguration {
     public static let keys = ["environment", "environments", "url", "caFile", "teamId", "keyId", "keyFile", "topic",
-                              "connections", "maxConcurrentStreams", "requestTimeoutSeconds", "retry", "dryRun"]
+                              "connections", "transportThreads", "maxConcurrentStreams", "requestTimeoutSeconds", "retry", "dryRun"]
 
     /// Reads the `apns` section into `reader` (every problem collected there, each at the
     /// file's pointer or at the `PUSHGATE_APNS_*` variable that gave the value). Credentials
@@ -27,6 +27,8 @@ extension APNsConfiguration {
         config.keyFile = reader.path(object, "keyFile", at: path)?.value
         config.topic = reader.string(object, "topic", at: path, validate: topicProblem)?.value
         config.connections = reader.integer(object, "connections", at: path, in: 1...64, default: config.connections) ?? config.connections
+        config.transportThreads = reader.integer(object, "transportThreads", at: path, in: 1...64,
+                                                 default: config.transportThreads) ?? config.transportThreads
         config.maxConcurrentStreams = reader.integer(object, "maxConcurrentStreams", at: path, in: 1...1000,
                                                      default: config.maxConcurrentStreams) ?? config.maxConcurrentStreams
         config.requestTimeoutSeconds = reader.number(object, "requestTimeoutSeconds", at: path, in: 0.05...600,

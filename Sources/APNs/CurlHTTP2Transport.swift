@@ -20,12 +20,18 @@ public struct TransportSettings: Sendable, Equatable {
     /// treated as unreachable: the queue ends as `unreachable`, and a connect-only probe
     /// goes out with backoff until a connection works again.
     public var breakerThreshold: Int
-    /// HTTP/2 PING on a connection quiet this long (libcurl's upkeep).
+    /// Transport threads, each with its own multi handle and a share of `connections`
+    /// (so at most `connections` of them).
+    public var threads: Int
+    /// HTTP/2 PING on a connection quiet this long, where libcurl can (its upkeep).
     public var upkeepIntervalMilliseconds: Int
+    /// A connection that carried nothing for longer than this (whole seconds) is not
+    /// trusted with a request: it is closed and a new one opened (`CURLOPT_MAXAGE_CONN`).
+    public var maxIdleSeconds: Int
 
     public init(baseURL: String, caFile: String? = nil, connections: Int = 1, maxConcurrentStreams: Int = 100,
                 timeoutMilliseconds: Int = 10_000, maxResends: Int = 5, breakerThreshold: Int = 3,
-                upkeepIntervalMilliseconds: Int = 20_000) {
+                upkeepIntervalMilliseconds: Int = 20_000, maxIdleSeconds: Int = 60, threads: Int = 1) {
         self.baseURL = baseURL
         self.caFile = caFile
         self.connections = connections
@@ -34,12 +40,17 @@ public struct TransportSettings: Sendable, Equatable {
         self.maxResends = maxResends
         self.breakerThreshold = breakerThreshold
         self.upkeepIntervalMilliseconds = upkeepIntervalMilliseconds
+        self.maxIdleSeconds = maxIdleSeconds
+        self.threads = threads
     }
+
+    /// Lanes to run: `threads`, at least one, at most one per connection.
+    var laneCount: Int { max(1, min(threads, connections)) }
 
     public init(_ configuration: APNsConfiguration) {
         self.init(baseURL: configuration.baseURL, caFile: configuration.caFile, connections: configuration.connections,
                   maxConcurrentStreams: configuration.maxConcurrentStreams,
-                  timeoutMilliseconds: Int(configuration.requestTimeoutSeconds * 1000))
+                  timeoutMilliseconds: Int(configuration.requestTimeoutSeconds * 1000), threads: configuration.transportThreads)
     }
 }
 
@@ -64,43 +75,116 @@ final class TransportJob: @unchecked Sendable {
     func finish(_ outcome: TransportOutcome) { continuation.resume(returning: outcome) }
 }
 
-/// HTTP/2 to APNs through one libcurl multi handle, driven by its own thread.
+/// HTTP/2 to APNs through `threads` transport threads (`CurlLane`), each with its own
+/// libcurl multi handle and its share of the `connections`.
 ///
-/// Requests are multiplexed over `connections` connections (`CURLPIPE_MULTIPLEX`,
-/// `CURLOPT_PIPEWAIT`), at most `connections × maxConcurrentStreams` in flight; the rest
-/// wait in a queue. libcurl/nghttp2 keep each connection within the server's advertised
-/// stream limit. What becomes of a request that gets no answer is described on `CurlLoop`.
+/// Requests go to the lanes in turn, skipping a lane whose circuit breaker is open while
+/// another can still reach APNs. In each lane, requests are multiplexed over its
+/// connections (`CURLPIPE_MULTIPLEX`, `CURLOPT_PIPEWAIT`), at most `connections ×
+/// maxConcurrentStreams` in flight; the rest wait in its queue. libcurl/nghttp2 keep each
+/// connection within the server's advertised stream limit. What becomes of a request that
+/// gets no answer is described on `CurlLoop`.
 public final class CurlHTTP2Transport: HTTPTransport {
-    private let multi: CurlMultiHandle
-    private let inbox = TransportInbox()
-    private let statistics: TransportStatistics
+    private let lanes: [CurlLane]
+    private let nextLane = Atomic<Int>(0)
     public let settings: TransportSettings
-    private let clock: any TimeSource
 
     public init(settings: TransportSettings, clock: any TimeSource = SystemClock()) throws(TransportFailure) {
         if settings.baseURL.hasPrefix("http://"), !CurlCapabilities.reusesCleartextHTTP2 {
             throw TransportFailure(.transportError, "libcurl \(CurlCapabilities.versionString) cannot reuse HTTP/2 cleartext connections "
                 + "(curl issue #10634, fixed in 8.0.0); use an https:// url (with caFile for a local server)")
         }
-        guard let multi = CurlMultiHandle() else { throw TransportFailure(.transportError, "libcurl could not create a multi handle") }
-        self.multi = multi
         self.settings = settings
-        self.clock = clock
-        let statistics = TransportStatistics()
-        self.statistics = statistics
-        let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, clock: clock)
-        let inbox = self.inbox
-        let thread = Thread { loop.run(takeInbox: inbox.take) }
-        thread.name = "pushgate-apns-curl"
-        thread.start()
+        let count = settings.laneCount
+        var lanes: [CurlLane] = []
+        for index in 0..<count {
+            var share = settings
+            share.connections = settings.connections / count + (index < settings.connections % count ? 1 : 0)
+            guard let lane = CurlLane(settings: share, clock: clock, name: "pushgate-apns-curl-\(index)") else {
+                for lane in lanes { lane.shutdown() }
+                throw TransportFailure(.transportError, "libcurl could not create a multi handle")
+            }
+            lanes.append(lane)
+        }
+        self.lanes = lanes
     }
 
     deinit { shutdown() }
 
     public func send(_ request: TransportRequest) async -> TransportOutcome {
+        await pickLane().send(request)
+    }
+
+    /// The next lane in turn; past one that cannot reach APNs while another can.
+    private func pickLane() -> CurlLane {
+        guard lanes.count > 1 else { return lanes[0] }
+        let first = nextLane.wrappingAdd(1, ordering: .relaxed).oldValue
+        for step in 0..<lanes.count {
+            let lane = lanes[(first &+ step) % lanes.count]
+            if lane.statistics.isReachable { return lane }
+        }
+        return lanes[first % lanes.count]
+    }
+
+    /// Stops the threads; requests not yet answered finish as `cancelled`.
+    public func shutdown() {
+        for lane in lanes { lane.shutdown() }
+    }
+
+    /// Transport threads (lanes) actually running.
+    public var threads: Int { lanes.count }
+
+    private func total(_ value: (TransportStatistics.Values) -> Int) -> Int {
+        lanes.reduce(0) { sum, lane in sum + lane.statistics.values.withLock { value($0) } }
+    }
+
+    /// Counters for tests and metrics: connection failures seen, requests re-queued,
+    /// connections opened (sockets).
+    public var connectionFailures: Int { total(\.connectionFailures) }
+    public var requeuedRequests: Int { total(\.requeued) }
+    public var connectionsOpened: Int { total(\.connectionsOpened) }
+    /// Connections closed because they answered nothing for a whole deadline while
+    /// requests waited on them (see `CurlLoop`).
+    public var silentConnectionsClosed: Int { total(\.silentConnectionsClosed) }
+
+    /// Whether APNs can be reached, for `/readyz`, metrics and `send`'s exit status: it
+    /// cannot once every lane's breaker is open (since the earliest of them).
+    public var reachability: Reachability {
+        var earliest: (since: Int64, lastError: String)?
+        for lane in lanes {
+            let (since, lastError) = lane.statistics.values.withLock { ($0.unreachableSince, $0.lastError) }
+            guard let since else { return .reachable }
+            if earliest == nil || since < earliest!.since { earliest = (since, lastError) }
+        }
+        return earliest.map { .unreachable(since: $0.since, lastError: $0.lastError) } ?? .reachable
+    }
+}
+
+/// One transport thread: a libcurl multi handle, the thread that drives it (`CurlLoop`),
+/// and the inbox callers hand requests to.
+final class CurlLane: Sendable {
+    private let multi: CurlMultiHandle
+    private let inbox = TransportInbox()
+    let statistics = TransportStatistics()
+    private let timeoutMilliseconds: Int
+    private let clock: any TimeSource
+
+    init?(settings: TransportSettings, clock: any TimeSource, name: String) {
+        guard let multi = CurlMultiHandle() else { return nil }
+        self.multi = multi
+        self.clock = clock
+        timeoutMilliseconds = settings.timeoutMilliseconds
+        let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, clock: clock)
+        let inbox = self.inbox
+        let thread = Thread { loop.run(takeInbox: inbox.take) }
+        thread.name = name
+        thread.start()
+    }
+
+    func send(_ request: TransportRequest) async -> TransportOutcome {
         await withCheckedContinuation { continuation in
             let job = TransportJob(request: request, continuation: continuation,
-                                   deadline: clock.monotonicMilliseconds() + UInt64(settings.timeoutMilliseconds))
+                                   deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
             // Only the request that finds the inbox empty wakes the thread: it will take
             // everything queued behind it too, so one wakeup serves a whole batch.
             let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in
@@ -116,23 +200,9 @@ public final class CurlHTTP2Transport: HTTPTransport {
         }
     }
 
-    /// Stops the thread; requests not yet answered finish as `cancelled`.
-    public func shutdown() {
+    func shutdown() {
         inbox.state.withLock { $0.stopping = true }
         multi.wakeup()
-    }
-
-    /// Counters for tests and metrics: connection failures seen, requests re-queued,
-    /// connections opened (sockets).
-    public var connectionFailures: Int { statistics.values.withLock { $0.connectionFailures } }
-    public var requeuedRequests: Int { statistics.values.withLock { $0.requeued } }
-    public var connectionsOpened: Int { statistics.values.withLock { $0.connectionsOpened } }
-
-    /// Whether APNs can be reached, for `/readyz`, metrics and `send`'s exit status.
-    public var reachability: Reachability {
-        statistics.values.withLock { values in
-            values.unreachableSince.map { .unreachable(since: $0, lastError: values.lastError) } ?? .reachable
-        }
     }
 }
 
@@ -168,6 +238,9 @@ final class TransportStatistics: Sendable {
         var connectionsOpened = 0
         var connectionsClosed = 0
         var stallsRelieved = 0
+        var silentConnectionsClosed = 0
+        /// The sockets libcurl has open (its connections).
+        var sockets: Set<Int32> = []
         var libcurlResends = 0
         var unreachableSince: Int64?
         var lastError = ""
@@ -175,4 +248,5 @@ final class TransportStatistics: Sendable {
     let values = Mutex(Values())
 
     var liveConnections: Int { values.withLock { $0.connectionsOpened - $0.connectionsClosed } }
+    var isReachable: Bool { values.withLock { $0.unreachableSince == nil } }
 }

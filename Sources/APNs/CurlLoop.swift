@@ -14,7 +14,10 @@ import Glibc
 ///   answer was read or the stream broke afterwards;
 /// * its deadline passes with no answer: the stream alone is cancelled (the connection and
 ///   the other streams carry on) and it ends as `timeout`; one whose deadline passed before
-///   it could be sent is not sent;
+///   it could be sent is not sent; but when its connection answered nothing for half a
+///   deadline while it and at least one more request sent that long ago wait on it, the
+///   connection is taken to be dead (silent) and closed, and its other streams go the way
+///   of a lost connection;
 /// * REFUSED_STREAM, or a GOAWAY that did not cover it: the server did not process it, and
 ///   libcurl sends it again on a fresh connection; every send is counted (the pre-request
 ///   callback) and past `maxResends` it ends as `unanswered`;
@@ -44,6 +47,9 @@ final class CurlLoop: @unchecked Sendable {
     private var connectionLimit = 0
     /// When a transfer last finished (or the stall valve last opened).
     private var lastProgress: UInt64 = 0
+    /// When an answer last arrived on each connection (by its local port), to tell a
+    /// silent connection (`silentConnections`).
+    private var lastAnswerOnPort: [Int32: UInt64] = [:]
     static let stallMilliseconds: UInt64 = 200
     /// libcurl's backstop per transfer: our own deadline sweep comes first, this only ends
     /// an answer that started and then stalled.
@@ -184,9 +190,10 @@ final class CurlLoop: @unchecked Sendable {
             let status = transfer.responseCode
             let uploadedAll = transfer.uploadedWholeBody
             let detail = transfer.easy.errorText
+            lastProgress = clock.monotonicMilliseconds()
+            if status > 0 { lastAnswerOnPort[transfer.localPort] = lastProgress }
             curl_multi_remove_handle(multi.pointer, easy)
             idleHandles.append(transfer.easy)
-            lastProgress = clock.monotonicMilliseconds()
             finish(transfer, result: result, status: status, uploadedAll: uploadedAll, detail: detail)
         }
     }
@@ -210,6 +217,7 @@ final class CurlLoop: @unchecked Sendable {
             }
         }
         nextDeadlineCheck = next
+        for port in silentConnections(among: overdue.map(\.1), now: now) { closeSilentConnection(localPort: port) }
         for (easy, transfer) in overdue {
             active.removeValue(forKey: easy)
             curl_multi_remove_handle(multi.pointer, easy)
@@ -218,6 +226,56 @@ final class CurlLoop: @unchecked Sendable {
             transfer.job.finish(.failure(TransportFailure(.timeout, sent
                 ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
                 : "not sent: no stream became free within \(settings.timeoutMilliseconds) ms")))
+        }
+    }
+
+    /// A silent connection (`silentConnections`): a peer gone quiet (a middlebox dropped the flow, a hung server). libcurl cannot
+    /// tell (its HTTP/2 PING, in 8.x, is never checked for an acknowledgement), and would
+    /// keep giving it new requests. Shutting the socket down makes libcurl see it closed:
+    /// its other streams fail as on a lost connection (parked, sent again within the send
+    /// bound) and the next requests get a new connection. libcurl still closes the socket.
+    /// The connections of `overdue` requests that answered nothing for half a deadline while
+    /// at least two requests sent on them that long ago wait: one hung stream on a
+    /// connection with nothing else to answer is no sign (only a PING could tell), two
+    /// that a connection leaves unanswered with no other answer on it are.
+    private func silentConnections(among overdue: [CurlTransfer], now: UInt64) -> Set<Int32> {
+        let window = UInt64(settings.timeoutMilliseconds / 2)
+        let quiet = Set(overdue.compactMap { transfer -> Int32? in
+            let port = transfer.localPort
+            guard transfer.job.sends > 0, port > 0, lastAnswerOnPort[port, default: 0] + window <= now else { return nil }
+            return port
+        })
+        guard !quiet.isEmpty else { return [] }
+        var waiting: [Int32: Int] = [:]
+        for transfer in active.values where transfer.job.sends > 0 && !transfer.answerStarted
+            && quiet.contains(transfer.localPort) && transfer.sentAt + window <= now {
+            waiting[transfer.localPort, default: 0] += 1
+        }
+        return Set(waiting.filter { $0.value >= 2 }.keys)
+    }
+
+    private func closeSilentConnection(localPort: Int32) {
+        lastAnswerOnPort[localPort] = nil
+        let sockets = statistics.values.withLock { $0.sockets }
+        guard let socket = sockets.first(where: { Self.localPort(of: $0) == localPort }),
+              shutdown(socket, Int32(SHUT_RDWR)) == 0 else { return }
+        statistics.values.withLock { $0.silentConnectionsClosed += 1 }
+    }
+
+    private static func localPort(of socket: Int32) -> Int32? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) == 0 }
+        }
+        guard found else { return nil }
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int32(UInt16(bigEndian: $0.pointee.sin_port)) } }
+        case AF_INET6:
+            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int32(UInt16(bigEndian: $0.pointee.sin6_port)) } }
+        default:
+            return nil
         }
     }
 

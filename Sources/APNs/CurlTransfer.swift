@@ -23,6 +23,12 @@ final class CurlTransfer {
     var abort: Abort?
     /// Monotonic milliseconds when it was handed to libcurl.
     var startedAt: UInt64 = 0
+    /// The local port of the connection it was last sent on (from the pre-request
+    /// callback): which connection it waits on, since libcurl 7.88 tells a transfer's
+    /// socket only once it is done.
+    var localPort: Int32 = 0
+    /// Monotonic milliseconds of its last send.
+    var sentAt: UInt64 = 0
     /// Sends within this transfer: more than one means libcurl re-sent it by itself on a
     /// fresh connection (a refused stream, or a GOAWAY that did not cover it).
     private var sendsHere = 0
@@ -75,8 +81,10 @@ final class CurlTransfer {
 
     /// Called by libcurl before each send, its own re-sends included: no send after the
     /// deadline, none beyond the bound.
-    func maySend() -> Bool {
-        if clock.monotonicMilliseconds() >= job.deadline {
+    func maySend(localPort: Int32) -> Bool {
+        self.localPort = localPort
+        sentAt = clock.monotonicMilliseconds()
+        if sentAt >= job.deadline {
             abort = .deadline
             return false
         }
@@ -103,8 +111,10 @@ final class CurlTransfer {
         // its per-request environment lookups).
         _ = pg_curl_easy_setopt_string(e, CURLOPT_PROXY, "")
         _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, min(settings.timeoutMilliseconds, 5_000))
-        // A quiet connection is checked: TCP keepalive on every libcurl, and HTTP/2 PING
-        // where curl_easy_upkeep works with a multi handle (libcurl >= 8.x; see CurlLoop).
+        // Quiet connections: TCP keepalive on every libcurl, HTTP/2 PING where
+        // curl_easy_upkeep reaches a multi handle's connections (libcurl >= 8.x; see
+        // CurlLoop), and none reused after `maxIdleSeconds` without traffic.
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_MAXAGE_CONN, max(1, settings.maxIdleSeconds))
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TCP_KEEPALIVE, 1)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TCP_KEEPIDLE, 30)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TCP_KEEPINTVL, 10)
@@ -123,16 +133,19 @@ final class CurlTransfer {
     }
 }
 
-private let curlPrerequest: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = { context, _, _, _, _ in
+private let curlPrerequest: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = { context, _, _, _, localPort in
     guard let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.maySend() ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+    return transfer.maySend(localPort: localPort) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 
 /// One call per socket libcurl opens, i.e. per connection attempt.
-private let curlNewSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, curlsocktype) -> Int32 = { context, _, _ in
+private let curlNewSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, curlsocktype) -> Int32 = { context, socket, _ in
     if let context {
-        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock { $0.connectionsOpened += 1 }
+        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock {
+            $0.connectionsOpened += 1
+            $0.sockets.insert(socket)
+        }
     }
     return Int32(CURL_SOCKOPT_OK)
 }
@@ -140,7 +153,10 @@ private let curlNewSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket
 /// libcurl closes a connection's socket: counted, then closed as libcurl would.
 private let curlCloseSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = { context, socket in
     if let context {
-        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock { $0.connectionsClosed += 1 }
+        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock {
+            $0.connectionsClosed += 1
+            $0.sockets.remove(socket)
+        }
     }
     return close(socket)
 }

@@ -27,7 +27,7 @@ import Testing
         let config = try parse("""
         {"environment":"production","url":"https://127.0.0.1:8443/","caFile":"ca.pem","teamId":"TEAM123456",
          "keyId":"KEY1234567","keyFile":"keys/AuthKey.p8","topic":"com.example.app","connections":2,
-         "maxConcurrentStreams":50,"requestTimeoutSeconds":2.5,
+         "transportThreads":2,"maxConcurrentStreams":50,"requestTimeoutSeconds":2.5,
          "retry":{"maxAttempts":5,"baseBackoffMilliseconds":100,"maxBackoffMilliseconds":2000},"dryRun":false}
         """, file: "/etc/pushgate/gateway.json")
         #expect(config.environment == .production)
@@ -35,6 +35,7 @@ import Testing
         #expect(config.caFile == "/etc/pushgate/ca.pem")
         #expect(config.keyFile == "/etc/pushgate/keys/AuthKey.p8")
         #expect(config.connections == 2 && config.maxConcurrentStreams == 50 && config.requestTimeoutSeconds == 2.5)
+        #expect(config.transportThreads == 2 && TransportSettings(config).threads == 2)
         #expect(config.retry == RetryPolicy(maxAttempts: 5, baseBackoffMilliseconds: 100, maxBackoffMilliseconds: 2000))
     }
 
@@ -65,6 +66,7 @@ import Testing
             (#"{"dryRun":"yes"}"#, [:], .wrongType, file("dryRun")),
             (#"{"dryRun":true,"connections":0}"#, [:], .invalidValue, file("connections")),
             (#"{"dryRun":true,"connections":1.5}"#, [:], .invalidValue, file("connections")),
+            (#"{"dryRun":true,"transportThreads":0}"#, [:], .invalidValue, file("transportThreads")),
             (#"{"dryRun":true,"retry":{"maxAttempts":3,"jitter":1}}"#, [:], .unknownKey, file("retry", "jitter")),
             (#"{"dryRun":true,"retry":{"baseBackoffMilliseconds":500,"maxBackoffMilliseconds":100}}"#, [:], .invalidValue, file("retry", "maxBackoffMilliseconds")),
             (#"{"dryRun":true,"url":"http://10.0.0.1:80"}"#, [:], .invalidValue, file("url")),

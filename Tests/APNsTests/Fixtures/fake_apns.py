@@ -5,7 +5,8 @@ It checks every request the way Apple documents (method, path, token, headers, b
 ES256 provider token verified with the public key) and answers as the test script says:
 a status and reason per device token or per N-th request, delays, no answer at all
 (a hung stream), a refused stream (RST_STREAM REFUSED_STREAM), a reset with any HTTP/2
-error code, or a GOAWAY after N requests on a connection. Every answered request is
+error code, a GOAWAY after N requests on a connection, or a connection that goes quiet
+after N answers (silentAfter). Every answered request is
 logged as one JSON line (--log), and every complete request, answered or not, as one line
 in the file next to it named received.jsonl, so that tests can count what was sent.
 
@@ -84,6 +85,13 @@ class Fake:
         self.drop_after = self.script.get("dropAfter")
         self.drop_connections = self.script.get("dropConnections", 1)
         self.dropped = 0
+        # "silentAfter": N — the first "silentConnections" connections go quiet once N
+        # requests have been answered on them, as a connection a middlebox dropped does:
+        # the socket stays open, and nothing is written on it again (no answer, no PING or
+        # SETTINGS acknowledgement); requests arriving on it are logged as "silent".
+        self.silent_after = self.script.get("silentAfter")
+        self.silent_connections = self.script.get("silentConnections", 1)
+        self.silenced = 0
         self.team_id = args.team_id
         self.key_id = args.key_id
         self.public_key = None
@@ -261,6 +269,7 @@ class Connection(asyncio.Protocol):
         if self.doomed:
             fake.dropped += 1
         self.closed = False
+        self.silent = False  # "silentAfter": nothing is written once this is set
         self.last_stream_id = None  # set once this connection sent GOAWAY
         # Apple's rule: a token whose key id differs from the first accepted token's on this
         # connection is UnrelatedKeyIdInToken ("open a new connection").
@@ -294,7 +303,7 @@ class Connection(asyncio.Protocol):
 
     def flush(self):
         data = self.h2.data_to_send()
-        if data and not self.closed:
+        if data and not self.closed and not self.silent:
             self.transport.write(data)
 
     def data_received(self, data):
@@ -346,6 +355,8 @@ class Connection(asyncio.Protocol):
         answer = fake.answer_for(n, token)
         action = "refuse" if answer.get("refuse") else "reset" if "reset" in answer else \
             "hang" if answer.get("noAnswer") else "answer"
+        if self.silent:
+            action = "silent"
         fake.received_log.write(json.dumps({"n": n, "connection": self.id, "stream": stream_id, "token": token,
                                             "action": action, "time": time.time()}) + "\n")
         if action in ("refuse", "reset"):
@@ -360,7 +371,7 @@ class Connection(asyncio.Protocol):
             if action == "refuse":
                 fake.refused += 1
             return
-        if action == "hang":
+        if action in ("hang", "silent"):
             return
         delay = answer.get("delayMs", fake.script.get("delayMs", 0)) / 1000.0
         if delay > 0:
@@ -370,7 +381,7 @@ class Connection(asyncio.Protocol):
 
     def respond(self, stream_id, n, token, headers, body, answer):
         fake = self.fake
-        if self.closed or stream_id not in self.streams:
+        if self.closed or self.silent or stream_id not in self.streams:
             return
         if self.last_stream_id is not None and stream_id > self.last_stream_id:
             return  # after GOAWAY: the client must send it again elsewhere
@@ -422,6 +433,11 @@ class Connection(asyncio.Protocol):
             return
         fake.answered += 1
         self.answered_here += 1
+        if (fake.silent_after is not None and self.answered_here >= fake.silent_after
+                and fake.silenced < fake.silent_connections):
+            fake.silenced += 1
+            self.flush()  # this answer still goes out; nothing after it
+            self.silent = True
         if fake.apns_streams:
             wanted = fake.max_streams if status == 200 else 1
             if wanted != self.stream_limit:
