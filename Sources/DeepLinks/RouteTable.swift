@@ -21,7 +21,8 @@ public struct RouteTable: Sendable {
     /// Parses, validates and compiles a table from its JSON text. Pure: the caller reads
     /// the file and passes its name as `source` for messages.
     public init(jsonBytes: [UInt8], source: String) throws(RouteTableError) {
-        let loaded = try RouteTableLoader(reader: TableReader(source: source)).load(jsonBytes)
+        var loader = RouteTableLoader(source: source)
+        let loaded = try loader.load(jsonBytes)
         self.app = loaded.app
         self.hosts = loaded.hosts
         self.passthroughQuery = loaded.passthroughQuery

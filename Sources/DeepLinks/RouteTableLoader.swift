@@ -1,9 +1,14 @@
 import StrictJSON
 
 /// Reads a route table document, checking every key, type, pattern and name, then the
-/// table as a whole for conflicting routes.
+/// table as a whole for conflicting routes. Every problem is collected by the one
+/// document reader (`ConfigReader`) and reported at once.
 struct RouteTableLoader {
-    let reader: TableReader
+    var reader: ConfigReader
+
+    init(source: String) {
+        reader = ConfigReader(document: source)
+    }
 
     struct Loaded {
         var app: AppIdentity
@@ -21,131 +26,129 @@ struct RouteTableLoader {
 
     /// Every problem in the table is reported (the first, with the rest in `others`);
     /// the route conflict check runs once the routes themselves are valid.
-    func load(_ bytes: [UInt8]) throws(RouteTableError) -> Loaded {
+    mutating func load(_ bytes: [UInt8]) throws(RouteTableError) -> Loaded {
         let document: JSON
         do {
             document = try JSONParser().parse(bytes)
         } catch {
-            throw reader.error(error.path, "invalid JSON: line \(error.line), column \(error.column): \(error.message)", error.code.diagnosticCode)
+            reader.report(error.code.diagnosticCode, at: error.path,
+                          "invalid JSON: line \(error.line), column \(error.column): \(error.message)")
+            throw refusal()
         }
         let root = JSONPath.root
-        let top = try reader.object(document, at: root, required: ["app", "hosts", "routes"],
-                                    optional: ["passthroughQuery"])
-        let app = top["app"].flatMap { json in reader.collect { () throws(RouteTableError) in try readApp(json, at: root.appending("app")) } } ?? nil
-        let hosts = top["hosts"].flatMap { json in reader.collect { () throws(RouteTableError) in try readHosts(json, at: root.appending("hosts")) } }
-        let passthrough = top["passthroughQuery"].map { json in
-            reader.collect { () throws(RouteTableError) in try readPassthrough(json, at: root.appending("passthroughQuery")) } ?? []
-        } ?? []
+        guard let top = reader.object(document, at: root, required: ["app", "hosts", "routes"],
+                                      optional: ["passthroughQuery"]) else { throw refusal() }
+        let app = top["app"].flatMap { readApp($0, at: root.appending("app")) }
+        let hosts = top["hosts"].flatMap { readHosts($0, at: root.appending("hosts")) }
+        let passthrough = top["passthroughQuery"].flatMap { readPassthrough($0, at: root.appending("passthroughQuery")) } ?? []
         let routesPath = root.appending("routes")
         var routes: [Route] = []
         var indices: [Int] = []  // each route's place in the file (routes that failed are skipped)
-        if let json = top["routes"], let routeList = reader.collect({ () throws(RouteTableError) in try reader.array(json, at: routesPath) }) {
-            if routeList.isEmpty { reader.record(reader.error(routesPath, "there must be at least one route")) }
+        if let json = top["routes"], let routeList = reader.array(json, at: routesPath) {
+            if routeList.isEmpty { reader.report(.invalidValue, at: routesPath, "there must be at least one route") }
             for (i, json) in routeList.enumerated() {
                 guard let route = readRoute(json, at: routesPath.appending(index: i), passthrough: passthrough) else { continue }
                 if let earlier = routes.firstIndex(where: { $0.name == route.name }) {
-                    reader.record(reader.error(routesPath.appending(index: i).appending("name"),
-                                               "duplicate route name \(JSONWriter.quoted(route.name)) (also routes[\(indices[earlier])])"))
+                    reader.report(.invalidValue, at: routesPath.appending(index: i).appending("name"),
+                                  "duplicate route name \(JSONWriter.quoted(route.name)) (also routes[\(indices[earlier])])")
                     continue
                 }
                 routes.append(route)
                 indices.append(i)
             }
         }
-        if reader.problems.list.isEmpty, let conflict = RouteConflicts.firstConflict(in: routes) {
+        if reader.isValid, let conflict = RouteConflicts.firstConflict(in: routes) {
             let a = routes[conflict.first], b = routes[conflict.second]
-            reader.record(reader.error(routesPath.appending(index: conflict.second),
-                                       "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific", .ambiguousRoutes))
+            reader.report(.ambiguousRoutes, at: routesPath.appending(index: conflict.second),
+                          "ambiguous routes: \(JSONWriter.quoted(a.name)) (\(a.pattern)) and \(JSONWriter.quoted(b.name)) (\(b.pattern)) both match \(JSONWriter.quoted(conflict.example)) and neither is more specific")
         }
-        if var first = reader.problems.list.first {
-            first.others = Array(reader.problems.list.dropFirst())
-            throw first
-        }
-        guard let app, let hosts else { throw reader.error(root, "the table could not be read") }  // unreachable: recorded above
+        guard reader.isValid, let app, let hosts else { throw refusal() }
         return Loaded(app: app, hosts: hosts, passthroughQuery: passthrough, routes: routes, document: document)
+    }
+
+    /// Every problem recorded, the first carrying the rest.
+    private func refusal() -> RouteTableError {
+        let errors = reader.diagnostics.map {
+            RouteTableError($0.code, source: reader.file, path: $0.location.path ?? .root, message: $0.message)
+        }
+        guard var first = errors.first else {
+            return RouteTableError(source: reader.file, path: .root, message: "the table could not be read")  // unreachable: a problem was recorded
+        }
+        first.others = Array(errors.dropFirst())
+        return first
     }
 
     /// The app's identity, each field checked on its own. `scheme` is optional: an app
     /// that opens https links only has none.
-    private func readApp(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> AppIdentity? {
-        let object = try reader.object(json, at: path, required: ["teamId", "bundleId"], optional: ["scheme"])
-        let teamId = object["teamId"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
-            let teamId = try reader.string(json, at: path.appending("teamId"))
+    private mutating func readApp(_ json: JSON, at path: JSONPath) -> AppIdentity? {
+        guard let object = reader.object(json, at: path, required: ["teamId", "bundleId"], optional: ["scheme"]) else { return nil }
+        let teamId = reader.string(object, "teamId", at: path) { teamId in
             let teamOK = teamId.utf8.count == 10
                 && teamId.utf8.allSatisfy { ASCII.isDigit($0) || ($0 >= 0x41 && $0 <= 0x5A) }
-            if !teamOK {
-                throw reader.error(path.appending("teamId"), "team ID \(JSONWriter.quoted(teamId)) must be 10 characters of A-Z and 0-9")
-            }
-            return teamId
-        } }
-        let bundleId = object["bundleId"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
-            let bundleId = try reader.string(json, at: path.appending("bundleId"))
-            if let problem = BundleID.problem(with: bundleId) {
-                throw reader.error(path.appending("bundleId"), problem)
-            }
-            return bundleId
-        } }
-        let scheme: String?? = object["scheme"].map { json in reader.collect { () throws(RouteTableError) -> String in
-            let scheme = try reader.string(json, at: path.appending("scheme"))
+            return teamOK ? nil : "team ID \(JSONWriter.quoted(teamId)) must be 10 characters of A-Z and 0-9"
+        }
+        let bundleId = reader.string(object, "bundleId", at: path, validate: BundleID.problem(with:))
+        let scheme = reader.string(object, "scheme", at: path) { scheme in
             let schemeOK = scheme.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
                 && scheme.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
-            if !schemeOK {
-                throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) must be lowercase [a-z][a-z0-9+.-]*")
-            }
-            if Self.reservedSchemes.contains(scheme) {
-                throw reader.error(path.appending("scheme"), "scheme \(JSONWriter.quoted(scheme)) is not an app's own scheme")
-            }
-            return scheme
-        } }
-        // `scheme` is nil when absent and `.some(nil)` when given but wrong (recorded above).
-        if case .some(.none) = scheme { return nil }
+            if !schemeOK { return "scheme \(JSONWriter.quoted(scheme)) must be lowercase [a-z][a-z0-9+.-]*" }
+            if Self.reservedSchemes.contains(scheme) { return "scheme \(JSONWriter.quoted(scheme)) is not an app's own scheme" }
+            return nil
+        }
+        // A scheme given but wrong was reported above.
+        if object["scheme"] != nil && scheme == nil { return nil }
         guard let teamId, let bundleId else { return nil }
-        return AppIdentity(teamId: teamId, bundleId: bundleId, scheme: scheme ?? nil)
+        return AppIdentity(teamId: teamId.value, bundleId: bundleId.value, scheme: scheme?.value)
     }
 
-    private func readHosts(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> [String] {
-        let hosts = try reader.stringList(json, at: path, what: "host")
-        if hosts.isEmpty { throw reader.error(path, "there must be at least one host") }
+    private mutating func readHosts(_ json: JSON, at path: JSONPath) -> [String]? {
+        guard let hosts = reader.strings(json, at: path, distinct: "host") else { return nil }
+        if hosts.isEmpty {
+            reader.report(.invalidValue, at: path, "there must be at least one host")
+            return nil
+        }
+        var ok = true
         for (i, host) in hosts.enumerated() {
             if let problem = HostName.problem(with: host) {
-                throw reader.error(path.appending(index: i), "\(JSONWriter.quoted(host)): \(problem)")
+                reader.report(.invalidValue, at: path.appending(index: i), "\(JSONWriter.quoted(host)): \(problem)")
+                ok = false
             }
         }
-        return hosts
+        return ok ? hosts : nil
     }
 
-    private func readPassthrough(_ json: JSON, at path: JSONPath) throws(RouteTableError) -> [String] {
-        let keys = try reader.stringList(json, at: path, what: "query key")
-        for (i, key) in keys.enumerated() {
-            try checkQueryKey(key, at: path.appending(index: i))
+    private mutating func readPassthrough(_ json: JSON, at path: JSONPath) -> [String]? {
+        guard let keys = reader.strings(json, at: path, distinct: "query key") else { return nil }
+        var ok = true
+        for (i, key) in keys.enumerated() where !checkQueryKey(key, at: path.appending(index: i)) {
+            ok = false
         }
-        return keys
+        return ok ? keys : nil
     }
 
-    private func checkQueryKey(_ key: String, at path: JSONPath) throws(RouteTableError) {
+    /// False after reporting why `key` cannot be a query key.
+    private mutating func checkQueryKey(_ key: String, at path: JSONPath) -> Bool {
         if !ASCII.isUnreservedText(key) || key.utf8.count > 64 {
-            throw reader.error(path, "query key \(JSONWriter.quoted(key)) must be 1–64 of A-Z a-z 0-9 - . _ ~")
+            reader.report(.invalidValue, at: path, "query key \(JSONWriter.quoted(key)) must be 1–64 of A-Z a-z 0-9 - . _ ~")
+            return false
         }
         if CredentialKeys.contains(key) {
-            throw reader.error(path, "query key \(JSONWriter.quoted(key)) names a credential; secrets do not belong in links")
+            reader.report(.invalidValue, at: path, "query key \(JSONWriter.quoted(key)) names a credential; secrets do not belong in links")
+            return false
         }
+        return true
     }
 
     /// One route, or nil when any part of it is wrong (every such part is recorded).
-    private func readRoute(_ json: JSON, at path: JSONPath, passthrough: [String]) -> Route? {
-        let before = reader.problems.list.count
-        guard let object = reader.collect({ () throws(RouteTableError) in
-            try reader.object(json, at: path, required: ["name", "path"], optional: ["params", "query"])
-        }) else { return nil }
-        let name = object["name"].flatMap { json in reader.collect { () throws(RouteTableError) -> String in
-            let name = try reader.string(json, at: path.appending("name"))
-            if !ASCII.isIdentifier(name) && !(ASCII.isUnreservedText(name) && ASCII.isAlpha(name.utf8.first ?? 0)) {
-                throw reader.error(path.appending("name"), "route name \(JSONWriter.quoted(name)) must start with a letter and use A-Z a-z 0-9 - . _ ~")
-            }
-            return name
-        } }
+    private mutating func readRoute(_ json: JSON, at path: JSONPath, passthrough: [String]) -> Route? {
+        let before = reader.diagnostics.count
+        guard let object = reader.object(json, at: path, required: ["name", "path"], optional: ["params", "query"]) else { return nil }
+        let name = reader.string(object, "name", at: path) { name in
+            ASCII.isIdentifier(name) || (ASCII.isUnreservedText(name) && ASCII.isAlpha(name.utf8.first ?? 0)) ? nil
+                : "route name \(JSONWriter.quoted(name)) must start with a letter and use A-Z a-z 0-9 - . _ ~"
+        }?.value
         let patternPath = path.appending("path")
-        let pattern = object["path"].flatMap { json in reader.collect { () throws(RouteTableError) in try reader.string(json, at: patternPath) } }
+        let pattern = reader.string(object, "path", at: path)?.value
 
         var params: [(name: String, type: ValueType)] = []
         var paramsRead = true
@@ -153,14 +156,14 @@ struct RouteTableLoader {
             let paramsPath = path.appending("params")
             if let members = json.objectValue?.members {
                 for member in members {
-                    if let type = reader.collect({ () throws(RouteTableError) in try reader.valueType(member.value, at: paramsPath.appending(member.key)) }) {
+                    if let type = reader.valueType(member.value, at: paramsPath.appending(member.key)) {
                         params.append((member.key, type))
                     } else {
                         paramsRead = false
                     }
                 }
             } else {
-                reader.record(reader.error(paramsPath, "expected an object of parameter types, found \(json.kindDescription)", .wrongType))
+                reader.report(.wrongType, at: paramsPath, "expected an object of parameter types, found \(json.kindDescription)")
                 paramsRead = false
             }
         }
@@ -169,11 +172,11 @@ struct RouteTableLoader {
             switch PatternParser.parse(pattern, params: params) {
             case .success(let s): segments = s
             case .failure(.pattern(let message)):
-                reader.record(reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) \(message)", .invalidPattern))
+                reader.report(.invalidPattern, at: patternPath, "pattern \(JSONWriter.quoted(pattern)) \(message)")
             case .failure(.undeclared(let param)):
-                reader.record(reader.error(patternPath, "pattern \(JSONWriter.quoted(pattern)) uses :\(param) but \"params\" gives it no type", .missing))
+                reader.report(.missing, at: patternPath, "pattern \(JSONWriter.quoted(pattern)) uses :\(param) but \"params\" gives it no type")
             case .failure(.unused(let param)):
-                reader.record(reader.error(path.appending("params").appending(param), "parameter \(JSONWriter.quoted(param)) is not used in the pattern \(JSONWriter.quoted(pattern))"))
+                reader.report(.invalidValue, at: path.appending("params").appending(param), "parameter \(JSONWriter.quoted(param)) is not used in the pattern \(JSONWriter.quoted(pattern))")
             }
         }
 
@@ -183,33 +186,66 @@ struct RouteTableLoader {
             if let members = json.objectValue?.members {
                 for member in members {
                     let keyPath = queryPath.appending(member.key)
-                    let parameter = reader.collect { () throws(RouteTableError) -> QueryParameter in
-                        try checkQueryKey(member.key, at: keyPath)
-                        if passthrough.contains(member.key) {
-                            throw reader.error(keyPath, "query key \(JSONWriter.quoted(member.key)) is already in passthroughQuery")
-                        }
-                        return try readQueryParameter(key: member.key, member.value, at: keyPath)
+                    guard checkQueryKey(member.key, at: keyPath) else { continue }
+                    if passthrough.contains(member.key) {
+                        reader.report(.invalidValue, at: keyPath, "query key \(JSONWriter.quoted(member.key)) is already in passthroughQuery")
+                        continue
                     }
-                    if let parameter { query.append(parameter) }
+                    if let parameter = readQueryParameter(key: member.key, member.value, at: keyPath) { query.append(parameter) }
                 }
             } else {
-                reader.record(reader.error(queryPath, "expected an object of query keys, found \(json.kindDescription)", .wrongType))
+                reader.report(.wrongType, at: queryPath, "expected an object of query keys, found \(json.kindDescription)")
             }
         }
-        guard reader.problems.list.count == before, let name, let pattern, let segments else { return nil }
+        guard reader.diagnostics.count == before, let name, let pattern, let segments else { return nil }
         return Route(name: name, pattern: pattern, segments: segments, query: query)
     }
 
     /// `"slug"`, `["a", "b"]`, or `{"type": …, "required": true}`.
-    private func readQueryParameter(key: String, _ json: JSON, at path: JSONPath) throws(RouteTableError) -> QueryParameter {
+    private mutating func readQueryParameter(key: String, _ json: JSON, at path: JSONPath) -> QueryParameter? {
         guard case .object = json else {
-            return QueryParameter(key: key, type: try reader.valueType(json, at: path), required: false)
+            return reader.valueType(json, at: path).map { QueryParameter(key: key, type: $0, required: false) }
         }
-        let object = try reader.object(json, at: path, required: ["type"], optional: ["required"])
-        let type = try reader.valueType(object["type"] ?? .null, at: path.appending("type"))
-        let required = try object["required"].map { json throws(RouteTableError) in
-            try reader.bool(json, at: path.appending("required"))
-        } ?? false
+        guard let object = reader.object(json, at: path, required: ["type"], optional: ["required"]),
+              let typeJSON = object["type"] else { return nil }
+        let type = reader.valueType(typeJSON, at: path.appending("type"))
+        let required = object["required"].map { reader.bool($0, at: path.appending("required")) } ?? false
+        guard let type, let required else { return nil }
         return QueryParameter(key: key, type: type, required: required)
+    }
+}
+
+extension ConfigReader {
+    /// A route parameter's type: `"int"`, `"uuid"`, `"slug"`, `"string"` or a list of
+    /// allowed values; nil after reporting why not.
+    mutating func valueType(_ json: JSON, at path: JSONPath) -> ValueType? {
+        switch json {
+        case .string(let name):
+            switch name {
+            case "int": return .int
+            case "uuid": return .uuid
+            case "slug": return .slug
+            case "string": return .string
+            default:
+                report(.invalidValue, at: path, "unknown type \(JSONWriter.quoted(name)) (expected \"int\", \"uuid\", \"slug\", \"string\" or a list of allowed values)")
+                return nil
+            }
+        case .array:
+            guard let values = strings(json, at: path, distinct: "allowed value") else { return nil }
+            if values.isEmpty {
+                report(.invalidValue, at: path, "the list of allowed values is empty")
+                return nil
+            }
+            var ok = true
+            for (i, value) in values.enumerated() where !ValueType.string.accepts(value) || value.contains("/") || value.contains("\\") {
+                report(.invalidValue, at: path.appending(index: i),
+                       "allowed value \(JSONWriter.quoted(value)) must be 1–256 characters with no whitespace, control, format characters, '/' or '\\'")
+                ok = false
+            }
+            return ok ? .oneOf(values) : nil
+        default:
+            report(.wrongType, at: path, "expected a type name or a list of allowed values, found \(json.kindDescription)")
+            return nil
+        }
     }
 }

@@ -78,45 +78,37 @@ enum LinkEndpoints {
 
     /// `{"link": "…"}` or `{"links": ["…", …]}`; every problem at once.
     static func parseLinks(_ json: JSON) -> Result<Links, Problem> {
-        guard let object = json.objectValue else {
-            return .failure(.validation([Diagnostic(.wrongType, at: .pointer(.root), "expected an object with \"link\" or \"links\", found \(json.kindDescription)")]))
+        var r = ConfigReader(document: nil)
+        let root = JSONPath.root
+        guard case .object(let object) = json else {
+            r.report(.wrongType, at: root, "expected an object with \"link\" or \"links\", found \(json.kindDescription)")
+            return .failure(.validation(r.diagnostics))
         }
-        var errors: [Diagnostic] = []
-        for key in object.keys where key != "link" && key != "links" {
-            errors.append(Diagnostic(.unknownKey, at: .pointer(.root.appending(key)), Diagnostic.unknownKeyMessage(key, expected: ["link", "links"])))
-        }
+        r.rejectUnknownKeys(object, at: root, keys: ["link", "links"])
+        var links: Links?
         switch (object["link"], object["links"]) {
         case (.some(let single), nil):
-            guard let link = single.stringValue else {
-                errors.append(Diagnostic(.wrongType, at: .pointer(.root.appending("link")), "expected a string, found \(single.kindDescription)"))
-                return .failure(.validation(errors))
-            }
-            return errors.isEmpty ? .success(.single(link)) : .failure(.validation(errors))
+            links = r.string(single, at: root.appending("link")).map(Links.single)
         case (nil, .some(let many)):
-            guard let items = many.arrayValue else {
-                errors.append(Diagnostic(.wrongType, at: .pointer(.root.appending("links")), "expected an array of strings, found \(many.kindDescription)"))
-                return .failure(.validation(errors))
+            let path = root.appending("links")
+            guard case .array(let items) = many else {
+                r.report(.wrongType, at: path, "expected an array of strings, found \(many.kindDescription)")
+                break
             }
-            if items.isEmpty || items.count > maxBatch {
-                errors.append(Diagnostic(.invalidBatchSize, at: .pointer(.root.appending("links")), "expected 1 to \(maxBatch) links, got \(items.count)"))
+            guard !items.isEmpty && items.count <= maxBatch else {
                 // Items past the limit are not looked at: half a million non-strings
                 // would otherwise each get an error in the answer.
-                return .failure(.validation(errors))
+                r.report(.invalidBatchSize, at: path, "expected 1 to \(maxBatch) links, got \(items.count)")
+                break
             }
-            var links: [String] = []
-            for (i, item) in items.enumerated() {
-                if let text = item.stringValue { links.append(text) } else {
-                    errors.append(Diagnostic(.wrongType, at: .pointer(.root.appending("links").appending(index: i)), "expected a string, found \(item.kindDescription)"))
-                }
-            }
-            return errors.isEmpty ? .success(.batch(links)) : .failure(.validation(errors))
+            links = r.strings(many, at: path).map(Links.batch)
         case (.some, .some):
-            errors.append(Diagnostic(.conflictingFields, at: .pointer(.root.appending("links")), "give either \"link\" or \"links\", not both"))
-            return .failure(.validation(errors))
+            r.report(.conflictingFields, at: root.appending("links"), "give either \"link\" or \"links\", not both")
         case (nil, nil):
-            errors.append(Diagnostic(.missing, at: .pointer(.root.appending("link")), "expected \"link\" (a string) or \"links\" (an array)"))
-            return .failure(.validation(errors))
+            r.report(.missing, at: root.appending("link"), "expected \"link\" (a string) or \"links\" (an array)")
         }
+        guard r.isValid, let links else { return .failure(.validation(r.diagnostics)) }
+        return .success(links)
     }
 }
 

@@ -129,7 +129,7 @@ public struct ServerSettings: Sendable {
             }
             var limit: RateLimit?
             if let limitJSON = object["rateLimit"] {
-                var scratch = ConfigReader(file: reader.file)  // no overrides inside a list item
+                var scratch = ConfigReader(document: reader.file)  // no overrides inside a list item
                 limit = readRateLimit(limitJSON, reader: &scratch, at: itemPath.appending("rateLimit"))
                 for d in scratch.diagnostics { reader.report(d.code, at: place(d.location.path ?? itemPath), d.message) }
             }

@@ -48,198 +48,202 @@ public enum CampaignReader {
         guard case .object(let object) = json else {
             return (nil, [PayloadError(.wrongType, at: .root, "a campaign is a JSON object, found \(json.kindDescription)")])
         }
-        var r = FieldReader(object, at: .root)
-        r.rejectUnknownKeys(knownKeys)
+        var r = ConfigReader(document: nil)
+        let root = JSONPath.root
+        r.rejectUnknownKeys(object, at: root, keys: knownKeys)
         var c = Campaign()
 
-        let templateName = r.string("template")
+        // An invalid name or tag is reported and still read, so the rules below see it given.
+        let templateName = r.string(object, "template", at: root)?.value
         if let name = templateName, !TemplateName.isValid(name) {
-            r.problem(.invalidValue, "template", "\(TextSafety.quoted(name)) is not a template name: use letters, digits, '_' and '-' (at most 64)")
+            r.problem(.invalidValue, at: root.appending("template"), "\(TextSafety.quoted(name)) is not a template name: use letters, digits, '_' and '-' (at most 64)")
         }
-        let locale = r.string("locale")
+        let locale = r.string(object, "locale", at: root)?.value
         if let l = locale, !LanguageTag.isValid(l) {
-            r.problem(.invalidValue, "locale", "\(TextSafety.quoted(l)) is not a language tag like \"en\" or \"pl-PL\"")
+            r.problem(.invalidValue, at: root.appending("locale"), "\(TextSafety.quoted(l)) is not a language tag like \"en\" or \"pl-PL\"")
         }
         if let v = object["variables"] {
-            c.variables = FieldReader.variables(v, at: .root.appending("variables"), problems: &r.problems)
+            c.variables = r.variables(v, at: root.appending("variables"))
         }
-        let alert = readAlert(&r)
+        let alert = readAlert(object, &r)
         if let name = templateName {
-            if alert != nil { r.problem(.conflictingFields, "alert", "give either \"template\" or \"alert\", not both") }
+            if alert != nil { r.problem(.conflictingFields, at: root.appending("alert"), "give either \"template\" or \"alert\", not both") }
             c.message = .template(name: name, locale: locale)
         } else {
             if let alert { c.message = .inline(alert) }
-            if locale != nil { r.problem(.conflictingFields, "locale", "\"locale\" chooses a template's language; this campaign has no \"template\"") }
-            if object["variables"] != nil { r.problem(.conflictingFields, "variables", "\"variables\" fill a template's placeholders; this campaign has no \"template\"") }
+            if locale != nil { r.problem(.conflictingFields, at: root.appending("locale"), "\"locale\" chooses a template's language; this campaign has no \"template\"") }
+            if object["variables"] != nil { r.problem(.conflictingFields, at: root.appending("variables"), "\"variables\" fill a template's placeholders; this campaign has no \"template\"") }
         }
 
-        c.deeplink = r.string("deeplink")
-        if let t = r.string("push_type") {
+        c.deeplink = r.string(object, "deeplink", at: root)?.value
+        if let t = r.string(object, "push_type", at: root)?.value {
             if let p = PushType(rawValue: t) { c.pushType = p } else {
-                r.problem(.invalidValue, "push_type", "unknown push type \(TextSafety.quoted(t)); expected one of: \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
+                r.problem(.invalidValue, at: root.appending("push_type"), "unknown push type \(TextSafety.quoted(t)); expected one of: \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
-        if let p = r.integer("priority") {
+        if let p = r.wholeNumber(object, "priority", at: root) {
             if [10, 5, 1].contains(p) { c.priority = Int(p) } else {
-                r.problem(.invalidPriority, "priority", "APNs priority is 10 (now), 5 (power-considerate) or 1 (low), found \(p)")
+                r.problem(.invalidPriority, at: root.appending("priority"), "APNs priority is 10 (now), 5 (power-considerate) or 1 (low), found \(p)")
             }
         }
-        readExpiration(&r, into: &c)
-        if let id = r.plainString("collapse_id") {
+        readExpiration(object, &r, into: &c)
+        if let id = r.plainString(object, "collapse_id", at: root) {
             if id.utf8.count > maxCollapseIdBytes {
-                r.problem(.collapseIdTooLong, "collapse_id", "is \(id.utf8.count) bytes; APNs allows at most \(maxCollapseIdBytes)")
+                r.problem(.collapseIdTooLong, at: root.appending("collapse_id"), "is \(id.utf8.count) bytes; APNs allows at most \(maxCollapseIdBytes)")
             } else { c.collapseId = id }
         }
-        c.threadId = r.plainString("thread_id")
-        c.category = r.plainString("category")
-        if let b = r.integer("badge") {
+        c.threadId = r.plainString(object, "thread_id", at: root)
+        c.category = r.plainString(object, "category", at: root)
+        if let b = r.wholeNumber(object, "badge", at: root) {
             if b >= 0 && b <= Int64(Int32.max) { c.badge = Int(b) } else {
-                r.problem(.invalidValue, "badge", "must be from 0 (clears the badge) to \(Int32.max), found \(b)")
+                r.problem(.invalidValue, at: root.appending("badge"), "must be from 0 (clears the badge) to \(Int32.max), found \(b)")
             }
         }
-        c.sound = readSound(&r)
-        if let level = r.string("interruption_level") {
+        c.sound = readSound(object, at: root, &r)
+        if let level = r.string(object, "interruption_level", at: root)?.value {
             if let l = InterruptionLevel(rawValue: level) { c.interruptionLevel = l } else {
-                r.problem(.invalidValue, "interruption_level", "unknown level \(TextSafety.quoted(level)); expected one of: \(InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+                r.problem(.invalidValue, at: root.appending("interruption_level"), "unknown level \(TextSafety.quoted(level)); expected one of: \(InterruptionLevel.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
-        c.relevanceScore = r.unitInterval("relevance_score", code: .relevanceScoreOutOfRange)
-        c.mutableContent = r.flag("mutable_content")
-        c.contentAvailable = r.flag("content_available")
-        c.targetContentId = r.plainString("target_content_id")
-        if let data = r.object("data") {
+        c.relevanceScore = r.unitInterval(object, "relevance_score", at: root, code: .relevanceScoreOutOfRange)
+        c.mutableContent = r.flag(object, "mutable_content", at: root)
+        c.contentAvailable = r.flag(object, "content_available", at: root)
+        c.targetContentId = r.plainString(object, "target_content_id", at: root)
+        if let data = r.object(object, "data", at: root) {
             for member in data.members where reservedDataKeys.contains(member.key) {
-                r.problems.append(PayloadError(.reservedDataKey, at: .root.appending("data").appending(member.key),
-                                               "\(TextSafety.quoted(member.key)) is reserved: the body's \"aps\", \"deeplink\" and \"route\" are written by pushgate"))
+                r.problem(.reservedDataKey, at: root.appending("data").appending(member.key),
+                          "\(TextSafety.quoted(member.key)) is reserved: the body's \"aps\", \"deeplink\" and \"route\" are written by pushgate")
             }
-            NumberSafety.check(.object(data), at: .root.appending("data"), problems: &r.problems)
+            NumberSafety.check(.object(data), at: root.appending("data"), reader: &r)
             c.data = data
         }
         if let devices = object["devices"] {
             c.devicesGiven = true
-            let (valid, indices) = readDevices(devices, hasTemplate: templateName != nil, problems: &r.problems)
+            let (valid, indices) = readDevices(devices, hasTemplate: templateName != nil, &r)
             c.devices = valid
             c.deviceIndices = indices  // after `devices`, whose didSet resets it
         }
-        c.truncate = r.bool("truncate") ?? false
-        c.dryRun = r.bool("dry_run") ?? false
-        c.sendAt = readTime(&r, "send_at")
-        c.expiresAt = readTime(&r, "expires_at")
-        c.app = r.plainString("app")
-        if let environment = r.plainString("environment") {
+        c.truncate = r.bool(object, "truncate", at: root, default: false)
+        c.dryRun = r.bool(object, "dry_run", at: root, default: false)
+        c.sendAt = readTime(object, "send_at", &r)
+        c.expiresAt = readTime(object, "expires_at", &r)
+        c.app = r.plainString(object, "app", at: root)
+        if let environment = r.plainString(object, "environment", at: root) {
             if ["production", "sandbox"].contains(environment) { c.environment = environment } else {
-                r.problem(.invalidValue, "environment", "expected \"production\" or \"sandbox\", not \(FieldReader.shown(.string(environment)))")
+                r.problem(.invalidValue, at: root.appending("environment"), "expected \"production\" or \"sandbox\", not \(ConfigReader.shown(.string(environment)))")
             }
         }
         if let value = object["confirm_devices"] {
             if let n = value.int64Value, n >= 1, n <= Int64(Int32.max) { c.confirmDevices = Int(n) } else if case .number = value {
-                r.problem(.invalidValue, "confirm_devices", "expected the campaign's device count, a whole number ≥ 1, found \(FieldReader.shown(value))")
+                r.problem(.invalidValue, at: root.appending("confirm_devices"), "expected the campaign's device count, a whole number ≥ 1, found \(ConfigReader.shown(value))")
             } else {
-                r.wrongType("confirm_devices", value, expected: "the campaign's device count (a whole number)")
+                r.wrongType(value, at: root.appending("confirm_devices"), expected: "the campaign's device count (a whole number)")
             }
         }
 
-        return (c, r.problems)
+        return (c, r.payloadErrors)
     }
 
-    static func readAlert(_ r: inout FieldReader) -> InlineAlert? {
-        guard let value = r.object["alert"] else { return nil }
+    static func readAlert(_ object: JSONObject, _ r: inout ConfigReader) -> InlineAlert? {
+        guard let value = object["alert"] else { return nil }
         if case .string(let body) = value { return InlineAlert(body: body) }
+        let path = JSONPath.root.appending("alert")
         guard case .object(let o) = value else {
-            r.wrongType("alert", value, expected: "an object (or a string for the body)")
+            r.wrongType(value, at: path, expected: "an object (or a string for the body)")
             return nil
         }
-        var a = FieldReader(o, at: .root.appending("alert"))
-        a.rejectUnknownKeys(alertKeys)
+        let before = r.diagnostics.count
+        r.rejectUnknownKeys(o, at: path, keys: alertKeys)
         var alert = InlineAlert()
-        alert.title = a.string("title")
-        alert.subtitle = a.string("subtitle")
-        alert.body = a.string("body")
-        alert.titleLocKey = a.plainString("title-loc-key")
-        alert.titleLocArgs = a.stringArray("title-loc-args")
-        alert.subtitleLocKey = a.plainString("subtitle-loc-key")
-        alert.subtitleLocArgs = a.stringArray("subtitle-loc-args")
-        alert.locKey = a.plainString("loc-key")
-        alert.locArgs = a.stringArray("loc-args")
-        alert.launchImage = a.plainString("launch-image")
+        alert.title = r.string(o, "title", at: path)?.value
+        alert.subtitle = r.string(o, "subtitle", at: path)?.value
+        alert.body = r.string(o, "body", at: path)?.value
+        alert.titleLocKey = r.plainString(o, "title-loc-key", at: path)
+        alert.titleLocArgs = r.strings(o, "title-loc-args", at: path)
+        alert.subtitleLocKey = r.plainString(o, "subtitle-loc-key", at: path)
+        alert.subtitleLocArgs = r.strings(o, "subtitle-loc-args", at: path)
+        alert.locKey = r.plainString(o, "loc-key", at: path)
+        alert.locArgs = r.strings(o, "loc-args", at: path)
+        alert.launchImage = r.plainString(o, "launch-image", at: path)
         let pairs: [(String, String?, [String]?)] = [
             ("loc-args", alert.locKey, alert.locArgs),
             ("title-loc-args", alert.titleLocKey, alert.titleLocArgs),
             ("subtitle-loc-args", alert.subtitleLocKey, alert.subtitleLocArgs),
         ]
         for (argsKey, key, args) in pairs where args != nil && key == nil {
-            a.problem(.missing, String(argsKey.dropLast(4)) + "key", "\"\(argsKey)\" needs \"\(argsKey.dropLast(4))key\"")
+            r.problem(.missing, at: path.appending(String(argsKey.dropLast(4)) + "key"), "\"\(argsKey)\" needs \"\(argsKey.dropLast(4))key\"")
         }
-        if a.problems.isEmpty && o.isEmpty {
-            a.problems.append(PayloadError(.missing, at: .root.appending("alert").appending("body"),
-                                           "missing: an alert needs at least a body, a title or a loc-key"))
+        if r.diagnostics.count == before && o.isEmpty {
+            r.problem(.missing, at: path.appending("body"), "missing: an alert needs at least a body, a title or a loc-key")
         }
-        r.problems += a.problems
         return alert
     }
 
-    static func readExpiration(_ r: inout FieldReader, into c: inout Campaign) {
-        guard let value = r.object["expiration"] else { return }
+    static func readExpiration(_ object: JSONObject, _ r: inout ConfigReader, into c: inout Campaign) {
+        guard let value = object["expiration"] else { return }
+        let path = JSONPath.root.appending("expiration")
         switch value {
         case .number:
             guard let n = value.int64Value, n >= 0 else {
-                r.problem(.invalidExpiration, "expiration", "expected UNIX seconds (a whole number ≥ 0) or an RFC 3339 timestamp, found \(FieldReader.shown(value))")
+                r.problem(.invalidExpiration, at: path, "expected UNIX seconds (a whole number ≥ 0) or an RFC 3339 timestamp, found \(ConfigReader.shown(value))")
                 return
             }
             c.expiration = n
         case .string(let s):
             switch Expiration.parseRFC3339(s) {
             case .success(let n) where n >= 0: c.expiration = n
-            case .success: r.problem(.invalidExpiration, "expiration", "is before 1970")
-            case .failure(let why): r.problem(.invalidExpiration, "expiration", why.message)
+            case .success: r.problem(.invalidExpiration, at: path, "is before 1970")
+            case .failure(let why): r.problem(.invalidExpiration, at: path, why.message)
             }
         default:
-            r.wrongType("expiration", value, expected: "UNIX seconds or an RFC 3339 string")
+            r.wrongType(value, at: path, expected: "UNIX seconds or an RFC 3339 string")
         }
     }
 
     /// `send_at` and `expires_at`: an RFC 3339 time with its zone (`Z` or an offset), as
     /// UNIX seconds. Whether it is in the future is the outbox's rule (it has the clock).
-    static func readTime(_ r: inout FieldReader, _ key: String) -> Int64? {
-        guard let value = r.object[key] else { return nil }
+    static func readTime(_ object: JSONObject, _ key: String, _ r: inout ConfigReader) -> Int64? {
+        guard let value = object[key] else { return nil }
+        let path = JSONPath.root.appending(key)
         guard case .string(let text) = value else {
-            r.wrongType(key, value, expected: "an RFC 3339 time like 2026-12-01T09:30:00Z or 2026-12-01T10:30:00+01:00")
+            r.wrongType(value, at: path, expected: "an RFC 3339 time like 2026-12-01T09:30:00Z or 2026-12-01T10:30:00+01:00")
             return nil
         }
         switch Expiration.parseRFC3339(text) {
         case .success(let seconds) where seconds >= 0: return seconds
-        case .success: r.problem(.invalidValue, key, "is before 1970")
-        case .failure(let why): r.problem(.invalidValue, key, why.message)
+        case .success: r.problem(.invalidValue, at: path, "is before 1970")
+        case .failure(let why): r.problem(.invalidValue, at: path, why.message)
         }
         return nil
     }
 
-    static func readSound(_ r: inout FieldReader) -> Sound? {
-        guard let value = r.object["sound"] else { return nil }
+    /// `sound` in `object` (at `section`): a name or a `{critical, name, volume}` object.
+    static func readSound(_ object: JSONObject, at section: JSONPath, _ r: inout ConfigReader) -> Sound? {
+        guard let value = object["sound"] else { return nil }
         switch value {
         case .string:
-            return r.plainString("sound").map(Sound.named)
+            return r.plainString(object, "sound", at: section).map(Sound.named)
         case .object(let o):
-            var s = FieldReader(o, at: r.path.appending("sound"))
-            s.rejectUnknownKeys(["critical", "name", "volume"])
-            let critical = s.flag("critical")
-            let name = s.plainString("name")
-            let volume = s.unitInterval("volume", code: .invalidValue)
-            if !o.members.contains(where: { $0.key == "name" }) { s.problem(.missing, "name", "missing: the sound file name (or \"default\")") }
-            r.problems += s.problems
-            guard s.problems.isEmpty, let name else { return nil }
+            let path = section.appending("sound")
+            let before = r.diagnostics.count
+            r.rejectUnknownKeys(o, at: path, keys: ["critical", "name", "volume"])
+            let critical = r.flag(o, "critical", at: path)
+            let name = r.plainString(o, "name", at: path)
+            let volume = r.unitInterval(o, "volume", at: path, code: .invalidValue)
+            if o["name"] == nil { r.problem(.missing, at: path.appending("name"), "missing: the sound file name (or \"default\")") }
+            guard r.diagnostics.count == before, let name else { return nil }
             return .critical(critical: critical ?? false, name: name, volume: volume)
         default:
-            r.wrongType("sound", value, expected: "a sound name or a {critical, name, volume} object")
+            r.wrongType(value, at: section.appending("sound"), expected: "a sound name or a {critical, name, volume} object")
             return nil
         }
     }
 
     /// The valid devices, and where each sits in the document's list.
-    static func readDevices(_ value: JSON, hasTemplate: Bool, problems: inout [PayloadError]) -> ([Device], [Int]) {
+    static func readDevices(_ value: JSON, hasTemplate: Bool, _ r: inout ConfigReader) -> ([Device], [Int]) {
         let path = JSONPath.root.appending("devices")
         guard case .array(let items) = value else {
-            problems.append(PayloadError(.wrongType, at: path, "expected an array of device tokens, found \(value.kindDescription)"))
+            r.wrongType(value, at: path, expected: "an array of device tokens")
             return ([], [])
         }
         var devices: [Device] = []
@@ -254,29 +258,27 @@ public enum CampaignReader {
             case .string(let s):
                 tokenText = s
             case .object(let o):
-                var d = FieldReader(o, at: here)
-                d.rejectUnknownKeys(["token", "variables"])
-                tokenText = d.string("token")
-                if !d.has("token") { d.problem(.missing, "token", "missing: the device token") }
+                r.rejectUnknownKeys(o, at: here, keys: ["token", "variables"])
+                tokenText = r.string(o, "token", at: here)?.value
+                if o["token"] == nil { r.problem(.missing, at: here.appending("token"), "missing: the device token") }
                 if let v = o["variables"] {
                     if hasTemplate {
-                        variables = FieldReader.variables(v, at: here.appending("variables"), problems: &d.problems)
+                        variables = r.variables(v, at: here.appending("variables"))
                     } else {
-                        d.problem(.conflictingFields, "variables", "\"variables\" fill a template's placeholders; this campaign has no \"template\"")
+                        r.problem(.conflictingFields, at: here.appending("variables"), "\"variables\" fill a template's placeholders; this campaign has no \"template\"")
                     }
                 }
-                problems += d.problems
             default:
-                problems.append(PayloadError(.wrongType, at: here, "expected a token string or a {token, variables} object, found \(item.kindDescription)"))
+                r.wrongType(item, at: here, expected: "a token string or a {token, variables} object")
             }
             guard let text = tokenText else { continue }
             let tokenPath = item.objectValue == nil ? here : here.appending("token")
             switch DeviceToken.normalize(text) {
             case .failure(let why):
-                problems.append(PayloadError(.invalidToken, at: tokenPath, why.message))
+                r.problem(.invalidToken, at: tokenPath, why.message)
             case .success(let token):
                 if let first = firstIndex[token] {
-                    problems.append(PayloadError(.duplicateDevice, at: tokenPath, "the same token as devices[\(first)]"))
+                    r.problem(.duplicateDevice, at: tokenPath, "the same token as devices[\(first)]")
                 } else {
                     firstIndex[token] = i
                     devices.append(Device(token: token, variables: variables))

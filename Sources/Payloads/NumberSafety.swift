@@ -30,15 +30,15 @@ enum NumberSafety {
         return digits.lexicographicallyPrecedes("9007199254740993".utf8)
     }
 
-    /// Every unsafe number inside `value`, with its pointer.
-    static func check(_ value: JSON, at path: JSONPath, problems: inout [PayloadError]) {
+    /// Reports every unsafe number inside `value`, with its pointer.
+    static func check(_ value: JSON, at path: JSONPath, reader: inout ConfigReader) {
         switch value {
         case .number(let text):
-            if let why = problem(text) { problems.append(PayloadError(.unsafeNumber, at: path, why)) }
+            if let why = problem(text) { reader.problem(.unsafeNumber, at: path, why) }
         case .array(let items):
-            for (i, item) in items.enumerated() { check(item, at: path.appending(index: i), problems: &problems) }
+            for (i, item) in items.enumerated() { check(item, at: path.appending(index: i), reader: &reader) }
         case .object(let object):
-            for member in object.members { check(member.value, at: path.appending(member.key), problems: &problems) }
+            for member in object.members { check(member.value, at: path.appending(member.key), reader: &reader) }
         default:
             break
         }

@@ -130,80 +130,79 @@ public struct Template: Sendable, Equatable {
         guard case .object(let object) = json else {
             return .failure(CampaignRejection(problems: [PayloadError(.wrongType, at: .root, "a template is a JSON object, found \(json.kindDescription)")]))
         }
-        var r = FieldReader(object, at: .root)
-        r.rejectUnknownKeys(knownKeys)
-        let description = r.string("description")
-        let defaultLocale = r.string("default_locale")
+        var r = ConfigReader(document: nil)
+        let root = JSONPath.root
+        r.rejectUnknownKeys(object, at: root, keys: knownKeys)
+        let description = r.string(object, "description", at: root)?.value
+        let defaultLocale = r.string(object, "default_locale", at: root)?.value
         if let tag = defaultLocale, !LanguageTag.isValid(tag) {
-            r.problem(.invalidTemplate, "default_locale", "\(TextSafety.quoted(tag)) is not a language tag like \"en\" or \"en-US\"")
+            r.problem(.invalidTemplate, at: root.appending("default_locale"), "\(TextSafety.quoted(tag)) is not a language tag like \"en\" or \"en-US\"")
         }
         var defaults = Defaults()
-        if let d = r.object("defaults") {
-            var dr = FieldReader(d, at: .root.appending("defaults"))
-            dr.rejectUnknownKeys(defaultKeys)
-            if let t = dr.string("push_type") {
+        if let d = r.object(object, "defaults", at: root) {
+            let path = root.appending("defaults")
+            r.rejectUnknownKeys(d, at: path, keys: defaultKeys)
+            if let t = r.string(d, "push_type", at: path)?.value {
                 defaults.pushType = PushType(rawValue: t)
-                if defaults.pushType == nil { dr.problem(.invalidValue, "push_type", "unknown push type \(TextSafety.quoted(t))") }
+                if defaults.pushType == nil { r.problem(.invalidValue, at: path.appending("push_type"), "unknown push type \(TextSafety.quoted(t))") }
             }
-            defaults.sound = CampaignReader.readSound(&dr)
-            defaults.category = dr.plainString("category")
-            defaults.threadId = dr.plainString("thread_id")
-            if let l = dr.string("interruption_level") {
+            defaults.sound = CampaignReader.readSound(d, at: path, &r)
+            defaults.category = r.plainString(d, "category", at: path)
+            defaults.threadId = r.plainString(d, "thread_id", at: path)
+            if let l = r.string(d, "interruption_level", at: path)?.value {
                 defaults.interruptionLevel = InterruptionLevel(rawValue: l)
-                if defaults.interruptionLevel == nil { dr.problem(.invalidValue, "interruption_level", "unknown level \(TextSafety.quoted(l))") }
+                if defaults.interruptionLevel == nil { r.problem(.invalidValue, at: path.appending("interruption_level"), "unknown level \(TextSafety.quoted(l))") }
             }
-            r.problems += dr.problems
         }
         var deeplink: LinkPattern?
-        if let link = r.string("deeplink") {
+        if let link = r.string(object, "deeplink", at: root)?.value {
             switch LinkPattern.parse(link) {
             case .success(let p): deeplink = p
-            case .failure(let why): r.problem(.invalidTemplate, "deeplink", why.message)
+            case .failure(let why): r.problem(.invalidTemplate, at: root.appending("deeplink"), why.message)
             }
         }
         var descriptions: [String: String] = [:]
         var describedOrder: [String] = []
-        if let v = r.object("variables") {
-            var vr = FieldReader(v, at: .root.appending("variables"))
+        if let v = r.object(object, "variables", at: root) {
+            let path = root.appending("variables")
             for member in v.members {
                 guard TemplateText.isName(Substring(member.key)) else {
-                    vr.problem(.invalidTemplate, member.key, "\(TextSafety.quoted(member.key)) is not a placeholder name: names are letters, digits and '_'")
+                    r.problem(.invalidTemplate, at: path.appending(member.key), "\(TextSafety.quoted(member.key)) is not a placeholder name: names are letters, digits and '_'")
                     continue
                 }
-                if let text = vr.plainString(member.key) {
+                if let text = r.plainString(v, member.key, at: path) {
                     descriptions[member.key] = text
                     describedOrder.append(member.key)
                 }
             }
-            r.problems += vr.problems
         }
         var strings = Strings()
-        if let s = r.object("strings") {
-            strings = readStrings(s, at: .root.appending("strings"), problems: &r.problems)
+        if let s = r.object(object, "strings", at: root) {
+            strings = readStrings(s, at: root.appending("strings"), &r)
             if strings.body == nil && !s.members.contains(where: { $0.key == "body" }) {
-                r.problems.append(PayloadError(.missing, at: .root.appending("strings").appending("body"), "missing: the default body"))
+                r.problem(.missing, at: root.appending("strings").appending("body"), "missing: the default body")
             }
-        } else if !r.has("strings") {
-            r.problem(.missing, "strings", "missing: {\"title\", \"subtitle\", \"body\"} in the default language")
+        } else if object["strings"] == nil {
+            r.problem(.missing, at: root.appending("strings"), "missing: {\"title\", \"subtitle\", \"body\"} in the default language")
         }
         var locales: [String: Strings] = [:]
         var localeTags: [String] = []
-        if let l = r.object("locales") {
+        if let l = r.object(object, "locales", at: root) {
             for member in l.members {
                 let here = JSONPath.root.appending("locales").appending(member.key)
                 guard LanguageTag.isValid(member.key) else {
-                    r.problems.append(PayloadError(.invalidTemplate, at: here, "\(TextSafety.quoted(member.key)) is not a language tag like \"pl\" or \"pl-PL\""))
+                    r.problem(.invalidTemplate, at: here, "\(TextSafety.quoted(member.key)) is not a language tag like \"pl\" or \"pl-PL\"")
                     continue
                 }
                 guard case .object(let o) = member.value else {
-                    r.problems.append(PayloadError(.wrongType, at: here, "expected an object of title/subtitle/body, found \(member.value.kindDescription)"))
+                    r.wrongType(member.value, at: here, expected: "an object of title/subtitle/body")
                     continue
                 }
                 let key = member.key.lowercased()
                 if locales[key] != nil {
-                    r.problems.append(PayloadError(.invalidTemplate, at: here, "the locale \(TextSafety.quoted(member.key)) is given twice (tags ignore case)"))
+                    r.problem(.invalidTemplate, at: here, "the locale \(TextSafety.quoted(member.key)) is given twice (tags ignore case)")
                 }
-                locales[key] = readStrings(o, at: here, problems: &r.problems)
+                locales[key] = readStrings(o, at: here, &r)
                 localeTags.append(member.key)
             }
         }
@@ -211,25 +210,22 @@ public struct Template: Sendable, Equatable {
                                 strings: strings, locales: locales, defaultLocale: defaultLocale, localeTags: localeTags, variableDescriptions: descriptions)
         let used = Set(template.variables.map(\.name))
         for name in describedOrder where !used.contains(name) {
-            r.problems.append(PayloadError(.invalidTemplate, at: .root.appending("variables").appending(name),
-                                           "\(TextSafety.quoted(name)) is described but no text or link uses it"))
+            r.problem(.invalidTemplate, at: .root.appending("variables").appending(name),
+                      "\(TextSafety.quoted(name)) is described but no text or link uses it")
         }
-        guard r.problems.isEmpty else { return .failure(CampaignRejection(problems: r.problems)) }
+        guard r.isValid else { return .failure(CampaignRejection(problems: r.payloadErrors)) }
         return .success(template)
     }
 
-    static func readStrings(_ o: JSONObject, at path: JSONPath, problems: inout [PayloadError]) -> Strings {
-        var r = FieldReader(o, at: path)
-        r.rejectUnknownKeys(stringKeys)
+    static func readStrings(_ o: JSONObject, at path: JSONPath, _ r: inout ConfigReader) -> Strings {
+        r.rejectUnknownKeys(o, at: path, keys: stringKeys)
         func text(_ key: String) -> TemplateText? {
-            guard let s = r.string(key) else { return nil }
+            guard let s = r.string(o, key, at: path)?.value else { return nil }
             switch TemplateText.parse(s) {
             case .success(let t): return t
-            case .failure(let why): r.problem(.invalidTemplate, key, why.message); return nil
+            case .failure(let why): r.problem(.invalidTemplate, at: path.appending(key), why.message); return nil
             }
         }
-        let strings = Strings(title: text("title"), subtitle: text("subtitle"), body: text("body"))
-        problems += r.problems
-        return strings
+        return Strings(title: text("title"), subtitle: text("subtitle"), body: text("body"))
     }
 }

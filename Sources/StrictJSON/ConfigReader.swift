@@ -1,7 +1,13 @@
-/// Reads settings out of a configuration document the way StrictJSON reads JSON: strictly
-/// (unknown keys, wrong types and out-of-range values are errors, never defaults) and with
-/// every problem collected as a `Diagnostic` located in the file or at the environment
-/// variable that gave the value, instead of stopping at the first.
+/// The one reader of JSON documents: the gateway configuration, route tables, templates,
+/// campaigns and request bodies. It reads the way StrictJSON parses: strictly (unknown keys,
+/// wrong types and out-of-range values are errors, never defaults) and with every problem
+/// collected as a `Diagnostic` located in the file (or body) by JSON pointer, or at the
+/// environment variable that gave the value, instead of stopping at the first. Each
+/// document adds its own value rules as an extension in the module that owns them.
+///
+/// The configuration (`init(file:environment:)`) is read with overrides from the
+/// environment and every value recorded for `config print`; any other document
+/// (`init(document:)`) is read as written, nothing recorded.
 ///
 /// One rule names every override: `PUSHGATE_` + the setting's path, each key in upper snake
 /// case (`server.listen` → `PUSHGATE_SERVER_LISTEN`, `apns.retry.maxAttempts` →
@@ -43,20 +49,37 @@ public struct ConfigReader: Sendable {
         }
     }
 
-    /// The configuration file's name as shown in messages.
+    /// The file's name as shown in messages ("" for a document that is not a file).
     public let file: String
     /// The folder relative paths in the file resolve against.
     public let folder: String
     public let environment: [String: String]
+    /// The configuration: values may come from the environment and are recorded.
+    public let isConfiguration: Bool
+    /// Problems are located in `file`; otherwise by JSON pointer alone (a request body).
+    private let inFile: Bool
     public private(set) var diagnostics: [Diagnostic] = []
     public private(set) var entries: [Entry] = []
     /// Every variable a setting looked for, set or not.
     public private(set) var consulted: Set<String> = []
 
+    /// The gateway configuration in `file`, with overrides from `environment`.
     public init(file: String, environment: [String: String] = [:]) {
         self.file = file
         self.folder = Self.directory(of: file)
         self.environment = environment
+        isConfiguration = true
+        inFile = true
+    }
+
+    /// Another document: a route table or a template in `file`, or a campaign or request
+    /// body (`nil`: problems are located by JSON pointer).
+    public init(document file: String?) {
+        self.file = file ?? ""
+        self.folder = file.map(Self.directory(of:)) ?? "."
+        environment = [:]
+        isConfiguration = false
+        inFile = file != nil
     }
 
     public var isValid: Bool { diagnostics.isEmpty }
@@ -93,6 +116,7 @@ public struct ConfigReader: Sendable {
 
     /// The overriding variable of the setting at `path`, remembered as looked for.
     mutating func consult(_ path: JSONPath) -> String? {
+        guard isConfiguration else { return nil }
         let variable = Self.overridingVariable(for: path)
         if let variable { consulted.insert(variable) }
         return variable
@@ -111,8 +135,8 @@ public struct ConfigReader: Sendable {
         }
     }
 
-    /// The place in the file.
-    public func location(_ path: JSONPath) -> DiagnosticLocation { .file(file, at: path) }
+    /// The place in the file (or the body).
+    public func location(_ path: JSONPath) -> DiagnosticLocation { inFile ? .file(file, at: path) : .pointer(path) }
 
     public mutating func report(_ code: DiagnosticCode, at location: DiagnosticLocation, _ message: String) {
         diagnostics.append(Diagnostic(code, at: location, message))
@@ -128,7 +152,7 @@ public struct ConfigReader: Sendable {
         let variable = Self.overridingVariable(for: path)
         return diagnostics.contains { d in
             switch d.location {
-            case .file(_, let p): return p == path
+            case .file(_, let p), .pointer(let p): return p == path
             case .environment(let name): return name == variable
             default: return false
             }
@@ -142,6 +166,7 @@ public struct ConfigReader: Sendable {
 
     /// Records a value for `config print` that no accessor below read (a list of objects).
     public mutating func record(_ path: JSONPath, _ value: JSON, origin: Origin, secret: Bool = false) {
+        guard isConfiguration else { return }
         entries.append(Entry(path: path, value: value, origin: origin, secret: secret))
     }
 
@@ -155,10 +180,101 @@ public struct ConfigReader: Sendable {
             report(.wrongType, at: path, "expected an object, found \(json.kindDescription)")
             return JSONObject()
         }
-        for key in object.keys where !keys.contains(key) {
-            report(.unknownKey, at: path.appending(key), Diagnostic.unknownKeyMessage(key, expected: keys))
+        rejectUnknownKeys(object, at: path, keys: keys)
+        return object
+    }
+
+    /// Reports each member of `object` (at `path`) that is not one of `keys`, which the
+    /// message lists in this order.
+    public mutating func rejectUnknownKeys(_ object: JSONObject, at path: JSONPath, keys: [String]) {
+        for member in object.members where !keys.contains(member.key) {
+            report(.unknownKey, at: path.appending(member.key), Diagnostic.unknownKeyMessage(member.key, expected: keys))
+        }
+    }
+
+    /// `json` as an object with its unknown keys and each missing `required` key reported
+    /// (a missing key at the object: it has no place of its own); nil after `wrongType`.
+    public mutating func object(_ json: JSON, at path: JSONPath, required: [String], optional: [String] = []) -> JSONObject? {
+        guard case .object(let object) = json else {
+            report(.wrongType, at: path, "expected an object, found \(json.kindDescription)")
+            return nil
+        }
+        rejectUnknownKeys(object, at: path, keys: required + optional)
+        for key in required where object[key] == nil {
+            report(.missing, at: path, "missing key \(JSONWriter.quoted(key))")
         }
         return object
+    }
+
+    /// The member `key` of `object` (at `section`) when it is an object, whatever its keys;
+    /// nil when absent or (after `wrongType`) not an object.
+    public mutating func object(_ object: JSONObject, _ key: String, at section: JSONPath) -> JSONObject? {
+        guard let json = object[key] else { return nil }
+        guard case .object(let inner) = json else {
+            report(.wrongType, at: section.appending(key), "expected an object, found \(json.kindDescription)")
+            return nil
+        }
+        return inner
+    }
+
+    // MARK: values of a document
+
+    /// `json` as a string; nil after `wrongType`.
+    public mutating func string(_ json: JSON, at path: JSONPath) -> String? {
+        guard case .string(let s) = json else {
+            report(.wrongType, at: path, "expected a string, found \(json.kindDescription)")
+            return nil
+        }
+        return s
+    }
+
+    /// `json` as true or false; nil after `wrongType`.
+    public mutating func bool(_ json: JSON, at path: JSONPath) -> Bool? {
+        guard case .bool(let b) = json else {
+            report(.wrongType, at: path, "expected true or false, found \(json.kindDescription)")
+            return nil
+        }
+        return b
+    }
+
+    /// `json` as an array; nil after `wrongType`.
+    public mutating func array(_ json: JSON, at path: JSONPath) -> [JSON]? {
+        guard case .array(let items) = json else {
+            report(.wrongType, at: path, "expected an array, found \(json.kindDescription)")
+            return nil
+        }
+        return items
+    }
+
+    /// `json` as an array of strings, each item that is not one reported; with `distinct`
+    /// (what an item is, for the message) each repeated item too. Nil after any problem.
+    public mutating func strings(_ json: JSON, at path: JSONPath, distinct: String? = nil) -> [String]? {
+        guard case .array(let items) = json else {
+            report(.wrongType, at: path, "expected an array of strings, found \(json.kindDescription)")
+            return nil
+        }
+        var out: [String] = []
+        out.reserveCapacity(items.count)
+        var ok = true
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item else {
+                report(.wrongType, at: path.appending(index: i), "expected a string, found \(item.kindDescription)")
+                ok = false
+                continue
+            }
+            if let what = distinct, out.contains(s) {
+                report(.invalidValue, at: path.appending(index: i), "duplicate \(what) \(JSONWriter.quoted(s))")
+                ok = false
+                continue
+            }
+            out.append(s)
+        }
+        return ok ? out : nil
+    }
+
+    /// The member `key` of `object` as an array of strings (see `strings(_:at:distinct:)`).
+    public mutating func strings(_ object: JSONObject, _ key: String, at section: JSONPath, distinct: String? = nil) -> [String]? {
+        object[key].flatMap { strings($0, at: section.appending(key), distinct: distinct) }
     }
 
     /// The raw value from the environment (JSON text) or the file, for settings that are

@@ -158,6 +158,32 @@ import DeepLinks
         #expect(hostsError(#"["xn--80ak6aa92e.com"]"#) == nil)  // punycode is fine when listed
     }
 
+    /// Lists are read by the one document reader: every bad item is reported, not only the first.
+    @Test func everyBadItemOfAListIsReported() {
+        do {
+            _ = try RouteTable(json: #"{"app": {"teamId": "A1B2C3D4E5", "bundleId": "com.x.y"}, "hosts": ["Example.com", 7, "a.com", "a.com", "a..com"], "passthroughQuery": ["x", "x", "pass word"], "routes": [{"name": "a", "path": "/a", "query": {"t": ["v", 1, "v"]}}]}"#, source: "t.json")
+            Issue.record("accepted a broken table")
+        } catch {
+            #expect(error.diagnostics.map { "\($0.location.place) [\($0.code)]" } == [
+                "t.json#/hosts/1 [wrongType]",
+                "t.json#/hosts/3 [invalidValue]",
+                "t.json#/passthroughQuery/1 [invalidValue]",
+                "t.json#/routes/0/query/t/1 [wrongType]",
+                "t.json#/routes/0/query/t/2 [invalidValue]",
+            ], "\(error.diagnostics)")
+        }
+        do {
+            _ = try RouteTable(json: #"{"app": {"teamId": "A1B2C3D4E5", "bundleId": "com.x.y"}, "hosts": ["Example.com", "a..com"], "passthroughQuery": ["ok", "pass word"], "routes": [{"name": "a", "path": "/a"}]}"#, source: "t.json")
+            Issue.record("accepted a broken table")
+        } catch {
+            #expect(error.diagnostics.map { "\($0.location.place) [\($0.code)]" } == [
+                "t.json#/hosts/0 [invalidValue]",
+                "t.json#/hosts/1 [invalidValue]",
+                "t.json#/passthroughQuery/1 [invalidValue]",
+            ], "\(error.diagnostics)")
+        }
+    }
+
     @Test func badAppIdentity() {
         func appError(_ app: String) -> String? {
             loadError(#"{"app": \#(app), "hosts": ["a.com"], "routes": [{"name": "a", "path": "/a"}]}"#)
