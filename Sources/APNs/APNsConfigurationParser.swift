@@ -145,10 +145,9 @@ extension APNsConfiguration {
         return nil
     }
 
-    /// Apple's team and key identifiers are 10 upper-case letters or digits.
+    /// Apple's team and key identifiers: the one rule the route table uses too.
     static func identifierProblem(_ text: String, name: String) -> String? {
-        text.utf8.count == 10 && text.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }) ? nil
-            : "\(name) must be 10 upper-case letters or digits, as Apple issues it; got \(TextSafety.quoted(text))"
+        AppleIdentifier.problem(with: text, name: name)
     }
 
     /// `apns-topic`: the app's bundle id, optionally with a push type's suffix (`.voip`).

@@ -17,3 +17,15 @@ public enum BundleID {
         return ok ? nil : "\(JSONWriter.quoted(text)) is not a bundle id: reverse-DNS, e.g. com.example.app (A-Z a-z 0-9 - in dot-separated parts)"
     }
 }
+
+/// The one rule for Apple's team and key identifiers, wherever one is written (the route
+/// table's `app.teamId`, `apns.teamId`, `apns.keyId`): 10 characters of A-Z and 0-9, as
+/// Apple issues them.
+public enum AppleIdentifier {
+    /// Why `text` is not such an identifier (`name` says which one, for the message), or
+    /// nil when it is one.
+    public static func problem(with text: String, name: String) -> String? {
+        let ok = text.utf8.count == 10 && text.utf8.allSatisfy { ASCII.isDigit($0) || ($0 >= 0x41 && $0 <= 0x5A) }
+        return ok ? nil : "\(name) \(JSONWriter.quoted(text)) must be 10 characters of A-Z and 0-9"
+    }
+}

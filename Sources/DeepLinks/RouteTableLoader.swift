@@ -82,11 +82,7 @@ struct RouteTableLoader {
     /// that opens https links only has none.
     private mutating func readApp(_ json: JSON, at path: JSONPath) -> AppIdentity? {
         guard let object = reader.object(json, at: path, required: ["teamId", "bundleId"], optional: ["scheme"]) else { return nil }
-        let teamId = reader.string(object, "teamId", at: path) { teamId in
-            let teamOK = teamId.utf8.count == 10
-                && teamId.utf8.allSatisfy { ASCII.isDigit($0) || ($0 >= 0x41 && $0 <= 0x5A) }
-            return teamOK ? nil : "team ID \(JSONWriter.quoted(teamId)) must be 10 characters of A-Z and 0-9"
-        }
+        let teamId = reader.string(object, "teamId", at: path) { AppleIdentifier.problem(with: $0, name: "team ID") }
         let bundleId = reader.string(object, "bundleId", at: path, validate: BundleID.problem(with:))
         let scheme = reader.string(object, "scheme", at: path) { scheme in
             let schemeOK = scheme.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true

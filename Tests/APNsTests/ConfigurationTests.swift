@@ -23,6 +23,15 @@ import Testing
         read(text, env: env, requireCredentials: true).1.first
     }
 
+    /// Team and key ids follow the rule the route table's `app.teamId` follows.
+    @Test func teamAndKeyIdsAreCheckedByTheOneRule() {
+        let (_, problems) = read(#"{"teamId": "team123456", "keyId": "KEY12345678"}"#)
+        #expect(problems.map(\.description) == [
+            #"config/gateway.json#/apns/teamId: teamId "team123456" must be 10 characters of A-Z and 0-9 [invalidValue]"#,
+            #"config/gateway.json#/apns/keyId: keyId "KEY12345678" must be 10 characters of A-Z and 0-9 [invalidValue]"#,
+        ])
+    }
+
     @Test func fullConfiguration() throws {
         let config = try parse("""
         {"environment":"production","url":"https://127.0.0.1:8443/","caFile":"ca.pem","teamId":"TEAM123456",
