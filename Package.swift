@@ -50,10 +50,12 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite", "StrictJSON"]),
         // The same storage contract in PostgreSQL (libpq), for several instances sharing one database.
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ"]),
-        // The service's logic: API, auth, limits, metrics, campaigns.
-        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage"]),
+        // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.
+        .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "COpenSSL", "CCurl", "CShims"]),
+        // The service's API: endpoints, auth, limits, metrics, OpenAPI.
+        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage", "Outbox"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "Timing"]),
+        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "Timing", "Outbox"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),
@@ -66,7 +68,7 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
         .target(name: "TestSupport", dependencies: ["StrictJSON", "Timing"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "Timing"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "Timing", "Outbox"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "TestSupport"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport"], exclude: ["Fixtures"]),

@@ -1,5 +1,6 @@
 import APNs
 import HTTPServer
+import Outbox
 import Payloads
 import Storage
 import StrictJSON
@@ -136,8 +137,8 @@ enum CampaignEndpoints {
                                                        at: .pointer(.root.appending("confirm_devices"))) {
                         return Problem.confirmationRequired(refusal).response
                     }
-                    let devices = lines.lazy.compactMap { try? $0.token.get() }.map { Device(token: $0) }
-                    return answer(try campaigns.accept(plan, devices: devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
+                    let tokens = lines.lazy.compactMap { try? $0.token.get() }
+                    return answer(try campaigns.accept(plan, tokens: tokens, dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                                        idempotency: idempotency, rejectDuplicateTokens: true, app: app.name,
                                                        environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
                                   key: idempotency?.key)
@@ -154,7 +155,7 @@ enum CampaignEndpoints {
                                                at: .pointer(.root.appending("confirm_devices"))) {
                 return Problem.confirmationRequired(refusal).response
             }
-            return answer(try campaigns.accept(plan, devices: plan.devices, dryRun: plan.campaign.dryRun || configuredIsDryRun,
+            return answer(try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                                idempotency: idempotency, rejectDuplicateTokens: false, app: app.name,
                                                environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
                           key: idempotency?.key)

@@ -1,24 +1,16 @@
 import APNs
 import DeepLinks
 import HTTPServer
+import Outbox
 import Payloads
 import Storage
 import StrictJSON
-
-extension DiagnosticCode {
-    /// A claimed delivery whose campaign is no longer in the database.
-    public static let campaignMissing = DiagnosticCode(rawValue: "campaignMissing")
-}
 
 extension DiagnosticCode {
     /// Two apps that cannot be configured together (one bundle id; one host and path for two teams).
     public static let appsConflict = DiagnosticCode(rawValue: "appsConflict")
     /// No configured app has that name (or the caller's key may not use it).
     public static let unknownApp = DiagnosticCode(rawValue: "unknownApp")
-    /// `send_at` more than a minute ago, or `expires_at` already past.
-    public static let scheduleInPast = DiagnosticCode(rawValue: "scheduleInPast")
-    /// `expires_at` not after `send_at`.
-    public static let expiresBeforeSendAt = DiagnosticCode(rawValue: "expiresBeforeSendAt")
     /// A state name `?state=` does not know is `invalidValue`; a lifecycle action on a
     /// finished campaign is this problem (409).
     public static let campaignFinished = DiagnosticCode(rawValue: "campaignFinished")
@@ -30,7 +22,7 @@ extension DiagnosticDomain {
     /// A campaign's `send_at` and `expires_at` against the clock.
     public static let schedule = DiagnosticDomain("schedule", [.scheduleInPast, .expiresBeforeSendAt])
     /// The dispatcher's own decisions about a device (beside the transport's).
-    public static let dispatcher = DiagnosticDomain("dispatcher", [.campaignMissing])
+    public static let dispatcher = DiagnosticDomain("dispatcher", [.campaignMissing, .unknownStoredPushType])
     /// The database behind durable campaigns (in `storageUnavailable` details and at start-up).
     public static let storage = DiagnosticDomain("storage", StorageError.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
     /// The HTTP server failing to start.

@@ -1,4 +1,5 @@
 import APNs
+import Outbox
 import DeepLinks
 import HTTPServer
 import Payloads

@@ -1,4 +1,5 @@
 import Synchronization
+import Outbox
 
 /// The service's counters, rendered in the Prometheus text format (version 0.0.4).
 /// Label values come from fixed sets (operations, codes, reasons) or are escaped.
@@ -199,3 +200,4 @@ public final class Metrics: Sendable {
         return out + "\""
     }
 }
+extension Metrics: OutboxMetrics {}

@@ -17,7 +17,11 @@ public struct CampaignPlan: Sendable {
     /// The template used, if any.
     public let template: Template?
 
-    let constantHeaders: [HTTPHeader]
+    /// The typed part of the request every device shares.
+    public let message: APNsMessage
+    /// The bodies the planner rendered while checking the campaign's own devices, kept so
+    /// nothing renders them a second time (see `PlannedBodies`).
+    public internal(set) var bodies: PlannedBodies
     let layout: BodyLayout
     let deviceLink: DeviceLink?
 
@@ -31,14 +35,9 @@ public struct CampaignPlan: Sendable {
         self.template = template
         self.layout = layout
         self.deviceLink = deviceLink
-        var headers = [
-            HTTPHeader("apns-push-type", pushType.rawValue),
-            HTTPHeader("apns-topic", topic),
-            HTTPHeader("apns-priority", String(priority)),
-        ]
-        if let e = campaign.expiration { headers.append(HTTPHeader("apns-expiration", String(e))) }
-        if let c = campaign.collapseId { headers.append(HTTPHeader("apns-collapse-id", c)) }
-        constantHeaders = headers
+        message = APNsMessage(pushType: pushType, topic: topic, priority: priority,
+                              expiration: campaign.expiration, collapseId: campaign.collapseId)
+        bodies = PlannedBodies(shared: [], own: [:], failure: nil)
     }
 
     /// Where problems with a device that is not in the campaign's list point.
@@ -55,9 +54,13 @@ public struct CampaignPlan: Sendable {
     }
 
     func request(for device: Device, body: [UInt8], apnsID: String) -> APNsRequest {
-        var headers = constantHeaders
-        headers.append(HTTPHeader("apns-id", apnsID))
-        return APNsRequest(deviceToken: device.token, path: "/3/device/" + device.token, headers: headers, body: body)
+        message.request(to: device.token, apnsID: apnsID, body: body)
+    }
+
+    /// The request for the campaign's `position`-th device, from the body the planner
+    /// rendered (nothing is rendered again).
+    public func plannedRequest(forDeviceAt position: Int, apnsID: String) -> APNsRequest {
+        message.request(to: devices[position].token, apnsID: apnsID, body: bodies.own(at: position) ?? bodies.shared)
     }
 
     /// The request for one device with a random `apns-id` drawn from `rng`.
@@ -127,6 +130,21 @@ public struct CampaignPlan: Sendable {
         if case .success(let resolved) = deviceLink.resolve(for: device, at: .root) { return resolved.link }
         return nil
     }
+}
+
+/// The bodies of a planned campaign, each rendered once, by the planner: the first
+/// device's body is the one most share (`shared`); a device whose body differs keeps its
+/// own. A plan without devices of its own (device lists streamed after it, tokens only)
+/// renders the body of a device without variables once: every such device gets exactly
+/// that body, or `failure` when it cannot be built.
+public struct PlannedBodies: Sendable {
+    public var shared: [UInt8]
+    var own: [Int: [UInt8]]
+    /// Why the body of a device without variables cannot be built (streamed lists only).
+    public var failure: PayloadError?
+
+    /// The body of the campaign's `index`-th device when it is not `shared`.
+    public func own(at index: Int) -> [UInt8]? { own[index] }
 }
 
 /// A body as it will be sent.

@@ -188,24 +188,39 @@ public struct CampaignPlanner: Sendable {
         for member in campaign.data.members { b.value(member.key, member.value) }
         b.endObject()
 
-        let plan = CampaignPlan(campaign: campaign, pushType: pushType, topic: bundleId + pushType.topicSuffix,
+        var plan = CampaignPlan(campaign: campaign, pushType: pushType, topic: bundleId + pushType.topicSuffix,
                                 priority: priority, link: link, template: template, layout: b.finish(), deviceLink: deviceLink)
+        var bodies = PlannedBodies(shared: [], own: [:], failure: nil)
 
         // Every device's variables, link and body, so each problem is found now.
         let required = Self.requiredVariables(strings, link: deviceLink?.pattern)
         var deviceProblems: [PayloadError] = []
-        for (i, device) in zip(campaign.deviceIndices, campaign.devices) {
+        for (position, (i, device)) in zip(campaign.deviceIndices, campaign.devices).enumerated() {
             let path = JSONPath.root.appending("devices").appending(index: i)
             let missing = required.filter { name in device.variable(name) == nil && campaign.variables.value(named: name) == nil }
             for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
             guard missing.isEmpty else { continue }
             // Rendering the body also resolves the device's link, so a rejected link shows here.
+            // Kept: this is the only time the body is rendered (intake stores these).
             do throws(PayloadError) {
-                _ = try plan.body(for: device, at: path)
+                let body = try plan.body(for: device, at: path).bytes
+                if position == 0 {
+                    bodies.shared = body
+                } else if body != bodies.shared {
+                    bodies.own[position] = body
+                }
             } catch {
                 deviceProblems.append(error)
             }
         }
+        if campaign.devices.isEmpty {
+            do throws(PayloadError) {
+                bodies.shared = try plan.body(for: Device(token: ""), at: CampaignPlan.devicesPath).bytes
+            } catch {
+                bodies.failure = error
+            }
+        }
+        plan.bodies = bodies
         problems += Self.mergingSharedMissingVariables(deviceProblems, deviceCount: campaign.devices.count)
         guard problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
         return .success(plan)

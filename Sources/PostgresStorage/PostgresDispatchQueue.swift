@@ -92,10 +92,15 @@ extension PostgresCampaignStorage {
 
     public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
         try reading { db throws(StorageError) in
-            let find = try db.execute("SELECT id, dry_run, headers, body, apns_id_prefix, app, environment FROM campaigns WHERE seq = $1", [.int(seq)])
+            let find = try db.execute("""
+                SELECT id, dry_run, push_type, topic, priority, expiration, collapse_id, body, apns_id_prefix, app, environment
+                FROM campaigns WHERE seq = $1
+                """, [.int(seq)])
             guard find.rows > 0 else { return nil }
-            return CampaignMessage(id: find.text(0, 0), dryRun: find.bool(0, 1), headers: HeaderLines.decode(find.text(0, 2)),
-                                   body: find.bytes(0, 3), apnsIDPrefix: find.text(0, 4), app: find.text(0, 5), environment: find.text(0, 6))
+            let message = StoredMessage(pushType: find.text(0, 2), topic: find.text(0, 3), priority: Int(find.int(0, 4)),
+                                        expiration: find.optionalInt(0, 5), collapseId: find.optionalText(0, 6))
+            return CampaignMessage(id: find.text(0, 0), dryRun: find.bool(0, 1), message: message,
+                                   body: find.bytes(0, 7), apnsIDPrefix: find.text(0, 8), app: find.text(0, 9), environment: find.text(0, 10))
         }
     }
 

@@ -114,7 +114,29 @@ enum PostgresSchema {
             heartbeat_at DOUBLE PRECISION NOT NULL
         );
         """,
+        // 2: the request's constant part typed, one column each, instead of header text
+        // (SQLite's 7).
+        """
+        ALTER TABLE campaigns ADD COLUMN push_type TEXT NOT NULL DEFAULT 'alert';
+        ALTER TABLE campaigns ADD COLUMN topic TEXT NOT NULL DEFAULT '';
+        ALTER TABLE campaigns ADD COLUMN priority INTEGER NOT NULL DEFAULT 10;
+        ALTER TABLE campaigns ADD COLUMN expiration BIGINT;
+        ALTER TABLE campaigns ADD COLUMN collapse_id TEXT;
+        UPDATE campaigns SET
+            push_type = coalesce(\(storedHeader("apns-push-type")), 'alert'),
+            topic = coalesce(\(storedHeader("apns-topic")), ''),
+            priority = coalesce(\(storedHeader("apns-priority"))::INTEGER, 10),
+            expiration = \(storedHeader("apns-expiration"))::BIGINT,
+            collapse_id = \(storedHeader("apns-collapse-id"));
+        ALTER TABLE campaigns DROP COLUMN headers;
+        """,
     ]
+
+    /// For migration 2: the value of header `name` in the old `headers` column ("name:
+    /// value" lines), or NULL.
+    static func storedHeader(_ name: String) -> String {
+        "substring(E'\\n' || headers || E'\\n' FROM E'\\n\(name): ([^\\n]*)\\n')"
+    }
 
     static var currentVersion: Int { migrations.count }
 }

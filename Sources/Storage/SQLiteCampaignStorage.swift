@@ -119,12 +119,14 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                         .bind(.text(claim.key), .text(claim.requestSHA256), .text(campaign.id), .double(campaign.createdAt)).run()
                 }
                 try db.statement("""
-                    INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining, app, environment, owner,
-                                          send_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
+                    INSERT INTO campaigns(id, created_at, dry_run, push_type, topic, priority, expiration, collapse_id,
+                                          body, apns_id_prefix, devices, remaining, app, environment, owner, send_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
                     """)
                     .bind(.text(campaign.id), .double(campaign.createdAt), .int(campaign.dryRun ? 1 : 0),
-                          .text(HeaderLines.encode(campaign.headers)), .blob(campaign.body), .text(campaign.apnsIDPrefix),
+                          .text(campaign.message.pushType), .text(campaign.message.topic), .integer(campaign.message.priority),
+                          .optional(campaign.message.expiration), .optional(campaign.message.collapseId),
+                          .blob(campaign.body), .text(campaign.apnsIDPrefix),
                           .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
                           campaign.sendAt.map { .double($0) } ?? .null, campaign.expiresAt.map { .double($0) } ?? .null).run()
                 let seq = db.lastInsertRowID

@@ -10,7 +10,7 @@ enum Schema {
             id TEXT NOT NULL UNIQUE,
             created_at REAL NOT NULL,
             dry_run INTEGER NOT NULL,
-            headers TEXT NOT NULL,          -- constant APNs headers, "name: value" lines
+            headers TEXT NOT NULL,          -- constant APNs headers, "name: value" lines (until 7)
             body BLOB NOT NULL,             -- the body every device shares unless its row has its own
             apns_id_prefix TEXT NOT NULL,   -- 24 characters; a device's apns-id adds its index
             devices INTEGER NOT NULL,
@@ -125,11 +125,35 @@ enum Schema {
         );
         CREATE INDEX campaign_events_campaign ON campaign_events(campaign);
         """,
+        // 7: the request's constant part typed, one column each, instead of header text.
+        """
+        ALTER TABLE campaigns ADD COLUMN push_type TEXT NOT NULL DEFAULT 'alert';
+        ALTER TABLE campaigns ADD COLUMN topic TEXT NOT NULL DEFAULT '';
+        ALTER TABLE campaigns ADD COLUMN priority INTEGER NOT NULL DEFAULT 10;
+        ALTER TABLE campaigns ADD COLUMN expiration INTEGER;
+        ALTER TABLE campaigns ADD COLUMN collapse_id TEXT;
+        UPDATE campaigns SET
+            push_type = coalesce(\(storedHeader("apns-push-type")), 'alert'),
+            topic = coalesce(\(storedHeader("apns-topic")), ''),
+            priority = coalesce(CAST(\(storedHeader("apns-priority")) AS INTEGER), 10),
+            expiration = CAST(\(storedHeader("apns-expiration")) AS INTEGER),
+            collapse_id = \(storedHeader("apns-collapse-id"));
+        ALTER TABLE campaigns DROP COLUMN headers;
+        """,
     ]
 
     /// The first version whose file uses incremental auto-vacuum (retention frees pages
     /// and gives them back in small steps).
     static let incrementalVacuumVersion = 6
+
+    /// For migration 7: the value of header `name` in the old `headers` column ("name:
+    /// value" lines), or NULL. Found as "\nname: " in the text wrapped in newlines.
+    static func storedHeader(_ name: String) -> String {
+        let text = "(char(10) || headers || char(10))"
+        let start = "instr(\(text), char(10) || '\(name): ')"
+        let rest = "substr(\(text), \(start) + \(name.utf8.count + 3))"
+        return "CASE WHEN \(start) > 0 THEN substr(\(rest), 1, instr(\(rest), char(10)) - 1) END"
+    }
 
     static var currentVersion: Int { migrations.count }
 }

@@ -24,17 +24,3 @@ public struct StateTally: Sendable {
         }
     }
 }
-
-/// Headers as stored: one "name: value" line each.
-public enum HeaderLines {
-    public static func encode(_ headers: [StoredHeader]) -> String {
-        headers.map { $0.name + ": " + $0.value }.joined(separator: "\n")
-    }
-
-    public static func decode(_ text: String) -> [StoredHeader] {
-        text.split(separator: "\n").compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return StoredHeader(String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst()))
-        }
-    }
-}

@@ -39,13 +39,23 @@ public enum DeliveryState: Int, Sendable, CaseIterable {
     public var isFinal: Bool { rawValue >= DeliveryState.delivered.rawValue }
 }
 
-/// A header line stored with a campaign.
-public struct StoredHeader: Sendable, Equatable {
-    public var name: String
-    public var value: String
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
+/// The typed part of a campaign's APNs request, as stored: one column each, so a backend
+/// never parses header text. The outbox turns it into the request through the same
+/// function preview uses.
+public struct StoredMessage: Sendable, Equatable {
+    /// `apns-push-type`, Apple's name (`alert`, `background`, …).
+    public var pushType: String
+    public var topic: String
+    public var priority: Int
+    public var expiration: Int64?
+    public var collapseId: String?
+
+    public init(pushType: String, topic: String, priority: Int, expiration: Int64? = nil, collapseId: String? = nil) {
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseId = collapseId
     }
 }
 
@@ -54,7 +64,7 @@ public struct NewCampaign: Sendable {
     public var id: String
     public var createdAt: Double
     public var dryRun: Bool
-    public var headers: [StoredHeader]
+    public var message: StoredMessage
     /// The body most devices share.
     public var body: [UInt8]
     /// The first 24 characters of every device's `apns-id` (`xxxxxxxx-xxxx-xxxx-xxxx-`).
@@ -73,12 +83,12 @@ public struct NewCampaign: Sendable {
     public var environment = ""
     public var owner = ""
 
-    public init(id: String, createdAt: Double, dryRun: Bool, headers: [StoredHeader], body: [UInt8],
+    public init(id: String, createdAt: Double, dryRun: Bool, message: StoredMessage, body: [UInt8],
                 apnsIDPrefix: String, idempotency: IdempotencyClaim? = nil) {
         self.id = id
         self.createdAt = createdAt
         self.dryRun = dryRun
-        self.headers = headers
+        self.message = message
         self.body = body
         self.apnsIDPrefix = apnsIDPrefix
         self.idempotency = idempotency
@@ -263,17 +273,17 @@ public struct CampaignEvent: Sendable, Equatable {
 public struct CampaignMessage: Sendable {
     public var id: String
     public var dryRun: Bool
-    public var headers: [StoredHeader]
+    public var message: StoredMessage
     public var body: [UInt8]
     public var apnsIDPrefix: String
     /// Which app's credentials send it, in which environment.
     public var app = ""
     public var environment = ""
 
-    public init(id: String, dryRun: Bool, headers: [StoredHeader], body: [UInt8], apnsIDPrefix: String, app: String = "", environment: String = "") {
+    public init(id: String, dryRun: Bool, message: StoredMessage, body: [UInt8], apnsIDPrefix: String, app: String = "", environment: String = "") {
         self.id = id
         self.dryRun = dryRun
-        self.headers = headers
+        self.message = message
         self.body = body
         self.apnsIDPrefix = apnsIDPrefix
         self.app = app

@@ -1,4 +1,5 @@
 import APNs
+import Outbox
 import Gateway
 import StrictJSON
 #if canImport(Glibc)

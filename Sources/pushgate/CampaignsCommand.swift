@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Gateway
 import OptionTable
+import Outbox
 import StrictJSON
 import Storage
 import Timing

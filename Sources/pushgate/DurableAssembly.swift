@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import APNs
+import Outbox
 import Gateway
 import Storage
 import StrictJSON

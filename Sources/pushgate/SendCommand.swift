@@ -5,6 +5,7 @@ import APNs
 import DeepLinks
 import Gateway
 import OptionTable
+import Outbox
 import Payloads
 import StrictJSON
 
@@ -271,18 +272,21 @@ final class SendJob: @unchecked Sendable {
     }
 
     func run() async -> SendReport {
-        var campaignDevices = plan.devices.makeIterator()
+        var campaignDevices = plan.devices.enumerated().makeIterator()
         let plan = self.plan
         let sender = self.sender
         await withTaskGroup(of: (Device, Result<DeliveryResult, PayloadError>).self) { group in
             var inFlight = 0
             func feed() {
-                while inFlight < concurrency, let device = nextDevice(&campaignDevices) {
+                while inFlight < concurrency, let (position, device) = nextDevice(&campaignDevices) {
                     inFlight += 1
                     group.addTask {
-                        // A device whose variables make the payload invalid is rejected, not sent.
+                        // The campaign's own devices were rendered by the planner; the file's
+                        // are rendered here, once. A device whose variables make the payload
+                        // invalid is rejected, not sent.
                         do throws(PayloadError) {
-                            let request = try plan.request(for: device)
+                            let request = if let position { plan.plannedRequest(forDeviceAt: position, apnsID: APNsID.random()) }
+                                else { try plan.request(for: device) }
                             return (device, .success(await sender.send(request)))
                         } catch {
                             return (device, .failure(error))
@@ -304,26 +308,27 @@ final class SendJob: @unchecked Sendable {
     }
 
     /// The campaign's own devices first, then the file's; invalid lines are reported here.
-    private func nextDevice(_ campaignDevices: inout IndexingIterator<[Device]>) -> Device? {
-        guard let device = nextListed(&campaignDevices) else { return nil }
+    /// With its position in the campaign's list, nil for the file's devices.
+    private func nextDevice(_ campaignDevices: inout EnumeratedSequence<[Device]>.Iterator) -> (Int?, Device)? {
+        guard let next = nextListed(&campaignDevices) else { return nil }
         fed += 1
         if let deviceLimit, fed > deviceLimit {
             report.stop("more than \(deviceLimit) devices from \(TextSafety.quoted(devicesPath)), which could not be counted before sending "
                         + "(not a regular file): the rest is not sent; give a file, or --confirm-devices with the exact count [confirmationRequired]")
             return nil
         }
-        return device
+        return next
     }
 
-    private func nextListed(_ campaignDevices: inout IndexingIterator<[Device]>) -> Device? {
-        if let device = campaignDevices.next() { return device }
+    private func nextListed(_ campaignDevices: inout EnumeratedSequence<[Device]>.Iterator) -> (Int?, Device)? {
+        if let (position, device) = campaignDevices.next() { return (position, device) }
         guard let reader, report.readFailure == nil else { return nil }
         do throws(CLIFailure) {
             while let item = try reader.next() {
                 switch item {
                 case .device(let device, _):
                     if reader.totalBytes > 0 { report.showProgress(fraction: Double(reader.bytesRead) / Double(reader.totalBytes)) }
-                    return device
+                    return (nil, device)
                 case .invalid(let line, let problem):
                     report.recordInvalid(line: line, problem: problem, source: devicesPath)
                 }

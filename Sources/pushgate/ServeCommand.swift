@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import APNs
+import Outbox
 import DeepLinks
 import Dispatch
 import Gateway

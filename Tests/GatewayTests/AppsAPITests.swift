@@ -7,6 +7,7 @@ import StrictJSON
 import TestSupport
 import Testing
 @testable import Gateway
+@testable import Outbox
 
 /// Several apps behind one API: each endpoint takes the app (in the path, or a campaign's
 /// `"app"`), and a key sees only its apps; another tenant's app is 404, never 403.

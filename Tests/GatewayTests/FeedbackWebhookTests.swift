@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
+@testable import Outbox
 
 /// A loopback HTTP receiver that fails the first `failures` requests with 503.
 final class WebhookReceiver: HTTPResponder {
@@ -32,7 +33,7 @@ final class WebhookReceiver: HTTPResponder {
     /// A database holding `count` dead tokens in the feedback outbox.
     func storageWithDeadTokens(_ count: Int) throws -> SQLiteCampaignStorage {
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
-        let campaign = NewCampaign(id: "c1", createdAt: 1, dryRun: false, headers: [], body: Array("{}".utf8), apnsIDPrefix: "00000000-0000-4000-8000-")
+        let campaign = NewCampaign(id: "c1", createdAt: 1, dryRun: false, message: StoredMessage(pushType: "alert", topic: "t", priority: 10), body: Array("{}".utf8), apnsIDPrefix: "00000000-0000-4000-8000-")
         _ = try storage.insert(campaign, deliveries: (0..<count).map { NewDelivery(token: Fixtures.token("dead", $0)) }, now: 1)
         let claimed = try storage.claim(limit: count, lease: LeaseTerms(owner: "test", seconds: 30), now: 1)
         try storage.record(claimed.map {

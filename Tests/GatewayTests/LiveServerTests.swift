@@ -12,6 +12,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
+@testable import Outbox
 
 /// Answers by token prefix so one campaign can exercise every outcome; can be slowed to
 /// keep sends in flight.

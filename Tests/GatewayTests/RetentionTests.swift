@@ -2,14 +2,17 @@ import Foundation
 import HTTPServer
 import Storage
 import StrictJSON
+import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
+@testable import Outbox
 
 /// Retention with an injected clock: only what is old and finished goes, dead tokens
 /// stay, and over many campaigns the file stops growing (freed pages are reused and given
 /// back). The `campaign.finished` webhook event, signed and batched like dead tokens.
 @Suite struct RetentionTests {
+    static let message = StoredMessage(pushType: "alert", topic: "com.example.shop", priority: 10)
     static let day = 86_400.0
 
     func storage() throws -> SQLiteCampaignStorage {
@@ -19,7 +22,7 @@ import TestSupport
     /// A campaign of `devices` written and delivered at the clock's time (one dead token).
     func runCampaign(_ storage: SQLiteCampaignStorage, _ id: String, devices: Int, clock: ManualClock) throws {
         let now = clock.wallSeconds()
-        let campaign = NewCampaign(id: id, createdAt: now, dryRun: false, headers: [], body: Array(#"{"aps":{"alert":"hi"}}"#.utf8),
+        let campaign = NewCampaign(id: id, createdAt: now, dryRun: false, message: Self.message, body: Array(#"{"aps":{"alert":"hi"}}"#.utf8),
                                    apnsIDPrefix: "00000000-0000-4000-8000-",
                                    idempotency: IdempotencyClaim(key: "key-" + id, requestSHA256: "x", notBefore: 0))
         _ = try storage.insert(campaign, deliveries: (0..<devices).map { NewDelivery(token: Fixtures.token(String(id.suffix(4)), $0)) }, now: now)
@@ -38,7 +41,7 @@ import TestSupport
         try runCampaign(storage, "old-0001", devices: 250, clock: clock)
         clock.advance(by: .seconds(20 * Self.day))
         try runCampaign(storage, "mid-0002", devices: 10, clock: clock)
-        let unfinished = NewCampaign(id: "open-0003", createdAt: clock.wallSeconds(), dryRun: false, headers: [], body: [],
+        let unfinished = NewCampaign(id: "open-0003", createdAt: clock.wallSeconds(), dryRun: false, message: Self.message, body: [],
                                      apnsIDPrefix: "00000000-0000-4000-8000-")
         _ = try storage.insert(unfinished, deliveries: [NewDelivery(token: Fixtures.token("0003", 1))], now: clock.wallSeconds())
         clock.advance(by: .seconds(11 * Self.day))

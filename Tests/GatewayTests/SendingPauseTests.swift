@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 import Timing
 @testable import Gateway
+@testable import Outbox
 
 /// Holds the key (TooManyProviderTokenUpdates) for everything sent before the first pause ends,
 /// as APNs does when another process minted a token for the key; records each send.
@@ -40,7 +41,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let sender = TokenUpdateRefusingSender(pauseSeconds: 0.6)
         let tokens = (0..<20).map { Fixtures.token("e", $0) }
         _ = try storage.insert(NewCampaign(id: "paused", createdAt: 1, dryRun: false,
-                                           headers: [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")],
+                                           message: StoredMessage(pushType: "alert", topic: "com.example.shop", priority: 10),
                                            body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
                                deliveries: tokens.map { NewDelivery(token: $0) }, now: 1)
         let dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: sender, metrics: Metrics(),
@@ -79,7 +80,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let devices = (0..<200).map { Fixtures.token("f", $0) }
         _ = try storage.insert(NewCampaign(id: "stopped", createdAt: 1, dryRun: false,
-                                           headers: [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")],
+                                           message: StoredMessage(pushType: "alert", topic: "com.example.shop", priority: 10),
                                            body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
                                deliveries: devices.map { NewDelivery(token: $0) }, now: clock.wallSeconds())
         let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),

@@ -16,7 +16,7 @@ func token(_ n: Int) -> String {
 }
 
 func newCampaign(_ id: String, dryRun: Bool = false, key: IdempotencyClaim? = nil) -> NewCampaign {
-    NewCampaign(id: id, createdAt: 1000, dryRun: dryRun, headers: [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")],
+    NewCampaign(id: id, createdAt: 1000, dryRun: dryRun, message: StoredMessage(pushType: "alert", topic: "com.example.shop", priority: 10),
                 body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-", idempotency: key)
 }
 
@@ -249,13 +249,43 @@ extension CampaignStorage {
         #expect(walBytes() > before, "the WAL measure does see a write")
     }
 
-    @Test(arguments: Backend.allCases) func messageKeepsHeadersInOrder(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func messageComesBackTyped(_ backend: Backend) throws {
         let storage = try freshStorage(backend)
-        _ = try storage.insert(newCampaign("c1", dryRun: true), deliveries: [NewDelivery(token: token(1))], now: 1000)
+        var campaign = newCampaign("c1", dryRun: true)
+        campaign.message = StoredMessage(pushType: "background", topic: "com.example.shop", priority: 5,
+                                         expiration: 1_900_000_000, collapseId: "sale: 1\nb")
+        _ = try storage.insert(campaign, deliveries: [NewDelivery(token: token(1))], now: 1000)
         let claimed = try storage.claim(limit: 1, now: 1000)
         let message = try #require(try storage.message(campaign: claimed[0].campaign))
         #expect(message.id == "c1" && message.dryRun)
-        #expect(message.headers == [StoredHeader("apns-push-type", "alert"), StoredHeader("apns-topic", "com.example.shop")])
+        #expect(message.message == campaign.message)
+        #expect(message.body == campaign.body)
+    }
+
+    /// Schema 7 turns the header text of older databases into the typed columns.
+    @Test func migratesStoredHeaderTextToTypedColumns() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let db = try SQLiteDatabase(path: path)
+            for (index, sql) in Schema.migrations.prefix(6).enumerated() {
+                try db.execute(sql)
+                try db.execute("PRAGMA user_version = \(index + 1)")
+            }
+            try db.execute("""
+                INSERT INTO campaigns(id, created_at, dry_run, headers, body, apns_id_prefix, devices, remaining) VALUES
+                ('full', 1, 0, 'apns-push-type: background' || char(10) || 'apns-topic: com.example.shop' || char(10)
+                   || 'apns-priority: 5' || char(10) || 'apns-expiration: 1900000000' || char(10) || 'apns-collapse-id: a: b', x'7b7d', 'p', 1, 1),
+                ('short', 1, 0, 'apns-push-type: alert' || char(10) || 'apns-topic: com.example.shop' || char(10) || 'apns-priority: 10',
+                   x'7b7d', 'p', 1, 1),
+                ('empty', 1, 0, '', x'7b7d', 'p', 0, 0);
+                """)
+        }
+        let storage = try SQLiteCampaignStorage(path: path)
+        #expect(try storage.schemaVersion() == Schema.currentVersion)
+        #expect(try storage.message(campaign: 1)?.message
+                == StoredMessage(pushType: "background", topic: "com.example.shop", priority: 5, expiration: 1_900_000_000, collapseId: "a: b"))
+        #expect(try storage.message(campaign: 2)?.message == StoredMessage(pushType: "alert", topic: "com.example.shop", priority: 10))
+        #expect(try storage.message(campaign: 3)?.message == StoredMessage(pushType: "alert", topic: "", priority: 10))
     }
 }
 

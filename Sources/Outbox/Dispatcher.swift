@@ -43,7 +43,7 @@ public final class Dispatcher: Sendable {
     public let storage: any CampaignStorage
     let sender: any NotificationSender
     let dryRunSender: any NotificationSender
-    let metrics: Metrics
+    let metrics: any OutboxMetrics
     let options: Options
     let clock: any TimeSource
     /// When sends may go again while they cannot (the signing key held, APNs unreachable):
@@ -69,7 +69,7 @@ public final class Dispatcher: Sendable {
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
-                metrics: Metrics, sendingPausedUntil: @escaping @Sendable () -> Double? = { nil },
+                metrics: any OutboxMetrics, sendingPausedUntil: @escaping @Sendable () -> Double? = { nil },
                 options: Options = Options(), clock: any TimeSource = SystemClock(),
                 log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
                 housekeeping: @escaping @Sendable () -> Void = {},
@@ -130,7 +130,7 @@ public final class Dispatcher: Sendable {
     }
 
     private func loop() {
-        var messages: [Int64: CampaignMessage] = [:]
+        var messages: [Int64: OutboxMessage] = [:]
         var unrecorded: [DeliveryUpdate] = []
         var lastHousekeeping = clock.wallSeconds()
         var lastRenewal = clock.wallSeconds()
@@ -200,27 +200,32 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: CampaignMessage]) {
+    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage]) {
         if messages.count > 1000 { messages.removeAll() }
         for claim in claims {
-            if messages[claim.campaign] == nil, let message = try? storage.message(campaign: claim.campaign) {
-                messages[claim.campaign] = message
+            if messages[claim.campaign] == nil, let stored = try? storage.message(campaign: claim.campaign) {
+                messages[claim.campaign] = OutboxMessage(stored)
             }
             guard let message = messages[claim.campaign] else {
                 finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: DiagnosticCode.campaignMissing.rawValue,
                                       lease: claim.lease))
                 continue
             }
-            let request = Self.request(for: claim, message: message)
+            guard let request = message.request(for: claim) else {
+                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed,
+                                      reason: DiagnosticCode.unknownStoredPushType.rawValue, lease: claim.lease))
+                continue
+            }
             // The campaign's app and environment choose the credentials and the connection pool.
-            let chosen = senders?(message) ?? (message.dryRun ? dryRunSender : sender)
-            let pushType = message.headers.first { $0.name == "apns-push-type" }?.value ?? ""
+            let chosen = senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender)
+            let pushType = message.stored.message.pushType
+            let app = message.stored.app
             Task.detached(executorPreference: executor) { [self] in
                 let started = clock.wallSeconds()
                 let result = await chosen.send(request)
-                if case .dryRun = result {} else { metrics.recordAPNsLatency(app: message.app, seconds: clock.wallSeconds() - started) }
+                if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, seconds: clock.wallSeconds() - started) }
                 let update = outcome(of: result, for: claim)
-                metrics.recordNotification(app: message.app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
+                metrics.recordNotification(app: app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
                                            reason: update.reason ?? "")
                 finish(update)
             }
@@ -233,19 +238,6 @@ public final class Dispatcher: Sendable {
             return done.count == 1
         }
         if wasEmpty { wakeup.signal() }
-    }
-
-    static func request(for claim: ClaimedDelivery, message: CampaignMessage) -> APNsRequest {
-        var headers = message.headers.map { HTTPHeader($0.name, $0.value) }
-        headers.append(HTTPHeader("apns-id", apnsID(prefix: message.apnsIDPrefix, index: claim.index)))
-        return APNsRequest(deviceToken: claim.token, path: "/3/device/" + claim.token, headers: headers,
-                           body: claim.body ?? message.body)
-    }
-
-    /// The same `apns-id` on every attempt for a device: the campaign's 24-character
-    /// prefix and the device's index as 12 hex digits.
-    static func apnsID(prefix: String, index: Int) -> String {
-        prefix + Hex.padded(UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF, width: 12)
     }
 
     /// What to store for one send. Transient failures — APNs 429 TooManyRequests, 500 and

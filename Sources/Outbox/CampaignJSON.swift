@@ -1,15 +1,16 @@
 import Storage
 import StrictJSON
 
-/// The JSON of campaign status pages.
+/// The JSON of a campaign's status: the API's status pages, `pushgate campaigns --json`
+/// and the `campaign.finished` webhook event all write it here.
 public enum CampaignJSON {
     /// RFC 3339 UTC with milliseconds, as every timestamp in the API.
-    public static func timestamp(_ seconds: Double) -> String { rfc3339(seconds) }
+    public static func timestamp(_ seconds: Double) -> String { RFC3339.format(seconds) }
 
     /// States as reported, in a fixed order.
     static let states: [DeliveryState] = DeliveryState.allCases
 
-    static func detail(_ summary: CampaignSummary, rows: [DeliveryResultRow], page: Int, pageSize: Int, now: Double) -> [UInt8] {
+    public static func detail(_ summary: CampaignSummary, rows: [DeliveryResultRow], page: Int, pageSize: Int, now: Double) -> [UInt8] {
         var w = JSONWriter(capacity: 512 + rows.count * 200)
         w.object { w in
             writeSummaryMembers(summary, now: now, to: &w)
@@ -26,7 +27,7 @@ public enum CampaignJSON {
                         if let reason = row.reason { w.member("reason", reason) }
                         if let id = row.apnsID { w.member("apns_id", id) }
                         if let ts = row.timestampMilliseconds { w.member("timestamp_ms", Int(ts)) }
-                        if let next = row.nextAttemptAt { w.member("next_attempt_at", rfc3339(next)) }
+                        if let next = row.nextAttemptAt { w.member("next_attempt_at", timestamp(next)) }
                     }
                 }
             })
@@ -68,10 +69,10 @@ public enum CampaignJSON {
         w.member("app", orNull: summary.app.isEmpty ? nil : summary.app)
         w.member("environment", orNull: summary.environment.isEmpty ? nil : summary.environment)
         w.member("dry_run", summary.dryRun)
-        w.member("created_at", rfc3339(summary.createdAt))
-        w.member("finished_at", orNull: summary.finishedAt.map(rfc3339))
-        w.member("send_at", orNull: summary.sendAt.map(rfc3339))
-        w.member("expires_at", orNull: summary.expiresAt.map(rfc3339))
+        w.member("created_at", timestamp(summary.createdAt))
+        w.member("finished_at", orNull: summary.finishedAt.map(timestamp))
+        w.member("send_at", orNull: summary.sendAt.map(timestamp))
+        w.member("expires_at", orNull: summary.expiresAt.map(timestamp))
         w.member("devices", summary.devices)
         w.member("not_sent", summary.notSent(at: now))
         w.member("counts", object: { w in

@@ -4,9 +4,9 @@ import StrictJSON
 import Timing
 
 /// Turns a planned campaign into outbox rows and writes them in one transaction: the
-/// request of every device is rendered now (a device whose request cannot be built is
-/// stored as failed with the reason), and only the bytes that differ from the shared
-/// body are kept per device.
+/// typed message once, the body most devices share once, and a device's own body only
+/// where it differs (a device whose body cannot be built is stored as failed with the
+/// reason).
 public struct DurableCampaigns: Sendable {
     public let storage: any CampaignStorage
     public let dispatcher: Dispatcher
@@ -60,7 +60,7 @@ public struct DurableCampaigns: Sendable {
     }
 
     /// What `accept` did.
-    enum Accepted {
+    public enum Accepted: Sendable {
         case created(id: String, devices: Int, skipped: Int, dryRun: Bool)
         /// The key was used before with this same request: its campaign.
         case replayed(CampaignSummary)
@@ -68,41 +68,34 @@ public struct DurableCampaigns: Sendable {
         case conflict(IdempotencyRecord)
     }
 
-    var idempotencyNotBefore: Double { clock.wallSeconds() - idempotencyRetentionSeconds }
+    public var idempotencyNotBefore: Double { clock.wallSeconds() - idempotencyRetentionSeconds }
 
     /// Idempotency keys are each API key's own: stored as "<key name> <Idempotency-Key>"
     /// (neither contains a space), so one caller's key never finds another's campaign.
     static func namespaced(_ key: String, owner: String) -> String { owner + " " + key }
 
-    func previous(key: String, owner: String) throws(StorageError) -> IdempotencyRecord? {
+    public func previous(key: String, owner: String) throws(StorageError) -> IdempotencyRecord? {
         try storage.idempotencyRecord(key: Self.namespaced(key, owner: owner), notBefore: idempotencyNotBefore)
     }
 
-    func replay(_ record: IdempotencyRecord, requestSHA256: String) throws(StorageError) -> Accepted {
+    public func replay(_ record: IdempotencyRecord, requestSHA256: String) throws(StorageError) -> Accepted {
         guard record.requestSHA256 == requestSHA256 else { return .conflict(record) }
         guard let summary = try storage.campaign(id: record.campaignID) else { return .conflict(record) }
         return .replayed(summary)
     }
 
-    /// Writes the campaign and all its devices; returns once committed. `devices` is
-    /// walked twice at most (to find the shared body, then to write rows), never kept.
+    /// Writes the campaign and all its devices; returns once committed. `tokens` are the
+    /// plan's own devices' tokens in order, or the tokens of a device list streamed after a
+    /// plan without devices; either way every body was rendered by the planner, once
+    /// (`CampaignPlan.bodies`), and is not rendered again here.
     /// `app`, `environment`: which credentials send it; `owner`: the API key that created it.
-    func accept(_ plan: CampaignPlan, devices: some Sequence<Device>, dryRun: Bool,
-                idempotency: (key: String, sha256: String)?, rejectDuplicateTokens: Bool,
-                app: String = "", environment: String = "", owner: String = "") throws(StorageError) -> Accepted {
+    public func accept(_ plan: CampaignPlan, tokens: some Sequence<String>, dryRun: Bool,
+                       idempotency: (key: String, sha256: String)?, rejectDuplicateTokens: Bool,
+                       app: String = "", environment: String = "", owner: String = "") throws(StorageError) -> Accepted {
         let id = APNsID.random()
-        // The shared body and headers come from the first device whose request builds.
-        var shared: APNsRequest?
-        for device in devices {
-            if let request = try? plan.request(for: device, apnsID: id) {
-                shared = request
-                break
-            }
-        }
-        let headers = (shared?.headers ?? []).filter { $0.name != "apns-id" }.map { StoredHeader($0.name, $0.value) }
-        let sharedBody = shared?.body ?? []
+        let bodies = plan.bodies
         var campaign = NewCampaign(
-            id: id, createdAt: clock.wallSeconds(), dryRun: dryRun, headers: headers, body: sharedBody,
+            id: id, createdAt: clock.wallSeconds(), dryRun: dryRun, message: StoredMessage(plan.message), body: bodies.shared,
             apnsIDPrefix: String(id.prefix(24)),
             idempotency: idempotency.map { IdempotencyClaim(key: Self.namespaced($0.key, owner: owner), requestSHA256: $0.sha256,
                                                             notBefore: idempotencyNotBefore) })
@@ -112,14 +105,9 @@ public struct DurableCampaigns: Sendable {
         campaign.app = app
         campaign.environment = environment
         campaign.owner = owner
-        let path = JSONPath.root.appending("devices")
-        let rows = devices.enumerated().lazy.map { index, device -> NewDelivery in
-            do throws(PayloadError) {
-                let body = try plan.body(for: device, at: path.appending(index: index)).bytes
-                return NewDelivery(token: device.token, body: body == sharedBody ? nil : body)
-            } catch {
-                return NewDelivery(token: device.token, failureReason: error.stableCode)
-            }
+        let failure = bodies.failure?.stableCode
+        let rows = tokens.enumerated().lazy.map { index, token -> NewDelivery in
+            NewDelivery(token: token, body: bodies.own(at: index), failureReason: failure)
         }
         switch try storage.insert(campaign, deliveries: rows, now: clock.wallSeconds()) {
         case .created(let count, let skipped):

@@ -1,0 +1,37 @@
+/// What every device of a campaign shares in its APNs request, typed: the push type, the
+/// topic, the priority and the optional expiration and collapse id. `request(to:apnsID:body:)`
+/// is the one place an `APNsRequest` is put together — preview, `send` and the outbox's
+/// dispatcher all go through it, so what a preview shows is what is sent.
+public struct APNsMessage: Sendable, Equatable {
+    public var pushType: PushType
+    /// The bundle id with the push type's suffix.
+    public var topic: String
+    public var priority: Int
+    /// `apns-expiration`, seconds since 1970 (0: deliver once or not at all).
+    public var expiration: Int64?
+    public var collapseId: String?
+
+    public init(pushType: PushType, topic: String, priority: Int, expiration: Int64? = nil, collapseId: String? = nil) {
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseId = collapseId
+    }
+
+    /// The request path for a device: `/3/device/<token>`.
+    public static func path(for token: String) -> String { "/3/device/" + token }
+
+    /// The exact request one device gets (the delivery layer adds `authorization`).
+    public func request(to token: String, apnsID: String, body: [UInt8]) -> APNsRequest {
+        var headers = [
+            HTTPHeader("apns-push-type", pushType.rawValue),
+            HTTPHeader("apns-topic", topic),
+            HTTPHeader("apns-priority", String(priority)),
+        ]
+        if let expiration { headers.append(HTTPHeader("apns-expiration", String(expiration))) }
+        if let collapseId { headers.append(HTTPHeader("apns-collapse-id", collapseId)) }
+        headers.append(HTTPHeader("apns-id", apnsID))
+        return APNsRequest(deviceToken: token, path: Self.path(for: token), headers: headers, body: body)
+    }
+}
