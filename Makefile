@@ -7,8 +7,19 @@ DEB_PACKAGES := pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev lib
                 python3-venv chromium chromium-driver
 # The browser tests' Selenium, pinned in Tests/Browser/requirements.txt.
 BROWSER_VENV := .build/browser-venv
+# The OpenAPI conformance test's schemathesis, pinned in Tests/API/requirements.txt.
+API_VENV := .build/api-venv
 
-.PHONY: deps browser-env build release run demo test bench clean
+# A virtual environment (the folder of the target's .installed) with the pins of the
+# requirements file it depends on.
+define make-venv
+rm -rf $(@D)
+/usr/bin/python3 -m venv $(@D)
+$(@D)/bin/pip install -q --disable-pip-version-check -r $<
+touch $@
+endef
+
+.PHONY: deps browser-env api-env build release run demo test bench clean
 
 # Installs only what is missing; `apt-get update` runs only when something is.
 deps:
@@ -25,10 +36,13 @@ deps:
 browser-env: deps $(BROWSER_VENV)/.installed
 
 $(BROWSER_VENV)/.installed: Tests/Browser/requirements.txt
-	rm -rf $(BROWSER_VENV)
-	/usr/bin/python3 -m venv $(BROWSER_VENV)
-	$(BROWSER_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Browser/requirements.txt
-	touch $@
+	$(make-venv)
+
+# The virtual environment the OpenAPI conformance test runs schemathesis from; rebuilt when the pins change.
+api-env: deps $(API_VENV)/.installed
+
+$(API_VENV)/.installed: Tests/API/requirements.txt
+	$(make-venv)
 
 build: deps
 	$(SWIFT) build
@@ -44,7 +58,7 @@ run: build
 demo: build
 	@bash scripts/demo.sh
 
-test: deps browser-env
+test: deps browser-env api-env
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 

@@ -14,6 +14,26 @@ enum OpenAPIDocument {
 
     static let text = withPerAppPaths(written)
 
+    /// The characters `TextSafety.isUnsafe` refuses in the Basic Multilingual Plane, which
+    /// JSON Schema's regular expressions (UTF-16 code units) can name one by one; a test
+    /// checks every BMP scalar against `isUnsafe`. The few unsafe scalars above U+FFFF
+    /// (tags, some format controls) are refused by the gateway with a pointer (422).
+    static let unsafeBMPRanges: [ClosedRange<UInt32>] = [
+        0x0...0x1F, 0x7F...0x9F, 0xAD...0xAD, 0x600...0x605, 0x61C...0x61C, 0x6DD...0x6DD, 0x70F...0x70F,
+        0x890...0x891, 0x8E2...0x8E2, 0x180E...0x180E, 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x206F,
+        0xFEFF...0xFEFF, 0xFFF9...0xFFFB,
+    ]
+
+    /// `PlainText`'s pattern as it stands inside the document's JSON string (backslashes doubled).
+    static let plainTextPattern: String = {
+        func escape(_ v: UInt32) -> String {
+            let hex = String(v, radix: 16, uppercase: true)
+            return "\\\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
+        let classes = unsafeBMPRanges.map { $0.count == 1 ? escape($0.lowerBound) : escape($0.lowerBound) + "-" + escape($0.upperBound) }
+        return "^[^" + classes.joined() + "]+$"
+    }()
+
     /// The endpoints of one app: each is described once at `/v1` + suffix (the only app)
     /// and copied to `/v1/apps/{app}` + suffix with the `app` path parameter.
     static let perAppSuffixes = ["/links/check", "/notifications/preview", "/templates", "/routes", "/tokens/dead", "/tokens/{token}/register"]
@@ -70,8 +90,19 @@ enum OpenAPIDocument {
       "bearer": {"type": "http", "scheme": "bearer", "description": "An API key; the configuration stores its SHA-256. Not required when no keys are configured and the server listens on loopback only."}
     },
     "schemas": {
-      "CampaignSummary": {
+      "Token": {"type": "string", "pattern": "^(?:[0-9a-f]{2}){32,100}$", "description": "A device token as APNs wants it: lowercase hex, 64 to 200 digits."},
+      "TokenInput": {"type": "string", "pattern": "^[ <>]*(?:[0-9a-fA-F][ <>]*[0-9a-fA-F][ <>]*){32,100}$",
+                     "description": "A device token: 64 to 200 hex digits (an even number), either case; spaces, < and > (as Xcode logs print tokens) are dropped."},
+      "PlainText": {"type": "string", "minLength": 1, "pattern": "\#(plainTextPattern)",
+                    "description": "Not empty, and no control or invisible character (C0/C1 controls, DEL, line and paragraph separators, bidi controls and other format characters)."},
+      "Flag": {"description": "true or false; Apple's 0 and 1 are accepted too.", "oneOf": [{"type": "boolean"}, {"enum": [0, 1]}]},
+      "Variables": {"type": "object", "description": "Values for a template's {{placeholders}}: strings, or numbers kept as written (finite as a double; integers within ±2^53).",
+                    "additionalProperties": {"type": ["string", "number"]}},
+      "CampaignSummary": {"allOf": [{"$ref": "#/components/schemas/CampaignFields"}], "unevaluatedProperties": false},
+      "CampaignFields": {
         "type": "object",
+        "description": "The members every campaign answer has (the detail adds its page of results).",
+        "required": ["id", "status", "app", "environment", "dry_run", "created_at", "finished_at", "send_at", "expires_at", "devices", "not_sent", "counts"],
         "properties": {
           "id": {"type": "string"},
           "status": {"enum": ["scheduled", "sending", "paused", "completed", "cancelled", "expired"]},
@@ -82,28 +113,38 @@ enum OpenAPIDocument {
           "finished_at": {"type": ["string", "null"], "format": "date-time"},
           "send_at": {"type": ["string", "null"], "format": "date-time"},
           "expires_at": {"type": ["string", "null"], "format": "date-time"},
-          "devices": {"type": "integer"},
+          "devices": {"type": "integer", "minimum": 0},
           "not_sent": {"type": "integer", "minimum": 0, "description": "Devices that will never be sent because the campaign was cancelled or expired."},
-          "counts": {"type": "object", "description": "Devices by state: pending, in-flight, retrying, delivered, failed, unregistered, skipped, dry-run, cancelled, expired.",
-                     "additionalProperties": {"type": "integer"}}
+          "counts": {"type": "object", "description": "Devices by state.",
+                     "required": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run", "cancelled", "expired"],
+                     "additionalProperties": false,
+                     "properties": {"pending": {"type": "integer", "minimum": 0}, "in-flight": {"type": "integer", "minimum": 0}, "retrying": {"type": "integer", "minimum": 0},
+                                    "delivered": {"type": "integer", "minimum": 0}, "failed": {"type": "integer", "minimum": 0}, "unregistered": {"type": "integer", "minimum": 0},
+                                    "skipped": {"type": "integer", "minimum": 0}, "dry-run": {"type": "integer", "minimum": 0}, "cancelled": {"type": "integer", "minimum": 0},
+                                    "expired": {"type": "integer", "minimum": 0}}}
         }
       },
       "Problem": {
         "type": "object",
         "required": ["type", "title", "status", "code", "detail"],
+        "additionalProperties": false,
         "properties": {
-          "type": {"type": "string", "examples": ["urn:pushgate:problem:validationFailed"]},
+          "type": {"type": "string", "pattern": "^urn:pushgate:problem:[A-Za-z]+$", "examples": ["urn:pushgate:problem:validationFailed"]},
           "title": {"type": "string"},
-          "status": {"type": "integer"},
+          "status": {"type": "integer", "minimum": 400, "maximum": 599},
           "code": {"description": "The kind of problem (docs/errors.md); never depends on how many errors there are.",
                    "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported"]},
-          "detail": {"type": "string"},
+          "detail": {"type": "string", "maxLength": 1100, "description": "In words (at most 1 KiB, cut beyond); when more problems were found than listed, it gives the full count."},
           "errors": {
             "type": "array",
+            "minItems": 1,
+            "maxItems": 100,
             "items": {
               "type": "object",
               "required": ["code", "detail"],
-              "description": "One diagnostic: its location as exactly one of pointer, parameter, header or line.",
+              "additionalProperties": false,
+              "maxProperties": 3,
+              "description": "One diagnostic: its location as at most one of pointer, parameter, header or line.",
               "properties": {
                 "pointer": {"type": "string", "description": "RFC 6901 JSON pointer into the request body."},
                 "parameter": {"type": "string", "description": "A query or path parameter."},
@@ -262,33 +303,44 @@ enum OpenAPIDocument {
       },
       "Campaign": {
         "type": "object",
-        "description": "A campaign: template or inline alert, deep link, APNs fields and devices. See the README for every field.",
+        "required": ["devices"],
+        "additionalProperties": false,
+        "dependentRequired": {"locale": ["template"], "variables": ["template"]},
+        "not": {"required": ["template", "alert"]},
+        "anyOf": [
+          {"required": ["push_type"], "properties": {"push_type": {"not": {"const": "alert"}}}},
+          {"required": ["template"]}, {"required": ["alert"]}, {"required": ["sound"]}, {"required": ["badge"]},
+          {"required": ["content_available"], "properties": {"content_available": {"enum": [true, 1]}}}
+        ],
+        "description": "A campaign: template or inline alert, deep link, APNs fields and devices (docs/http-api.md has every field). Each member's own shape is stated here; rules between members, and those that need the gateway's configuration, are checked by the gateway and answered 422 validationFailed with a pointer each: a template that exists and gets every placeholder, a link the route table accepts, what each push type needs or forbids, something to send, send_at not in the past, confirm_devices equal to the count, the body within APNs' size limit.",
         "properties": {
-          "template": {"type": "string"},
-          "locale": {"type": "string"},
-          "variables": {"type": "object", "additionalProperties": {"type": "string"}},
-          "alert": {"type": "object"},
-          "deeplink": {"type": "string"},
+          "template": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "A template's name (GET /v1/templates); not with alert."},
+          "locale": {"type": "string", "pattern": "^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$", "description": "The template's language to use, e.g. pl-PL (falls back to pl, then the default)."},
+          "variables": {"$ref": "#/components/schemas/Variables"},
+          "alert": {"description": "The alert's body as a string, or Apple's alert dictionary.", "oneOf": [{"type": "string"}, {"$ref": "#/components/schemas/InlineAlert"}]},
+          "deeplink": {"type": "string", "minLength": 1, "description": "A link the route table accepts; sent canonicalised."},
           "push_type": {"enum": ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets"]},
           "priority": {"enum": [10, 5, 1]},
-          "expiration": {"oneOf": [{"type": "integer"}, {"type": "string", "format": "date-time"}]},
-          "collapse_id": {"type": "string", "maxLength": 64},
-          "thread_id": {"type": "string"},
-          "category": {"type": "string"},
-          "badge": {"type": "integer"},
-          "sound": {"oneOf": [{"type": "string"}, {"type": "object"}]},
+          "expiration": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 9223372036854775807, "description": "UNIX seconds."}, {"type": "string", "format": "date-time"}]},
+          "collapse_id": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "maxLength": 64, "description": "At most 64 bytes (UTF-8)."},
+          "thread_id": {"$ref": "#/components/schemas/PlainText"},
+          "category": {"$ref": "#/components/schemas/PlainText"},
+          "badge": {"type": "integer", "minimum": 0, "maximum": 2147483647},
+          "sound": {"oneOf": [{"$ref": "#/components/schemas/PlainText"}, {"type": "object", "required": ["name"], "additionalProperties": false, "properties": {
+            "critical": {"$ref": "#/components/schemas/Flag"}, "name": {"$ref": "#/components/schemas/PlainText"}, "volume": {"type": "number", "minimum": 0, "maximum": 1}}}]},
           "interruption_level": {"enum": ["passive", "active", "time-sensitive", "critical"]},
           "relevance_score": {"type": "number", "minimum": 0, "maximum": 1},
-          "mutable_content": {"type": "boolean"},
-          "content_available": {"type": "boolean"},
-          "target_content_id": {"type": "string"},
-          "data": {"type": "object"},
+          "mutable_content": {"$ref": "#/components/schemas/Flag"},
+          "content_available": {"$ref": "#/components/schemas/Flag"},
+          "target_content_id": {"$ref": "#/components/schemas/PlainText"},
+          "data": {"type": "object", "description": "Custom keys for the app, next to aps (numbers finite as doubles, integers within ±2^53).", "propertyNames": {"not": {"enum": ["aps", "deeplink", "route"]}}},
           "devices": {
             "type": "array",
+            "minItems": 1,
             "items": {
               "oneOf": [
-                {"type": "string", "description": "Hex device token."},
-                {"type": "object", "required": ["token"], "properties": {"token": {"type": "string"}, "variables": {"type": "object"}}}
+                {"$ref": "#/components/schemas/TokenInput"},
+                {"type": "object", "required": ["token"], "additionalProperties": false, "properties": {"token": {"$ref": "#/components/schemas/TokenInput"}, "variables": {"$ref": "#/components/schemas/Variables"}}}
               ]
             }
           },
@@ -296,14 +348,51 @@ enum OpenAPIDocument {
           "dry_run": {"type": "boolean"},
           "send_at": {"type": "string", "format": "date-time", "description": "RFC 3339 with Z or an offset: nothing is sent before. More than 60 s in the past: 422 scheduleInPast."},
           "expires_at": {"type": "string", "format": "date-time", "description": "Devices not sent by then end expired instead of being sent late. Past, or not after send_at: 422."},
-          "confirm_devices": {"type": "integer", "minimum": 1, "description": "The campaign's device count. Required (else 422 confirmationRequired) when it has more devices than guard.confirmAbove; when given it must be the count."},
-          "app": {"type": "string", "description": "The app the campaign is for (GET /v1/apps); optional when the key may use one app. Its route table, templates, topic and credentials apply. Unknown or not the key's: 404 unknownApp."},
+          "confirm_devices": {"type": "integer", "minimum": 1, "maximum": 2147483647, "description": "The campaign's device count. Required (else 422 confirmationRequired) when it has more devices than guard.confirmAbove; when given it must be the count."},
+          "app": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "description": "The app the campaign is for (GET /v1/apps); optional when the key may use one app. Its route table, templates, topic and credentials apply. Unknown or not the key's: 404 unknownApp."},
           "environment": {"enum": ["production", "sandbox"], "description": "The APNs environment, when the app allows both (apns.environments); default the app's apns.environment."}
         }
+      },
+      "Readiness": {"type": "object", "required": ["checks", "status"], "additionalProperties": false, "properties": {
+        "checks": {"type": "object", "description": "Each check: ok, or why not.", "additionalProperties": {"type": "string"}},
+        "status": {"enum": ["ready", "not ready"]}}},
+      "ValueType": {"description": "A parameter's type: a named one, or the list of allowed values.",
+                    "oneOf": [{"enum": ["int", "uuid", "slug", "string"]}, {"type": "array", "minItems": 1, "items": {"type": "string"}}]},
+      "RouteTable": {
+        "type": "object",
+        "required": ["app", "hosts", "routes", "fingerprint"],
+        "additionalProperties": false,
+        "properties": {
+          "app": {"type": "object", "required": ["teamId", "bundleId"], "additionalProperties": false,
+                  "properties": {"teamId": {"type": "string"}, "bundleId": {"type": "string"}, "scheme": {"type": "string"}}},
+          "hosts": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+          "passthroughQuery": {"type": "array", "items": {"type": "string"}},
+          "routes": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["name", "path"], "additionalProperties": false, "properties": {
+            "name": {"type": "string"}, "path": {"type": "string"},
+            "params": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/ValueType"}},
+            "query": {"type": "object", "additionalProperties": {"oneOf": [{"$ref": "#/components/schemas/ValueType"},
+              {"type": "object", "required": ["type"], "additionalProperties": false, "properties": {"type": {"$ref": "#/components/schemas/ValueType"}, "required": {"type": "boolean"}}}]}}}}},
+          "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+        }
+      },
+      "InlineAlert": {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": false,
+        "description": "Apple's alert dictionary; each *-loc-args needs its *-loc-key.",
+        "properties": {
+          "title": {"type": "string"}, "subtitle": {"type": "string"}, "body": {"type": "string"},
+          "title-loc-key": {"$ref": "#/components/schemas/PlainText"}, "title-loc-args": {"type": "array", "items": {"type": "string"}},
+          "subtitle-loc-key": {"$ref": "#/components/schemas/PlainText"}, "subtitle-loc-args": {"type": "array", "items": {"type": "string"}},
+          "loc-key": {"$ref": "#/components/schemas/PlainText"}, "loc-args": {"type": "array", "items": {"type": "string"}},
+          "launch-image": {"$ref": "#/components/schemas/PlainText"}
+        },
+        "dependentRequired": {"title-loc-args": ["title-loc-key"], "subtitle-loc-args": ["subtitle-loc-key"], "loc-args": ["loc-key"]}
       }
     },
     "parameters": {
-      "CampaignID": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+      "CampaignID": {"name": "id", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},
+                     "description": "The campaign's id (the id of POST /v1/campaigns's answer). An unknown one is 404."}
     },
     "responses": {
       "Problem": {"description": "An error.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
@@ -324,7 +413,15 @@ enum OpenAPIDocument {
               "environment": {"enum": ["production", "sandbox"]}, "environments": {"type": "array", "items": {"enum": ["production", "sandbox"]}},
               "routes": {"type": "integer", "minimum": 1}, "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"}
             }}}
-          }}}}},
+          }}}},
+            "links": {
+              "AppLinksCheck": {"operationId": "apps.links.check", "parameters": {"app": "$response.body#/apps/0/name"}},
+              "AppNotificationsPreview": {"operationId": "apps.notifications.preview", "parameters": {"app": "$response.body#/apps/0/name"}},
+              "AppTemplatesList": {"operationId": "apps.templates.list", "parameters": {"app": "$response.body#/apps/0/name"}},
+              "AppRoutes": {"operationId": "apps.routes", "parameters": {"app": "$response.body#/apps/0/name"}},
+              "AppTokensDead": {"operationId": "apps.tokens.dead", "parameters": {"app": "$response.body#/apps/0/name"}},
+              "AppTokensRegister": {"operationId": "apps.tokens.register", "parameters": {"app": "$response.body#/apps/0/name"}}
+            }},
           "401": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}
         }
@@ -390,22 +487,32 @@ enum OpenAPIDocument {
         "operationId": "campaigns.create",
         "summary": "Accept a campaign. The 202 is sent only after the campaign and every device row are committed to storage; the notifications are sent in the background, across restarts.",
         "parameters": [
-          {"name": "Idempotency-Key", "in": "header", "required": false, "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+          {"name": "Idempotency-Key", "in": "header", "required": false, "schema": {"type": "string", "pattern": "^[!-~]{1,255}$"},
            "description": "The same key with a byte-identical body answers with the original campaign (no new sends); with a different body, 409. Kept for storage.idempotencyRetentionHours."}
         ],
         "requestBody": {"required": true, "content": {
-          "application/json": {"schema": {"$ref": "#/components/schemas/Campaign"}},
+          "application/json": {"schema": {"$ref": "#/components/schemas/Campaign"},
+                               "examples": {"inline": {"summary": "An inline alert to one device.", "value": {"alert": {"title": "Your order is ready", "body": "Pick it up at the counter."},
+                                                                                                   "devices": ["8a2f0c1d9e4b7f3a2c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3"]}}}},
           "application/x-ndjson": {"schema": {"type": "string"}, "description": "For big campaigns: the campaign without devices on the first line, then one device token per line (blank lines and # comments skipped)."}
         }},
         "responses": {
           "202": {
             "description": "Accepted (or replayed for a known Idempotency-Key, with the header Idempotent-Replayed: true).",
-            "headers": {"Location": {"schema": {"type": "string"}}, "Idempotent-Replayed": {"schema": {"type": "string"}}},
-            "content": {"application/json": {"schema": {"type": "object", "required": ["id", "status_url", "devices", "skipped", "dry_run", "replayed"], "properties": {
-              "id": {"type": "string"}, "status_url": {"type": "string"}, "devices": {"type": "integer"},
-              "skipped": {"type": "integer", "description": "Devices whose token is dead (not sent)."},
+            "headers": {"Location": {"required": true, "schema": {"type": "string", "pattern": "^/v1/campaigns/[0-9a-f-]{36}$"}},
+                        "Idempotent-Replayed": {"schema": {"const": "true"}}},
+            "content": {"application/json": {"schema": {"type": "object", "required": ["id", "status_url", "devices", "skipped", "dry_run", "replayed"], "additionalProperties": false, "properties": {
+              "id": {"type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},
+              "status_url": {"type": "string", "pattern": "^/v1/campaigns/[0-9a-f-]{36}$"}, "devices": {"type": "integer", "minimum": 1},
+              "skipped": {"type": "integer", "minimum": 0, "description": "Devices whose token is dead (not sent)."},
               "dry_run": {"type": "boolean"}, "replayed": {"type": "boolean"}
-            }}}}
+            }}}},
+            "links": {
+              "GetCampaign": {"operationId": "campaigns.get", "parameters": {"id": "$response.body#/id"}, "description": "Its progress."},
+              "PauseCampaign": {"operationId": "campaigns.pause", "parameters": {"id": "$response.body#/id"}},
+              "ResumeCampaign": {"operationId": "campaigns.resume", "parameters": {"id": "$response.body#/id"}},
+              "CancelCampaign": {"operationId": "campaigns.cancel", "parameters": {"id": "$response.body#/id"}}
+            }
           },
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
@@ -423,12 +530,12 @@ enum OpenAPIDocument {
         "summary": "Campaigns, newest first, with counts by state.",
         "parameters": [
           {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
-          {"name": "before", "in": "query", "schema": {"type": "integer", "minimum": 1}, "description": "From a previous page's next link."}
+          {"name": "before", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 9223372036854775807}, "description": "From a previous page's next link."}
         ],
         "responses": {
-          "200": {"description": "A page of campaigns.", "content": {"application/json": {"schema": {"type": "object", "properties": {
-            "campaigns": {"type": "array", "items": {"$ref": "#/components/schemas/CampaignSummary"}},
-            "next": {"type": ["string", "null"]}
+          "200": {"description": "A page of campaigns.", "content": {"application/json": {"schema": {"type": "object", "required": ["campaigns", "next"], "additionalProperties": false, "properties": {
+            "campaigns": {"type": "array", "maxItems": 1000, "items": {"$ref": "#/components/schemas/CampaignSummary"}},
+            "next": {"type": ["string", "null"], "pattern": "^/v1/campaigns[?]limit=[0-9]+&before=[0-9]+$", "description": "The next page; null on the last."}
           }}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
@@ -442,23 +549,24 @@ enum OpenAPIDocument {
         "operationId": "campaigns.get",
         "summary": "Progress and per-device results, paged.",
         "parameters": [
-          {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
-          {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
+          {"$ref": "#/components/parameters/CampaignID"},
+          {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 9223372036854775, "default": 1}},
           {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
-          {"name": "state", "in": "query", "schema": {"type": "string"}, "description": "Only devices in these states, comma-separated (failed, or failed,unregistered); an unknown name is 400 invalidQuery."}
+          {"name": "state", "in": "query", "schema": {"type": "string", "pattern": "^(?:pending|in-flight|retrying|delivered|failed|unregistered|skipped|dry-run|cancelled|expired)(?:,(?:pending|in-flight|retrying|delivered|failed|unregistered|skipped|dry-run|cancelled|expired))*$"}, "description": "Only devices in these states, comma-separated (failed, or failed,unregistered); an unknown name is 400 invalidQuery."}
         ],
         "responses": {
-          "200": {"description": "The campaign.", "content": {"application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/CampaignSummary"}, {"type": "object", "properties": {
-            "page": {"type": "integer"},
-            "per_page": {"type": "integer"},
-            "results": {"type": "array", "items": {"type": "object", "properties": {
-              "index": {"type": "integer"}, "token": {"type": "string"},
+          "200": {"description": "The campaign.", "content": {"application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/CampaignFields"}], "type": "object",
+            "required": ["page", "per_page", "results"], "unevaluatedProperties": false, "properties": {
+            "page": {"type": "integer", "minimum": 1},
+            "per_page": {"type": "integer", "minimum": 1, "maximum": 1000},
+            "results": {"type": "array", "maxItems": 1000, "items": {"type": "object", "required": ["index", "token", "state", "attempts"], "additionalProperties": false, "properties": {
+              "index": {"type": "integer", "minimum": 0}, "token": {"$ref": "#/components/schemas/Token"},
               "state": {"enum": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run", "cancelled", "expired"]},
-              "attempts": {"type": "integer"},
+              "attempts": {"type": "integer", "minimum": 0},
               "status": {"type": "integer"}, "reason": {"$ref": "#/components/schemas/DeviceReason"}, "apns_id": {"type": "string"}, "timestamp_ms": {"type": "integer"},
               "next_attempt_at": {"type": "string", "format": "date-time"}
             }}}
-          }}]}}}},
+          }}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
           "404": {"$ref": "#/components/responses/Problem"},
@@ -507,11 +615,12 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "tokens.register",
         "summary": "The app reported this token again: campaigns send to it again if it was marked dead before now.",
-        "parameters": [{"name": "token", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "parameters": [{"name": "token", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^(?:[0-9a-fA-F]{2}){32,100}$"},
+                        "description": "The device token: 64 to 200 hex digits (an even number), either case."}],
         "responses": {
-          "200": {"description": "Registered.", "content": {"application/json": {"schema": {"type": "object", "properties": {
-            "token": {"type": "string"}, "registered_at_ms": {"type": "integer"}, "was_dead": {"type": "boolean"},
-            "dead_since_ms": {"type": "integer"}, "dead_reason": {"type": "string"}
+          "200": {"description": "Registered.", "content": {"application/json": {"schema": {"type": "object", "required": ["token", "registered_at_ms", "was_dead"], "additionalProperties": false, "properties": {
+            "token": {"$ref": "#/components/schemas/Token"}, "registered_at_ms": {"type": "integer"}, "was_dead": {"type": "boolean"},
+            "dead_since_ms": {"type": "integer", "description": "When it was dead before (Apple's timestamp); only when was_dead."}, "dead_reason": {"type": "string"}
           }}}}},
           "401": {"$ref": "#/components/responses/Problem"},
           "404": {"$ref": "#/components/responses/Problem"},
@@ -526,16 +635,16 @@ enum OpenAPIDocument {
         "operationId": "tokens.dead",
         "summary": "Tokens APNs answered 410 for (and not registered again since), by Apple's timestamp.",
         "parameters": [
-          {"name": "since", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}, "description": "Apple timestamp, ms since 1970; inclusive."},
+          {"name": "since", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807, "default": 0}, "description": "Apple timestamp, ms since 1970; inclusive."},
           {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
-          {"name": "cursor", "in": "query", "schema": {"type": "string"}, "description": "A previous page's next_cursor."}
+          {"name": "cursor", "in": "query", "schema": {"type": "string", "pattern": "^[0-9]{1,18}-[0-9a-f]{1,200}$"}, "description": "A previous page's next_cursor."}
         ],
         "responses": {
-          "200": {"description": "A page of dead tokens.", "content": {"application/json": {"schema": {"type": "object", "properties": {
-            "tokens": {"type": "array", "items": {"type": "object", "properties": {
-              "token": {"type": "string"}, "timestamp_ms": {"type": "integer"}, "reason": {"type": "string"}, "recorded_at": {"type": "string", "format": "date-time"}
+          "200": {"description": "A page of dead tokens.", "content": {"application/json": {"schema": {"type": "object", "required": ["tokens", "next_cursor", "next"], "additionalProperties": false, "properties": {
+            "tokens": {"type": "array", "maxItems": 1000, "items": {"type": "object", "required": ["token", "timestamp_ms", "reason", "recorded_at"], "additionalProperties": false, "properties": {
+              "token": {"$ref": "#/components/schemas/Token"}, "timestamp_ms": {"type": "integer"}, "reason": {"type": "string"}, "recorded_at": {"type": "string", "format": "date-time"}
             }}},
-            "next_cursor": {"type": ["string", "null"]}, "next": {"type": ["string", "null"]}
+            "next_cursor": {"type": ["string", "null"], "pattern": "^[0-9]{1,18}-[0-9a-f]{1,200}$"}, "next": {"type": ["string", "null"]}
           }}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
@@ -550,7 +659,7 @@ enum OpenAPIDocument {
         "operationId": "routes",
         "summary": "The route table the gateway checks links against.",
         "responses": {
-          "200": {"description": "The route table (config/routes.json format) plus its fingerprint, the SHA-256 a generated Swift router carries as tableFingerprint.", "content": {"application/json": {"schema": {"type": "object", "required": ["app", "hosts", "routes", "fingerprint"], "properties": {"fingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}}}}},
+          "200": {"description": "The route table (config/routes.json format) plus its fingerprint, the SHA-256 a generated Swift router carries as tableFingerprint.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RouteTable"}}}},
           "401": {"$ref": "#/components/responses/Problem"},
           "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}
@@ -563,7 +672,12 @@ enum OpenAPIDocument {
         "summary": "The apple-app-site-association of the request's Host: one details entry per app whose route table lists the host; served directly, never redirected.",
         "security": [],
         "responses": {
-          "200": {"description": "The AASA file.", "content": {"application/json": {"schema": {"type": "object"}}}},
+          "200": {"description": "The AASA file.", "content": {"application/json": {"schema": {"type": "object", "required": ["applinks"], "properties": {
+            "applinks": {"type": "object", "required": ["details"], "additionalProperties": false, "properties": {"details": {"type": "array", "minItems": 1, "items": {
+              "type": "object", "required": ["appIDs", "components"], "additionalProperties": false, "properties": {
+                "appIDs": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                "components": {"type": "array", "items": {"type": "object", "required": ["/"], "additionalProperties": false, "properties": {
+                  "/": {"type": "string"}, "?": {"type": "object", "additionalProperties": {"type": "string"}}, "exclude": {"type": "boolean"}, "comment": {"type": "string"}}}}}}}}}}}}}},
           "404": {"$ref": "#/components/responses/Problem"}
         }
       }
@@ -573,7 +687,7 @@ enum OpenAPIDocument {
         "operationId": "healthz",
         "summary": "The process is up.",
         "security": [],
-        "responses": {"200": {"description": "Up.", "content": {"application/json": {"schema": {"type": "object"}}}}}
+        "responses": {"200": {"description": "Up.", "content": {"application/json": {"schema": {"type": "object", "required": ["status"], "additionalProperties": false, "properties": {"status": {"const": "ok"}}}}}}}
       }
     },
     "/readyz": {
@@ -582,8 +696,8 @@ enum OpenAPIDocument {
         "summary": "Configuration loaded, signing key usable, storage writable.",
         "security": [],
         "responses": {
-          "200": {"description": "Ready.", "content": {"application/json": {"schema": {"type": "object"}}}},
-          "503": {"description": "Not ready; each failing check says why.", "content": {"application/json": {"schema": {"type": "object"}}}}
+          "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}},
+          "503": {"description": "Not ready; each failing check says why.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}}
         }
       }
     },
@@ -600,7 +714,8 @@ enum OpenAPIDocument {
         "operationId": "openapi",
         "summary": "This document.",
         "security": [],
-        "responses": {"200": {"description": "OpenAPI 3.1.", "content": {"application/json": {"schema": {"type": "object"}}}}}
+        "responses": {"200": {"description": "OpenAPI 3.1.", "content": {"application/json": {"schema": {"type": "object", "required": ["openapi", "info", "servers", "security", "components", "paths"], "additionalProperties": false,
+          "properties": {"openapi": {"const": "3.1.0"}, "info": {"type": "object"}, "servers": {"type": "array"}, "security": {"type": "array"}, "components": {"type": "object"}, "paths": {"type": "object"}}}}}}}
       }
     },
     "/ui": {

@@ -12,7 +12,10 @@ enum TokenEndpoints {
         builder.addPerApp("POST", "/tokens/{token}/register", operation: "tokens.register", apps: apps) { request, parameters, app in
             let text = parameters["token"] ?? ""
             let token: String
-            switch DeviceToken.normalize(text) {
+            // In a path the token is bare hex (the spaces and <> of pasted Xcode logs are
+            // for JSON bodies), exactly the pattern the OpenAPI document gives.
+            let separator = text.unicodeScalars.first { [" ", "<", ">"].contains($0) }
+            switch separator.map({ .failure(ValueProblem("not hex: \(TextSafety.quoted($0)) (a token in the path is hex digits only)")) }) ?? DeviceToken.normalize(text) {
             case .failure(let problem):
                 return Problem.validation([Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .parameter("token"),
                                                       "\(TextSafety.excerpt(text)): \(problem.message)")]).response
@@ -93,8 +96,13 @@ enum TokenEndpoints {
 enum DeadTokenCursor {
     static func format(_ timestamp: Int64, _ token: String) -> String { "\(timestamp)-\(token)" }
 
+    /// Exactly what `format` writes: 1–18 digits (always within Int64), `-`, 1–200
+    /// lowercase hex digits; the pattern the OpenAPI document gives.
     static func parse(_ text: String) -> (Int64, String)? {
-        guard let dash = text.firstIndex(of: "-"), let timestamp = Int64(text[..<dash]) else { return nil }
+        guard let dash = text.firstIndex(of: "-") else { return nil }
+        let digits = text[..<dash].utf8
+        guard (1...18).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let timestamp = Int64(text[..<dash]) else { return nil }
         let token = String(text[text.index(after: dash)...])
         guard !token.isEmpty, token.utf8.count <= 200, token.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
         return (timestamp, token)

@@ -400,6 +400,35 @@ final class LiveGateway {
         #expect(requests.allSatisfy { $0.objectValue?["additionalProperties"] == .bool(false) })
     }
 
+    /// `PlainText`'s pattern refuses exactly the BMP characters `TextSafety.isUnsafe` does.
+    @Test func thePlainTextPatternIsTheUnsafeCharacterRule() throws {
+        let document = try #require(try JSONParser().parse(OpenAPIDocument.text).objectValue)
+        let pattern = try #require(document["components"]?.objectValue?["schemas"]?.objectValue?["PlainText"]?.objectValue?["pattern"]?.stringValue)
+        let regex = try NSRegularExpression(pattern: pattern)
+        var disagreements: [String] = []
+        for value in UInt32(0)...0xFFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }  // surrogates
+            let text = String(Character(scalar))
+            let allowed = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            if allowed == TextSafety.isUnsafe(scalar) { disagreements.append(String(value, radix: 16)) }
+        }
+        #expect(disagreements.isEmpty, "U+\(disagreements.prefix(20).joined(separator: ", U+"))")
+    }
+
+    /// What the document's patterns for a path token and a cursor allow is what the server takes.
+    @Test func pathTokensAndCursorsAreExactlyTheirPatterns() throws {
+        let gateway = try LiveGateway()
+        let token = String(repeating: "aB", count: 32)
+        #expect(gateway.request("POST", "/v1/tokens/\(token)/register")?.status == 200)
+        for separated in ["%3C\(token)%3E", "\(token.prefix(32))%20\(token.dropFirst(32))"] {
+            #expect(gateway.request("POST", "/v1/tokens/\(separated)/register")?.status == 422, "\(separated)")
+        }
+        #expect(gateway.request("GET", "/v1/tokens/dead?cursor=123-ab")?.status == 200)
+        for cursor in ["+5-ab", "1234567890123456789-ab", "-ab", "5-"] {
+            #expect(gateway.request("GET", "/v1/tokens/dead?cursor=\(cursor)")?.status == 400, "\(cursor)")
+        }
+    }
+
     @Test func openAPIDescribesEveryRoute() throws {
         let document = try #require(try JSONParser().parse(OpenAPIDocument.text).objectValue)
         #expect(document["openapi"] == .string("3.1.0"))

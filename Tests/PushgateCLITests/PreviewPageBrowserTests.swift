@@ -50,14 +50,7 @@ import TestSupport
         let key = "ui-test-" + UUID().uuidString.lowercased()
         let hash = try CLI.run(["hash-key", key]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         func config(_ name: String, keys: String) throws -> String {
-            let path = folder.appendingPathComponent("\(name).json").path
-            try """
-            {"topic": "com.example.shop", "routes": "\(Self.root.path)/config/routes.json", "templates": "\(templates.path)",
-             "apns": {"dryRun": true, "environment": "sandbox"},
-             "server": {"listen": "127.0.0.1:0", "requestLog": "off", "apiKeys": \(keys)},
-             "storage": {"path": "\(folder.path)/\(name).db"}}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-            return path
+            try ServeProcess.dryRunConfig(name, in: folder, templates: templates.path, keys: keys)
         }
         let open = try ServeProcess(config: try config("open", keys: "[]"))
         defer { _ = open.terminate() }
