@@ -31,6 +31,9 @@ public final class APNsFleet: Sendable {
 
     private let live: [SenderKey: any NotificationSender]
     private let dryRun: [SenderKey: any NotificationSender]
+    /// What each live sender depends on: its signing key and (unless a dry run) its pool.
+    private let parts: [SenderKey: (tokens: ProviderTokenManager, transport: CurlHTTP2Transport?)]
+    private let firstKey: SenderKey
     /// The first app's default-environment senders: for rows that name no configured app.
     private let fallback: (live: any NotificationSender, dryRun: any NotificationSender)
     /// Distinct token managers, in app order (one per signing key).
@@ -51,6 +54,7 @@ public final class APNsFleet: Sendable {
         var notices: [String] = []
         var live: [SenderKey: any NotificationSender] = [:]
         var dryRun: [SenderKey: any NotificationSender] = [:]
+        var parts: [SenderKey: (tokens: ProviderTokenManager, transport: CurlHTTP2Transport?)] = [:]
         for app in apps {
             let c = app.configuration
             // One manager per signing key; an ephemeral dry-run key is one for every app.
@@ -74,6 +78,7 @@ public final class APNsFleet: Sendable {
                 dryRun[key] = DryRunSender(tokens: tokens, baseURL: chosen.baseURL, topicOverride: chosen.topic)
                 if c.dryRun {
                     live[key] = dryRun[key]
+                    parts[key] = (tokens, nil)
                     continue
                 }
                 let poolKey = "\(chosen.baseURL)|\(c.teamId ?? "")|\(c.keyId ?? "")"
@@ -91,11 +96,14 @@ public final class APNsFleet: Sendable {
                     poolOrder.append(transport)
                 }
                 live[key] = APNsClient(transport: transport, tokens: tokens, retry: c.retry, topicOverride: c.topic, clock: clock)
+                parts[key] = (tokens, transport)
             }
         }
         let first = SenderKey(app: apps[0].name, environment: apps[0].configuration.environment)
         self.live = live
         self.dryRun = dryRun
+        self.parts = parts
+        firstKey = first
         fallback = (live[first]!, dryRun[first]!)
         tokens = tokenOrder
         transports = poolOrder
@@ -114,6 +122,35 @@ public final class APNsFleet: Sendable {
     public func sender(app: String, configuration: APNsConfiguration) -> any NotificationSender {
         sender(app: app, environment: configuration.environment.rawValue, dryRun: configuration.dryRun)
     }
+
+    /// When the live sender of an app's campaigns in an environment may send again while it
+    /// cannot: its signing key is held (until the pause ends or the next probe is due), or
+    /// its connection pool cannot reach APNs (looked at again a second from `now`: the
+    /// transport probes on its own). nil: it can send. Other apps' senders are unaffected,
+    /// unless they share the key or the pool. A dry run is never held.
+    public func heldUntil(app: String, environment: String, dryRun isDryRun: Bool, now: Double) -> Double? {
+        guard !isDryRun else { return nil }
+        let key = APNsEnvironment(rawValue: environment).map { SenderKey(app: app, environment: $0) }
+        guard let (tokens, transport) = key.flatMap({ parts[$0] }) ?? parts[firstKey] else { return nil }
+        let keyHold = tokens.hold().map { Double($0.until) }
+        let unreachable: Double? = if let transport, transport.reachability != .reachable { now + 1 } else { nil }
+        return [keyHold, unreachable].compactMap { $0 }.max()
+    }
+
+    /// The apps (and environments) whose sends cannot go now, each with why: for
+    /// `/readyz` and the logs.
+    public func heldApps() -> [(app: String, environment: APNsEnvironment, why: String)] {
+        parts.sorted { ($0.key.app, $0.key.environment.rawValue) < ($1.key.app, $1.key.environment.rawValue) }.compactMap { key, part in
+            if let hold = part.tokens.hold() { return (key.app, key.environment, hold.explanation) }
+            if let transport = part.transport, case .unreachable(_, let lastError) = transport.reachability {
+                return (key.app, key.environment, "APNs unreachable (last error \(lastError))")
+            }
+            return nil
+        }
+    }
+
+    /// How many app and environment senders there are (a readiness check compares).
+    public var senderCount: Int { parts.count }
 
     /// The earliest moment every key may send again, when any key is paused by APNs.
     public func pausedUntil() -> Int64? {

@@ -4,7 +4,8 @@ import Timing
 /// so every request signed with it would fail the same way. The one mechanism behind
 /// `TooManyProviderTokenUpdates` (a pause that ends by itself) and the authentication
 /// failures (a stop that ends when a probe is accepted). While a hold lasts, a send
-/// answers `keyStopped` at once, without a request to APNs; `serve` claims nothing and
+/// answers `keyStopped` at once, without a request to APNs; `serve` claims nothing for the
+/// apps that sign with the key (the other apps go on) and
 /// `pushgate send` ends with one error.
 public struct KeyHold: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {

@@ -19,7 +19,7 @@ public final class Metrics: Sendable {
         var problems: [String: Int] = [:]          // a problem's top-level code
         var problemErrors: [String: Int] = [:]     // the code of an entry in a problem's errors[]
         var notifications: [String: Int] = [:]     // result \0 reason
-        var apnsLatency: [String: Histogram] = [:] // by app
+        var apnsLatency: [String: Histogram] = [:] // app \0 push type
     }
 
     private let state = Mutex(State())
@@ -62,16 +62,17 @@ public final class Metrics: Sendable {
         state.withLock { $0.notifications[[app, pushType, result, reason].joined(separator: "\u{0}"), default: 0] += 1 }
     }
 
-    /// One request to APNs for `app`, from sending it to its answer.
-    public func recordAPNsLatency(app: String, seconds: Double) {
+    /// One request to APNs for `app` of `pushType`, from sending it to its answer.
+    public func recordAPNsLatency(app: String, pushType: String, seconds: Double) {
         state.withLock { state in
-            var histogram = state.apnsLatency[app] ?? Histogram()
+            let key = app + "\u{0}" + pushType
+            var histogram = state.apnsLatency[key] ?? Histogram()
             for (i, bound) in Metrics.latencyBuckets.enumerated() where seconds <= bound {
                 histogram.counts[i] += 1
             }
             histogram.sum += seconds
             histogram.count += 1
-            state.apnsLatency[app] = histogram
+            state.apnsLatency[key] = histogram
         }
     }
 
@@ -121,10 +122,11 @@ public final class Metrics: Sendable {
         labelledSamples("pushgate_links_rejected_total", ["app", "code"], snapshot.linksRejected, to: &out)
         family("pushgate_notifications_total", "counter", "Notifications finished, by app, push type, result and APNs reason.", to: &out)
         labelledSamples("pushgate_notifications_total", ["app", "push_type", "result", "reason"], snapshot.notifications, to: &out)
-        family("pushgate_apns_request_duration_seconds", "histogram", "Time from sending a request to APNs to its answer, by app.", to: &out)
-        for (app, histogram) in snapshot.apnsLatency.sorted(by: { $0.key < $1.key }) {
+        family("pushgate_apns_request_duration_seconds", "histogram", "Time from sending a request to APNs to its answer, by app and push type.", to: &out)
+        for (key, histogram) in snapshot.apnsLatency.sorted(by: { $0.key < $1.key }) {
             let name = "pushgate_apns_request_duration_seconds"
-            let appLabel = "app=\(label(app))"
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            let appLabel = "app=\(label(parts[0])),push_type=\(label(parts[1]))"
             for (i, bound) in Metrics.latencyBuckets.enumerated() {
                 out += "\(name)_bucket{\(appLabel),le=\"\(formatBound(bound))\"} \(histogram.counts[i])\n"
             }

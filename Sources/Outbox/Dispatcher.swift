@@ -46,9 +46,10 @@ public final class Dispatcher: Sendable {
     let metrics: any OutboxMetrics
     let options: Options
     let clock: any TimeSource
-    /// When sends may go again while they cannot (the signing key held, APNs unreachable):
-    /// no claims until then.
-    let sendingPausedUntil: @Sendable () -> Double?
+    /// When a route's sends may go again while they cannot (its signing key held, its
+    /// connection pool unable to reach APNs); nil: it can send. A held route's campaigns
+    /// are not claimed until then; every other route's go on.
+    let heldUntil: @Sendable (CampaignRoute) -> Double?
     let log: @Sendable (String) -> Void
     /// Called after dead tokens were recorded (the webhook wakes up).
     let onDeadTokens: @Sendable () -> Void
@@ -69,7 +70,7 @@ public final class Dispatcher: Sendable {
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
-                metrics: any OutboxMetrics, sendingPausedUntil: @escaping @Sendable () -> Double? = { nil },
+                metrics: any OutboxMetrics, heldUntil: @escaping @Sendable (CampaignRoute) -> Double? = { _ in nil },
                 options: Options = Options(), clock: any TimeSource = SystemClock(),
                 log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
                 housekeeping: @escaping @Sendable () -> Void = {},
@@ -80,7 +81,7 @@ public final class Dispatcher: Sendable {
         self.metrics = metrics
         self.options = options
         self.clock = clock
-        self.sendingPausedUntil = sendingPausedUntil
+        self.heldUntil = heldUntil
         self.log = log
         self.onDeadTokens = onDeadTokens
         self.housekeeping = housekeeping
@@ -143,8 +144,7 @@ public final class Dispatcher: Sendable {
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
             var limit = 0
-            let paused = sendingPausedUntil().map { $0 > clock.wallSeconds() } ?? false
-            if deadline == nil && !paused {
+            if deadline == nil {
                 let free = options.inFlight - stillOut
                 // Claim in sizeable batches, not one slot at a time, unless idle.
                 if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
@@ -154,10 +154,18 @@ public final class Dispatcher: Sendable {
                 wakeup.signal()  // look again at once: more may be left
             }
             var claims: [ClaimedDelivery] = []
+            // Whether this turn's claim left a held route's campaigns alone.
+            let skippedHeld = Flag()
             if !unrecorded.isEmpty || limit > 0 {
+                let now = clock.wallSeconds()
+                let holds = ClaimHolds { [heldUntil] route in
+                    guard let until = heldUntil(route), until > now else { return false }
+                    skippedHeld.raise()
+                    return true
+                }
                 do throws(StorageError) {
                     // Results and the next claim share one transaction: one commit per turn.
-                    claims = try storage.recordAndClaim(unrecorded, claimLimit: limit, lease: options.lease, now: clock.wallSeconds())
+                    claims = try storage.recordAndClaim(unrecorded, claimLimit: limit, lease: options.lease, now: now, holds: holds)
                 } catch {
                     log("pushgate: cannot record results or claim deliveries (results kept in memory, retrying): \(error.description)")
                     // Stopping: give up at the deadline; the rows stay in flight and are sent again at the next start.
@@ -183,16 +191,17 @@ public final class Dispatcher: Sendable {
                 housekeeping()
                 lastHousekeeping = clock.wallSeconds()
             }
-            if claims.isEmpty { wait() }
+            if claims.isEmpty { wait(skippedHeld: skippedHeld.isRaised) }
         }
     }
 
     /// Sleeps until a result arrives, a campaign is accepted, or the next retry is due.
-    private func wait() {
+    /// When the claim skipped a held route, the due time may be that route's (it stays due
+    /// while held): it is looked at again at most 4 times a second, not in a tight loop.
+    private func wait(skippedHeld: Bool) {
         var timeout = 1.0
-        if let until = sendingPausedUntil(), until > clock.wallSeconds() { timeout = min(1.0, until - clock.wallSeconds()) }
         if inFlight == 0, let due = try? storage.nextDueTime(now: clock.wallSeconds()) {
-            timeout = min(1.0, max(0.005, due - clock.wallSeconds()))
+            timeout = min(1.0, max(skippedHeld ? 0.25 : 0.005, due - clock.wallSeconds()))
         }
         if wakeup.wait(timeout: .now() + timeout) == .success && inFlight > 0 {
             // Woken by a result: let a few more arrive so one commit records many.
@@ -220,11 +229,12 @@ public final class Dispatcher: Sendable {
             let chosen = senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender)
             let pushType = message.stored.message.pushType
             let app = message.stored.app
+            let route = message.stored.route
             Task.detached(executorPreference: executor) { [self] in
                 let started = clock.wallSeconds()
                 let result = await chosen.send(request)
-                if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, seconds: clock.wallSeconds() - started) }
-                let update = outcome(of: result, for: claim)
+                if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, pushType: pushType, seconds: clock.wallSeconds() - started) }
+                let update = outcome(of: result, for: claim, route: route)
                 metrics.recordNotification(app: app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
                                            reason: update.reason ?? "")
                 finish(update)
@@ -244,7 +254,7 @@ public final class Dispatcher: Sendable {
     /// 503 after the client's own quick retries, or no answer at all — come back later, up
     /// to `maxAttempts`. A held key (`keyStopped`) and an unreachable APNs are not the
     /// device's problem: it waits and costs the device nothing.
-    func outcome(of result: DeliveryResult, for claim: ClaimedDelivery) -> DeliveryUpdate {
+    func outcome(of result: DeliveryResult, for claim: ClaimedDelivery, route: CampaignRoute) -> DeliveryUpdate {
         var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, lease: claim.lease)
         switch result {
         case .delivered(let id):
@@ -267,13 +277,13 @@ public final class Dispatcher: Sendable {
             }
         case .transportFailed(let failure) where failure.code == .unreachable || failure.code == .keyStopped:
             // APNs cannot be reached, or refused the signing key: not the device's fault.
-            // Claims pause until the transport's probe finds APNs again, or the key's pause
-            // ends or its probe is due (`sendingPausedUntil`); no attempt spent.
+            // The route's claims pause until its transport's probe finds APNs again, or its
+            // key's pause ends or its probe is due (`heldUntil`); no attempt spent.
             update.reason = failure.code.rawValue
             update.state = .retrying
             update.refundAttempt = true
             let now = clock.wallSeconds()
-            update.nextAttemptAt = failure.code == .keyStopped ? max(now + 1, sendingPausedUntil() ?? 0) : now + 1
+            update.nextAttemptAt = failure.code == .keyStopped ? max(now + 1, heldUntil(route) ?? 0) : now + 1
         case .transportFailed(let failure):
             update.reason = failure.code.rawValue
             // Cancelled means we were stopping: not the device's fault, so no attempt is spent.
@@ -288,4 +298,12 @@ public final class Dispatcher: Sendable {
         let backoff = always ? .zero : options.retryBackoff.delay(afterFailures: attempt, unit: Backoff.randomUnit())
         update.nextAttemptAt = clock.wallSeconds() + backoff.inSeconds
     }
+}
+
+/// A flag an escaping closure may raise (an `Atomic` itself cannot be captured).
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func raise() { value.store(true, ordering: .relaxed) }
+    var isRaised: Bool { value.load(ordering: .relaxed) }
 }

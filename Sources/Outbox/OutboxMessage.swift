@@ -58,7 +58,7 @@ extension StoredMessage {
 /// What the outbox counts; the gateway's metrics implement it.
 public protocol OutboxMetrics: Sendable {
     func setQueueDepth(_ depth: Int)
-    func recordAPNsLatency(app: String, seconds: Double)
+    func recordAPNsLatency(app: String, pushType: String, seconds: Double)
     /// `result` is a device state's name (or `retrying`); `reason` is APNs' reason or "".
     func recordNotification(app: String, pushType: String, result: String, reason: String)
 }

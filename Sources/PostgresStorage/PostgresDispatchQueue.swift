@@ -8,11 +8,11 @@ extension PostgresCampaignStorage {
     }
 
     public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
-                               now: Double) throws(StorageError) -> [ClaimedDelivery] {
+                               now: Double, holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery] {
         guard !updates.isEmpty || claimLimit > 0 else { return [] }
         let (claimed, settled) = try transaction { db throws(StorageError) -> ([ClaimedDelivery], [Int64]) in
             let recorded = try recordRows(db, updates, now: now)
-            let claimed = claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now) : []
+            let claimed = claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now, holds: holds) : []
             return (claimed, recorded.settled)
         }
         finishSettled(settled, now: now)
@@ -38,14 +38,21 @@ extension PostgresCampaignStorage {
     /// their `send_at`, before their `expires_at`. Oldest first. Read in every claim, so a
     /// pause or cancel issued to any instance reaches every instance within a claim turn.
     static let sendableCampaigns = """
-        SELECT seq FROM campaigns
+        SELECT seq, app, environment, dry_run FROM campaigns
         WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= $1) AND (expires_at IS NULL OR expires_at > $1)
         ORDER BY seq
         """
 
-    private func claimRows(_ db: PGConnection, limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+    private func claimRows(_ db: PGConnection, limit: Int, lease: LeaseTerms, now: Double,
+                           holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery] {
         let sendable = try db.execute(Self.sendableCampaigns, [.double(now)])
-        let campaigns = (0..<sendable.rows).map { sendable.int($0, 0) }
+        // A held route's campaigns wait where they are; asked once per route per claim.
+        var held: [CampaignRoute: Bool] = [:]
+        let campaigns = (0..<sendable.rows).compactMap { row -> Int64? in
+            let route = CampaignRoute(app: sendable.text(row, 1), environment: sendable.text(row, 2), dryRun: sendable.bool(row, 3))
+            if held[route] == nil { held[route] = holds.isHeld(route) }
+            return held[route] == true ? nil : sendable.int(row, 0)
+        }
         guard !campaigns.isEmpty else { return [] }
         let until = now + lease.seconds
         // Leases that expired (their owner died or hung) are taken over first, on campaigns

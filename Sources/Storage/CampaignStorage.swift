@@ -21,7 +21,9 @@ public protocol CampaignStorage: ProviderTokenStorage {
     @discardableResult
     func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int
     /// `record` then `claim` in one transaction: one commit (one fsync) per dispatcher turn.
-    func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery]
+    /// The claim skips the campaigns of routes `holds` says are held.
+    func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms, now: Double,
+                        holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery]
     /// For a backend owned by one process (SQLite): at start, every lease a previous owner
     /// left (it is dead: the owner lock says so) is given back at once instead of waiting
     /// for it to expire; the rows become pending again. Returns how many.
@@ -76,6 +78,11 @@ public protocol CampaignStorage: ProviderTokenStorage {
 }
 
 extension CampaignStorage {
+    public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
+                               now: Double) throws(StorageError) -> [ClaimedDelivery] {
+        try recordAndClaim(updates, claimLimit: claimLimit, lease: lease, now: now, holds: .none)
+    }
+
     public func campaigns(limit: Int, before seq: Int64?) throws(StorageError) -> [CampaignSummary] {
         try campaigns(limit: limit, before: seq, owner: nil, app: nil)
     }

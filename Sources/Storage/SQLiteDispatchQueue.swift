@@ -5,12 +5,12 @@ extension SQLiteCampaignStorage {
     }
 
     public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
-                               now: Double) throws(StorageError) -> [ClaimedDelivery] {
+                               now: Double, holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery] {
         guard !updates.isEmpty || claimLimit > 0 else { return [] }
         return try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> [ClaimedDelivery] in
                 _ = try recordRows(db, updates, now: now)
-                return claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now) : []
+                return claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now, holds: holds) : []
             }
         }
     }
@@ -28,17 +28,24 @@ extension SQLiteCampaignStorage {
     /// Campaigns whose devices may be sent now: not finished, not paused or cancelled, past
     /// their `send_at`, before their `expires_at`. Oldest first.
     static let sendableCampaigns = """
-        SELECT seq FROM campaigns INDEXED BY campaigns_unfinished
+        SELECT seq, app, environment, dry_run FROM campaigns INDEXED BY campaigns_unfinished
         WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= ?1) AND (expires_at IS NULL OR expires_at > ?1)
         ORDER BY seq
         """
 
-    private func claimRows(_ db: SQLiteDatabase, limit: Int, lease: LeaseTerms, now: Double) throws(StorageError) -> [ClaimedDelivery] {
+    private func claimRows(_ db: SQLiteDatabase, limit: Int, lease: LeaseTerms, now: Double,
+                           holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery] {
         var claimed: [ClaimedDelivery] = []
         var tally = StateTally()
         let sendable = try db.statement(Self.sendableCampaigns).bind(.double(now))
         var campaigns: [Int64] = []
-        while try sendable.step() { campaigns.append(sendable.int(0)) }
+        // A held route's campaigns wait where they are; asked once per route per claim.
+        var held: [CampaignRoute: Bool] = [:]
+        while try sendable.step() {
+            let route = CampaignRoute(app: sendable.text(1), environment: sendable.text(2), dryRun: sendable.int(3) != 0)
+            if held[route] == nil { held[route] = holds.isHeld(route) }
+            if held[route] == false { campaigns.append(sendable.int(0)) }
+        }
         sendable.reset()
         guard !campaigns.isEmpty else { return [] }
         // Leases that expired (their owner died or hung) are taken over first, on campaigns

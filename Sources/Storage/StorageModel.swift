@@ -289,6 +289,35 @@ public struct CampaignMessage: Sendable {
         self.app = app
         self.environment = environment
     }
+
+    public var route: CampaignRoute { CampaignRoute(app: app, environment: environment, dryRun: dryRun) }
+}
+
+/// The way a campaign goes out: its app's credentials and connection pool in its
+/// environment, or the dry-run sender. ('' for rows stored before campaigns named them.)
+public struct CampaignRoute: Hashable, Sendable {
+    public var app: String
+    public var environment: String
+    public var dryRun: Bool
+
+    public init(app: String, environment: String, dryRun: Bool) {
+        self.app = app
+        self.environment = environment
+        self.dryRun = dryRun
+    }
+}
+
+/// The routes a claim leaves alone for now: those that cannot send (their signing key is
+/// held by APNs, their connection pool cannot reach it). Their campaigns' devices stay due
+/// and spend nothing, while every other route's campaigns are claimed as usual.
+public struct ClaimHolds: Sendable {
+    public static let none = ClaimHolds { _ in false }
+
+    public let isHeld: @Sendable (CampaignRoute) -> Bool
+
+    public init(_ isHeld: @escaping @Sendable (CampaignRoute) -> Bool) {
+        self.isHeld = isHeld
+    }
 }
 
 /// Who claims, and for how long: a claim is a lease that its owner renews while the send

@@ -50,13 +50,11 @@ struct DurableAssembly {
         let dispatcher = Dispatcher(
             storage: storage, sender: fleet.sender(app: "", environment: "", dryRun: false),
             dryRunSender: fleet.sender(app: "", environment: "", dryRun: true), metrics: metrics,
-            // Paused while a key is held (until its pause ends or its next probe is due), and
-            // while APNs cannot be reached (looked at again every second: the transport
-            // probes on its own and says when it is back).
-            sendingPausedUntil: {
-                let keyPause = fleet.heldUntil().map(Double.init)
-                let unreachable = fleet.transports.contains { $0.reachability != .reachable } ? SystemClock().wallSeconds() + 1 : nil
-                return [keyPause, unreachable].compactMap { $0 }.max()
+            // A campaign's app and environment wait while their key is held (until its
+            // pause ends or its next probe is due) or their pool cannot reach APNs (looked
+            // at again every second: the transport probes on its own); other apps go on.
+            heldUntil: { route in
+                fleet.heldUntil(app: route.app, environment: route.environment, dryRun: route.dryRun, now: SystemClock().wallSeconds())
             },
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
                            retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds,

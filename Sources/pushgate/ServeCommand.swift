@@ -168,26 +168,29 @@ enum ServeCommand {
         }
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
-            // APNs unreachable: campaigns wait queued, so the service is not ready to deliver.
+            // APNs unreachable from every pool: campaigns wait queued, so the service is not
+            // ready to deliver. (One pool of several: `apns_apps` says which apps wait.)
             ReadinessCheck(name: "apns") {
+                var reasons: [String] = []
                 for transport in fleet.transports {
-                    if case .unreachable(let since, let lastError) = transport.reachability {
-                        return "unreachable since \(CampaignJSON.timestamp(Double(since))) (last error \(lastError))"
-                    }
+                    guard case .unreachable(let since, let lastError) = transport.reachability else { return nil }
+                    reasons.append("unreachable since \(CampaignJSON.timestamp(Double(since))) (last error \(lastError))")
                 }
-                return nil
+                return reasons.first
             },
-            // APNs refused the key: nothing can be delivered until it is fixed (or a probe
-            // finds it accepted again); campaigns wait queued.
+            // APNs refused every key: nothing can be delivered until one is fixed (or a probe
+            // finds it accepted again); campaigns wait queued. One key of several: the other
+            // apps still send, and `apns_apps` says which apps wait.
             ReadinessCheck(name: "signing_key") {
+                var stopped: [String] = []
                 for tokens in fleet.tokens {
-                    if let hold = tokens.hold(), hold.kind == .stopped {
-                        return "\(hold.explanation) since \(CampaignJSON.timestamp(Double(hold.since))); "
-                            + "next probe at \(CampaignJSON.timestamp(Double(hold.until)))"
-                    }
                     do { _ = try tokens.currentToken() } catch { return "cannot sign a provider token with key \(tokens.identity.keyId)" }
+                    if let hold = tokens.hold(), hold.kind == .stopped {
+                        stopped.append("\(hold.explanation) since \(CampaignJSON.timestamp(Double(hold.since))); "
+                            + "next probe at \(CampaignJSON.timestamp(Double(hold.until)))")
+                    }
                 }
-                return nil
+                return stopped.count == fleet.tokens.count ? stopped.first : nil
             },
             // Not a reason to take the API out of service: the pause ends by itself,
             // campaigns are still accepted and wait in the outbox; the check says why
@@ -199,6 +202,12 @@ enum ServeCommand {
                     }
                 }
                 return nil
+            },
+            // Each app whose campaigns wait while the others' are sent.
+            ReadinessCheck(name: "apns_apps", blocking: false) {
+                let held = fleet.heldApps()
+                guard !held.isEmpty else { return nil }
+                return "waiting: " + held.map { "\($0.app) (\($0.environment.rawValue)): \($0.why)" }.joined(separator: "; ")
             },
             // Read-only: a probe must never cause a write (and an fsync).
             ReadinessCheck(name: "storage") { storage.checkReady() },

@@ -102,4 +102,40 @@ import Testing
         #expect(fleet.transports.isEmpty)
         #expect(fleet.sender(app: "gone", environment: "sandbox", dryRun: false) is DryRunSender)
     }
+
+    /// A held key holds back only the apps that sign with it: the other apps' senders are
+    /// free, and the fleet says which apps wait and why.
+    @Test func aHeldKeyHoldsOnlyItsOwnApps() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let newsKey = try FakeAPNsServer.Key.generate(in: folder, name: "news")
+        let fake = try FakeAPNs(keys: [
+            FakeAPNsServer.Key(teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, keyFile: FakeAPNs.keyFile, topics: ["com.example.shop"]),
+            FakeAPNsServer.Key(teamId: "Z9Y8X7W6V5", keyId: "NEWSKEY001", keyFile: newsKey, topics: ["org.example.news"]),
+        ])
+        defer { fake.stop() }
+        let fleet = try APNsFleet(apps: [
+            .init(name: "shop", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: FakeAPNs.keyId, file: FakeAPNs.keyFile)),
+            .init(name: "news", configuration: Self.configuration(fake, team: "Z9Y8X7W6V5", key: "NEWSKEY001", file: newsKey,
+                                                                   environments: [.production, .sandbox])),
+        ])
+        defer { fleet.shutdown() }
+        let now = Date().timeIntervalSince1970
+        #expect(fleet.heldUntil(app: "news", environment: "sandbox", dryRun: false, now: now) == nil)
+        #expect(fleet.heldApps().isEmpty)
+        // APNs answered TooManyProviderTokenUpdates for the news key.
+        let news = try #require(fleet.tokens.first { $0.identity.keyId == "NEWSKEY001" })
+        let until = news.pauseAfterTooManyUpdates(try news.currentToken())
+        for environment in ["production", "sandbox"] {
+            #expect(fleet.heldUntil(app: "news", environment: environment, dryRun: false, now: now) == Double(until))
+        }
+        #expect(fleet.heldUntil(app: "news", environment: "sandbox", dryRun: true, now: now) == nil, "a dry run is never held")
+        #expect(fleet.heldUntil(app: "shop", environment: "sandbox", dryRun: false, now: now) == nil, "the shop's key is its own")
+        let held = fleet.heldApps()
+        #expect(held.map(\.app) == ["news", "news"])
+        #expect(held.allSatisfy { $0.why.contains("NEWSKEY001") }, "\(held)")
+        // A row naming no configured app goes out with the first app's sender, and waits with it.
+        #expect(fleet.heldUntil(app: "", environment: "", dryRun: false, now: now) == nil)
+    }
 }

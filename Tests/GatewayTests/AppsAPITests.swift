@@ -177,9 +177,9 @@ import Testing
         let text = gateway.service.metrics.render()
         #expect(text.contains(#"pushgate_links_rejected_total{app="news",code="hostNotAllowed"} 1"#))
         #expect(text.contains(#"pushgate_links_rejected_total{app="shop",code="hostNotAllowed"} 1"#))
-        #expect(text.contains(#"pushgate_apns_request_duration_seconds_count{app="shop"} 1"#))
-        #expect(text.contains(#"pushgate_apns_request_duration_seconds_bucket{app="shop",le="+Inf"} 1"#))
-        #expect(!text.contains(#"pushgate_apns_request_duration_seconds_count{app="news"}"#))
+        #expect(text.contains(#"pushgate_apns_request_duration_seconds_count{app="shop",push_type="alert"} 1"#))
+        #expect(text.contains(#"pushgate_apns_request_duration_seconds_bucket{app="shop",push_type="alert",le="+Inf"} 1"#))
+        #expect(!text.contains(#"pushgate_apns_request_duration_seconds_count{app="news""#))
     }
 
     static func campaign(app: String?, token: String, link: String) -> String {

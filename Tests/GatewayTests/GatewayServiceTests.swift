@@ -167,14 +167,14 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         _ = service.respond(to: HTTPRequest(method: "GET", path: "/open"))
         _ = service.respond(to: HTTPRequest(method: "GET", path: "/missing"))
         service.metrics.recordLinkRejected(app: "default", code: "hostNotAllowed")
-        service.metrics.recordAPNsLatency(app: "default", seconds: 0.02)
+        service.metrics.recordAPNsLatency(app: "default", pushType: "alert", seconds: 0.02)
         let text = service.metrics.render()
         #expect(text.contains("pushgate_http_requests_total{operation=\"open\",status=\"200\"} 1"))
         #expect(text.contains("pushgate_http_requests_total{operation=\"unmatched\",status=\"404\"} 1"))
         #expect(text.contains("pushgate_links_rejected_total{app=\"default\",code=\"hostNotAllowed\"} 1"))
-        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{app=\"default\",le=\"0.025\"} 1"))
-        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{app=\"default\",le=\"0.01\"} 0"))
-        #expect(text.contains("pushgate_apns_request_duration_seconds_count{app=\"default\"} 1"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{app=\"default\",push_type=\"alert\",le=\"0.025\"} 1"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_bucket{app=\"default\",push_type=\"alert\",le=\"0.01\"} 0"))
+        #expect(text.contains("pushgate_apns_request_duration_seconds_count{app=\"default\",push_type=\"alert\"} 1"))
     }
 
     @Test func logShortensDeviceTokens() {

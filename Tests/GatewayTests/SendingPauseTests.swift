@@ -36,6 +36,8 @@ final class TokenUpdateRefusingSender: NotificationSender {
 }
 
 @Suite struct SendingPauseTests {
+    static let route = CampaignRoute(app: "default", environment: "sandbox", dryRun: false)
+
     @Test func tooManyTokenUpdatesWaitsForThePauseAndCostsNoAttempt() async throws {
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let sender = TokenUpdateRefusingSender(pauseSeconds: 0.6)
@@ -45,7 +47,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
                                            body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
                                deliveries: tokens.map { NewDelivery(token: $0) }, now: 1)
         let dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: sender, metrics: Metrics(),
-                                    sendingPausedUntil: { sender.pausedUntil.withLock { $0 } },
+                                    heldUntil: { _ in sender.pausedUntil.withLock { $0 } },
                                     options: .init(inFlight: 4, claimBatch: 4, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
         let started = Date()
         try dispatcher.start()
@@ -84,7 +86,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
                                            body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
                                deliveries: devices.map { NewDelivery(token: $0) }, now: clock.wallSeconds())
         let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
-                                    sendingPausedUntil: { tokens.hold().map { Double($0.until) } },
+                                    heldUntil: { _ in tokens.hold().map { Double($0.until) } },
                                     // A long lease: the clock jumps ahead faster than a loaded machine sends.
                                     options: .init(inFlight: 50, claimBatch: 50, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05,
                                                    lease: LeaseTerms(instance: InstanceID.current(now: clock.wallSeconds()), seconds: 86_400)),
@@ -110,19 +112,52 @@ final class TokenUpdateRefusingSender: NotificationSender {
         #expect(tokens.hold() == nil)
     }
 
+    /// One app's key held: its campaign waits, spending nothing, while another app's
+    /// campaign is delivered; once the hold ends it goes too.
+    @Test func aHeldAppWaitsWhileTheOtherAppsCampaignsGo() async throws {
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        func insert(_ id: String, app: String, prefix: String) throws {
+            var campaign = NewCampaign(id: id, createdAt: 1, dryRun: false,
+                                       message: StoredMessage(pushType: "alert", topic: "com.example.\(app)", priority: 10),
+                                       body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
+            campaign.app = app
+            campaign.environment = "sandbox"
+            _ = try storage.insert(campaign, deliveries: (0..<20).map { NewDelivery(token: Fixtures.token(prefix, $0)) }, now: 1)
+        }
+        // The held app's campaign is the older one: claims would reach it first.
+        try insert("news-1", app: "news", prefix: "e")
+        try insert("shop-1", app: "shop", prefix: "f")
+        let hold = HoldSwitch()
+        let sender = ScriptedSender()
+        let dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: sender, metrics: Metrics(),
+                                    heldUntil: { route in route.app == "news" && hold.isOn ? Date().timeIntervalSince1970 + 60 : nil },
+                                    options: .init(inFlight: 4, claimBatch: 4, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
+        try dispatcher.start()
+        defer { _ = dispatcher.stop(deadlineSeconds: 1) }
+        #expect(await eventually(timeout: .seconds(20)) { (try? storage.campaign(id: "shop-1"))?.counts[.delivered] == 20 })
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let waiting = try #require(try storage.campaign(id: "news-1"))
+        #expect(waiting.counts[.pending] == 20, "the held app's devices stay pending: \(waiting.counts)")
+        #expect(!sender.sent.withLock { $0 }.contains { $0.hasPrefix("e") }, "nothing of the held app reached the sender")
+        hold.turnOff()
+        #expect(await dispatcher.waitUntilIdle(deadlineSeconds: 20))
+        #expect(try storage.campaign(id: "news-1")?.counts[.delivered] == 20)
+        #expect(try storage.results(campaign: waiting.seq, offset: 0, limit: 100).allSatisfy { $0.attempts == 1 })
+    }
+
     @Test func otherTooManyRequestsAnswersAreRetriedButTheTokenOneIsNot() {
         let storage = try! SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
-                                    sendingPausedUntil: { 5000 }, options: .init(maxAttempts: 5), clock: ManualClock(wallSeconds: 1000))
+                                    heldUntil: { _ in 5000 }, options: .init(maxAttempts: 5), clock: ManualClock(wallSeconds: 1000))
         let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 1, lease: 1)
-        let busy = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyRequests), for: claim)
+        let busy = dispatcher.outcome(of: .failed(status: 429, reason: .tooManyRequests), for: claim, route: Self.route)
         #expect(busy.state == .retrying && !busy.refundAttempt)
-        let held = dispatcher.outcome(of: .transportFailed(TransportFailure(.keyStopped, "key paused")), for: claim)
+        let held = dispatcher.outcome(of: .transportFailed(TransportFailure(.keyStopped, "key paused")), for: claim, route: Self.route)
         #expect(held.state == .retrying && held.refundAttempt && held.nextAttemptAt == 5000, "back when the key's hold ends")
         let expired = dispatcher.outcome(of: .transportFailed(TransportFailure(.keyStopped, "key paused")),
-                                         for: ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 5, lease: 1))
+                                         for: ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 5, lease: 1), route: Self.route)
         #expect(expired.state == .retrying && expired.refundAttempt, "even on the device's last attempt")
-        let final = dispatcher.outcome(of: .failed(status: 429, reason: .unknown("SomethingNew")), for: claim)
+        let final = dispatcher.outcome(of: .failed(status: 429, reason: .unknown("SomethingNew")), for: claim, route: Self.route)
         #expect(final.state == .failed)
     }
 
@@ -132,9 +167,9 @@ final class TokenUpdateRefusingSender: NotificationSender {
                                     options: .init(maxAttempts: 2), clock: ManualClock(wallSeconds: 1000))
         // Even on its last attempt: the device stays queued, and the attempt is given back.
         let claim = ClaimedDelivery(campaign: 1, index: 0, token: "t", body: nil, attempt: 2, lease: 1)
-        let update = dispatcher.outcome(of: .transportFailed(TransportFailure(.unreachable, "cannot reach APNs at https://x: refused")), for: claim)
+        let update = dispatcher.outcome(of: .transportFailed(TransportFailure(.unreachable, "cannot reach APNs at https://x: refused")), for: claim, route: Self.route)
         #expect(update.state == .retrying && update.refundAttempt && update.reason == "unreachable")
-        let timeout = dispatcher.outcome(of: .transportFailed(TransportFailure(.timeout, "no answer")), for: claim)
+        let timeout = dispatcher.outcome(of: .transportFailed(TransportFailure(.timeout, "no answer")), for: claim, route: Self.route)
         #expect(timeout.state == .failed, "a device's own timeout still counts")
     }
 
@@ -155,4 +190,12 @@ final class TokenUpdateRefusingSender: NotificationSender {
         metrics.observeSendingPause { 600 }
         #expect(metrics.render().contains("\npushgate_apns_sending_paused_seconds 600\n"))
     }
+}
+
+/// A hold a test turns off.
+final class HoldSwitch: Sendable {
+    private let on = Atomic<Bool>(true)
+
+    var isOn: Bool { on.load(ordering: .relaxed) }
+    func turnOff() { on.store(false, ordering: .relaxed) }
 }

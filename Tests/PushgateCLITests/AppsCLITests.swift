@@ -244,23 +244,8 @@ import Testing
     /// key and team (the fake APNs refuses a topic the key may not push to), through one
     /// connection per team; the AASA and the apps list answer per app.
     @Test func serveSendsEachAppsCampaignsWithItsOwnCredentials() throws {
-        let dir = try Self.folder()
-        let newsKey = try FakeAPNsServer.Key.generate(in: dir.url, name: "news")
-        let fake = try FakeAPNsServer(keys: [
-            FakeAPNsServer.Key(teamId: "A1B2C3D4E5", keyId: "SHOPKEY001", keyFile: FakeAPNsServer.keyFile, topics: ["com.example.shop"]),
-            FakeAPNsServer.Key(teamId: "Z9Y8X7W6V5", keyId: "NEWSKEY001", keyFile: newsKey, topics: ["org.example.news"]),
-        ])
+        let (dir, fake) = try Self.twoKeys()
         defer { fake.stop() }
-        try dir.write("gateway.json", """
-        {"apps": {"shop": {"routes": "shop-routes.json"},
-                  "news": {"routes": "news-routes.json", "templates": "news-templates",
-                           "apns": {"teamId": "Z9Y8X7W6V5", "keyId": "NEWSKEY001", "keyFile": "\(newsKey)"}}},
-         "templates": "shop-templates",
-         "apns": {"url": "\(fake.url)", "caFile": "\(fake.caFile)", "teamId": "A1B2C3D4E5", "keyId": "SHOPKEY001",
-                  "keyFile": "\(FakeAPNsServer.keyFile)"},
-         "server": {"listen": "127.0.0.1:0", "requestLog": "off"},
-         "storage": {"path": "\(dir.path("gateway.db"))"}}
-        """)
         let server = try ServeProcess(config: dir.path("gateway.json"))
         defer { _ = server.terminate() }
         let shopToken = String(repeating: "a1", count: 32), newsToken = String(repeating: "b2", count: 32)
@@ -295,6 +280,68 @@ import Testing
         #expect(eventuallyBlocking(timeout: .seconds(10), interval: .milliseconds(20)) {
             (server.request("GET", "/metrics")?.bodyText ?? "").contains(#"pushgate_notifications_total{app="news",push_type="alert",result="delivered",reason=""} 1"#)
         }, "\(metrics)")
+    }
+
+    /// shop and news, each with its own team and key, against a fake APNs that knows both
+    /// keys and their topics; `extra` members go into gateway.json.
+    static func twoKeys(script: String = "{}", extra: String = "") throws -> (TempDir, FakeAPNsServer) {
+        let dir = try Self.folder()
+        let newsKey = try FakeAPNsServer.Key.generate(in: dir.url, name: "news")
+        let fake = try FakeAPNsServer(scriptJSON: script, keys: [
+            FakeAPNsServer.Key(teamId: "A1B2C3D4E5", keyId: "SHOPKEY001", keyFile: FakeAPNsServer.keyFile, topics: ["com.example.shop"]),
+            FakeAPNsServer.Key(teamId: "Z9Y8X7W6V5", keyId: "NEWSKEY001", keyFile: newsKey, topics: ["org.example.news"]),
+        ])
+        try dir.write("gateway.json", """
+        {"apps": {"shop": {"routes": "shop-routes.json"},
+                  "news": {"routes": "news-routes.json", "templates": "news-templates",
+                           "apns": {"teamId": "Z9Y8X7W6V5", "keyId": "NEWSKEY001", "keyFile": "\(newsKey)"}}},
+         "templates": "shop-templates",
+         "apns": {"url": "\(fake.url)", "caFile": "\(fake.caFile)", "teamId": "A1B2C3D4E5", "keyId": "SHOPKEY001",
+                  "keyFile": "\(FakeAPNsServer.keyFile)"},
+         "server": {"listen": "127.0.0.1:0", "requestLog": "off"}, \(extra)
+         "storage": {"path": "\(dir.path("gateway.db"))"}}
+        """)
+        return (dir, fake)
+    }
+
+    /// APNs refuses the news key: the news campaign waits (nothing spent, `/readyz` still
+    /// ready, `apns_apps` naming it) while the shop's campaign is delivered.
+    @Test func aRefusedKeyHoldsOnlyItsOwnAppsCampaigns() throws {
+        let (dir, fake) = try Self.twoKeys(script: #"{"keyProblems": {"NEWSKEY001": "InvalidProviderToken"}}"#,
+                                           extra: #""dispatcher": {"maxAttempts": 1},"#)
+        defer { fake.stop() }
+        let server = try ServeProcess(config: dir.path("gateway.json"))
+        defer { _ = server.terminate() }
+        let newsTokens = (0..<5).map { String(format: "%02x", $0) + String(repeating: "b2", count: 31) }
+        let shopTokens = (0..<5).map { String(format: "%02x", $0) + String(repeating: "a1", count: 31) }
+        func devices(_ tokens: [String]) -> String { tokens.map { "\"\($0)\"" }.joined(separator: ",") }
+        let news = server.request("POST", "/v1/campaigns", json: Array(#"{"app": "news", "alert": {"body": "News"}, "devices": [\#(devices(newsTokens))]}"#.utf8))
+        #expect(news?.status == 202, "\(news?.bodyText ?? "")")
+        // The news key is refused (one probe request reaches APNs), then its campaign waits.
+        #expect(eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(20)) {
+            (server.object("GET", "/readyz")?["checks"]?.objectValue?["apns_apps"]?.stringValue ?? "").contains("news (sandbox)")
+        }, "\(String(describing: server.object("GET", "/readyz")))")
+        let shop = server.request("POST", "/v1/campaigns", json: Array(#"{"app": "shop", "alert": {"body": "Sale"}, "devices": [\#(devices(shopTokens))]}"#.utf8))
+        #expect(shop?.status == 202, "\(shop?.bodyText ?? "")")
+        let shopID = try #require(shop.flatMap { try? JSONParser().parse($0.body).objectValue?["id"]?.stringValue })
+        let newsID = try #require(news.flatMap { try? JSONParser().parse($0.body).objectValue?["id"]?.stringValue })
+        #expect(eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(20)) {
+            server.object("GET", "/v1/campaigns/\(shopID)")?["counts"]?.objectValue?["delivered"] == .number("5")
+        }, "the shop's campaign is delivered while the news key is refused")
+        let ready = server.request("GET", "/readyz")
+        #expect(ready?.status == 200, "one app's key refused is not the whole gateway down: \(ready?.bodyText ?? "")")
+        let waiting = server.object("GET", "/v1/campaigns/\(newsID)")?["counts"]?.objectValue
+        #expect(waiting?["delivered"] == nil || waiting?["delivered"] == .number("0"), "\(String(describing: waiting))")
+        #expect(waiting?["failed"] == nil || waiting?["failed"] == .number("0"), "maxAttempts 1, yet nothing failed: \(String(describing: waiting))")
+        // Only what was in flight when APNs first refused reached it, each device once; then nothing.
+        let newsRequests = fake.log().filter { $0.string("kid") == "NEWSKEY001" }.compactMap { $0.string("token") }
+        #expect(Set(newsRequests).count == newsRequests.count, "no refused device was sent again: \(newsRequests)")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(fake.log().filter { $0.string("kid") == "NEWSKEY001" }.count == newsRequests.count, "nothing more while the key is held")
+        let metrics = server.request("GET", "/metrics")?.bodyText ?? ""
+        #expect(metrics.contains(#"pushgate_apns_key_stopped{key_id="NEWSKEY001",reason="InvalidProviderToken"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"pushgate_apns_key_stopped{key_id="SHOPKEY001",reason=""} 0"#))
+        _ = server.terminate()
     }
 
     /// check-link and aasa take the app of a configuration too.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Storage
 @testable import PostgresStorage
@@ -334,6 +335,8 @@ extension CampaignStorage {
         _ = try storage.insert(b, deliveries: [NewDelivery(token: token(1))], now: 1000)
         #expect(try storage.campaigns(limit: 10, before: nil, owner: "shop-backend").map(\.id) == ["a"])
         #expect(try storage.campaigns(limit: 10, before: nil, owner: nil).map(\.id) == ["b", "a"])
+        #expect(try storage.campaigns(limit: 10, before: nil, owner: nil, app: "news").map(\.id) == ["b"])
+        #expect(try storage.campaigns(limit: 10, before: nil, owner: "shop-backend", app: "news").isEmpty)
         let claimed = try storage.claim(limit: 10, now: 1000)
         let shopDelivery = try #require(claimed.first { $0.campaign == 1 })
         _ = try storage.record([DeliveryUpdate(campaign: shopDelivery.campaign, index: shopDelivery.index, state: .unregistered,
@@ -345,5 +348,35 @@ extension CampaignStorage {
         other.app = "news"
         #expect(try storage.insert(again, deliveries: [NewDelivery(token: token(1))], now: 1002) == .created(devices: 1, skipped: 1))
         #expect(try storage.insert(other, deliveries: [NewDelivery(token: token(1))], now: 1002) == .created(devices: 1, skipped: 0))
+    }
+
+    /// A held route's campaigns are left where they are; every other campaign is claimed.
+    @Test(arguments: Backend.allCases) func claimsSkipTheCampaignsOfAHeldRoute(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        var shop = newCampaign("shop-1")
+        shop.app = "shop"
+        shop.environment = "sandbox"
+        var news = newCampaign("news-1")
+        news.app = "news"
+        news.environment = "production"
+        _ = try storage.insert(news, deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+        _ = try storage.insert(shop, deliveries: (10..<13).map { NewDelivery(token: token($0)) }, now: 1000)
+        let asked = Mutex<[CampaignRoute]>([])
+        let holds = ClaimHolds { route in
+            asked.withLock { $0.append(route) }
+            return route.app == "news"
+        }
+        let lease = LeaseTerms(owner: "test", seconds: 30)
+        let claimed = try storage.recordAndClaim([], claimLimit: 10, lease: lease, now: 1000, holds: holds)
+        #expect(claimed.count == 3)
+        #expect(Set(claimed.map(\.campaign)) == [2], "only the shop's campaign")
+        #expect(asked.withLock { $0 } == [CampaignRoute(app: "news", environment: "production", dryRun: false),
+                                          CampaignRoute(app: "shop", environment: "sandbox", dryRun: false)], "each route asked once")
+        let waiting = try #require(try storage.campaign(id: "news-1"))
+        #expect(waiting.counts[.pending] == 3, "the held campaign's devices stay pending")
+        #expect(try storage.results(campaign: waiting.seq, offset: 0, limit: 10).allSatisfy { $0.attempts == 0 })
+        // Released: its devices are claimed like any others.
+        let later = try storage.recordAndClaim([], claimLimit: 10, lease: lease, now: 1001, holds: .none)
+        #expect(later.count == 3 && Set(later.map(\.campaign)) == [1])
     }
 }

@@ -127,6 +127,8 @@ public final class FakeAPNsServer: @unchecked Sendable {
     /// From now on answers 403 `reason` to every request whose provider token verifies (Apple
     /// refusing the key); nil accepts the key again.
     public func refuseKey(_ reason: String?) { command("key " + (reason ?? "ok")) }
+    /// Refuses (or, with nil, accepts again) one signing key only.
+    public func refuseKey(_ reason: String?, keyId: String) { command("keyid \(keyId) " + (reason ?? "ok")) }
 
     private func command(_ name: String) {
         stdin.fileHandleForWriting.write(Data((name + "\n").utf8))

@@ -113,6 +113,8 @@ class Fake:
                     self.keys[entry["keyId"]] = {"team": entry["teamId"], "public_key": public, "topics": set(entry["topics"])}
         self.verified = {}
         self.key_problem = self.script.get("keyProblem")
+        # "keyProblems": {"KEYID": "InvalidProviderToken", ...}: one key refused, the others not.
+        self.key_problems = dict(self.script.get("keyProblems", {}))
         self.clock_ahead = self.script.get("appleClockAheadSeconds", 0)
         self.token_window = args.token_update_window
         self.current_tokens = {}  # (iss, kid) -> (token, first seen)
@@ -398,6 +400,8 @@ class Connection(asyncio.Protocol):
                 self.first_kid = kid
             elif kid != self.first_kid:
                 token_reason = "UnrelatedKeyIdInToken"
+        if token_reason is None and kid in fake.key_problems:
+            token_reason = fake.key_problems[kid]
         violation = fake.validate(headers, body)
         if violation is None and token_reason is None:
             violation = fake.check_topic(kid, h.get("apns-topic"))
@@ -508,6 +512,13 @@ def main():
             for connection in list(fake.live):
                 connection.closed = True
                 connection.transport.abort()
+        elif line.startswith(b"keyid "):
+            # "keyid KID REASON" refuses one key; "keyid KID ok" accepts it again.
+            kid, problem = line[6:].decode().split(" ", 1)
+            if problem == "ok":
+                fake.key_problems.pop(kid, None)
+            else:
+                fake.key_problems[kid] = problem
         elif line.startswith(b"key "):
             problem = line[4:].decode()
             fake.key_problem = None if problem == "ok" else problem
