@@ -2,11 +2,16 @@ import APNs
 import Foundation
 import Payloads
 
-/// `apns`: the libcurl transport against a local h2o sink, next to h2load's rate against
-/// the same sink in the same run (1 connection, 100 concurrent streams, 100,000 requests).
+/// `apns`: the libcurl transport against a local h2o sink, next to h2load's rate and a
+/// bare libcurl program's against the same sink in the same run (1 connection, 100
+/// concurrent streams, 100,000 requests), then with more connections and transport threads.
 enum APNsBenchmark {
     static let requests = Int(ProcessInfo.processInfo.environment["PUSHGATE_BENCH_APNS_REQUESTS"] ?? "") ?? 100_000
     static let runs = 3
+
+    /// Transport shapes measured besides the one compared with the bare program:
+    /// (connections, transport threads).
+    static let shapes = [(1, 1), (2, 1), (2, 2), (4, 2)]
 
     static func run() {
         guard let sink = try? H2OSink.start() else {
@@ -16,62 +21,85 @@ enum APNsBenchmark {
         defer { sink.stop() }
         let body = #"{"aps":{"alert":{"title":"Summer sale","body":"Up to 40% off everything in the app."},"badge":1},"deeplink":"https://example.com/product/1042"}"#
         let h2loadRates = (0..<runs).compactMap { _ in sink.h2load(requests: requests, body: body) }.sorted()
-        let bare = BareCurl.build().map { program in (0..<runs).compactMap { _ in program.run(sink: sink, requests: requests, body: body) } } ?? []
-        let bareRate = bare.map(\.rate).sorted(), bareCPU = bare.map(\.cpuMicroseconds).sorted()
-        var rates: [Double] = []
-        var cpuPerRequest: [Double] = []
+        let program = BareCurl.build()
+        // Runs alternate between the programs, so that a change in the machine's load
+        // meets each of them alike.
+        var bare: [Int: [Measurement]] = [:]
+        var ours: [String: [Measurement]] = [:]
         for _ in 0..<runs {
-            guard let (rate, cpu) = sendThroughTransport(sink: sink, body: body) else { continue }
-            rates.append(rate)
-            cpuPerRequest.append(cpu)
+            for threads in [1, 2] {
+                if let m = program?.run(sink: sink, requests: requests, body: body, threads: threads) { bare[threads, default: []].append(m) }
+            }
+            for (connections, threads) in shapes {
+                if let m = sendThroughTransport(sink: sink, body: body, connections: connections, threads: threads) {
+                    ours["\(connections)x\(threads)", default: []].append(m)
+                }
+            }
         }
-        rates.sort()
-        cpuPerRequest.sort()
-        let overhead = (0..<runs).compactMap { _ in clientOverhead(body: body)?.1 }.sorted()
-        guard !h2loadRates.isEmpty, !rates.isEmpty else {
-            print("apns: a run failed (h2load \(h2loadRates.count)/\(runs), transport \(rates.count)/\(runs))")
+        let overhead = (0..<runs).compactMap { _ in clientOverhead(body: body)?.cpuMicroseconds }.sorted()
+        guard !h2loadRates.isEmpty, let single = ours["1x1"].map(Measurement.median) else {
+            print("apns: a run failed (h2load \(h2loadRates.count)/\(runs), transport \(ours["1x1"]?.count ?? 0)/\(runs))")
             return
         }
         let h2load = h2loadRates[h2loadRates.count / 2]
-        let ours = rates[rates.count / 2]
-        let ourCPU = cpuPerRequest[cpuPerRequest.count / 2]
-        var bareLines = "  bare libcurl multi     (could not build or run Benchmarks/bare-curl/bare_curl.c with cc -lcurl)"
-        if !bareRate.isEmpty {
-            let rate = bareRate[bareRate.count / 2], cpu = bareCPU[bareCPU.count / 2]
-            bareLines = """
-              bare libcurl multi     \(Int(rate)) req/s (\(String(format: "%.1f", cpu)) µs CPU/request; Benchmarks/bare-curl/bare_curl.c)
-              pushgate vs bare       \(String(format: "%.0f", ours / rate * 100))% of its rate, \(String(format: "%.2f", ourCPU / cpu))× its CPU per request
+        var lines = "  bare libcurl multi     (could not build or run Benchmarks/bare-curl/bare_curl.c with cc -lcurl)"
+        if let one = bare[1].map(Measurement.median) {
+            lines = """
+              bare libcurl multi     \(one) (Benchmarks/bare-curl/bare_curl.c)
+              pushgate vs bare       \(String(format: "%.0f", single.rate / one.rate * 100))% of its rate, \(String(format: "%.2f", single.cpuMicroseconds / one.cpuMicroseconds))× its CPU per request
             """
+            if let two = bare[2].map(Measurement.median) {
+                lines += "\n  bare, 2 threads        \(two) (2 multi handles, 1 connection each)"
+            }
+        }
+        for (connections, threads) in shapes.dropFirst() {
+            guard let m = ours["\(connections)x\(threads)"].map(Measurement.median) else { continue }
+            lines += "\n  pushgate \(connections) conn × \(threads) thr  \(m)"
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         print("""
-        apns (TLS, 1 connection, 100 streams, \(requests) requests, median of \(runs))
+        apns (TLS, 100 streams per connection, \(requests) requests, median of \(runs); the sink is one h2o thread)
           h2load -c1 -m100       \(Int(h2load)) req/s
-          pushgate transport     \(Int(ours)) req/s (\(String(format: "%.1f", ourCPU)) µs CPU/request)
-        \(bareLines)
-          ratio                  \(String(format: "%.0f", ours / h2load * 100))% of h2load
+          pushgate transport     \(single) (1 connection, 1 transport thread)
+        \(lines)
+          ratio                  \(String(format: "%.0f", single.rate / h2load * 100))% of h2load
           Swift side alone       \(String(format: "%.1f", overhead.isEmpty ? 0 : overhead[overhead.count / 2])) µs CPU/request (instant transport, no libcurl)
           peak RSS               \(usage.ru_maxrss / 1024) MB (whole benchmark process)
         """)
     }
 
-    /// Sends `requests` notifications through APNsClient + CurlHTTP2Transport, 200 in flight.
-    /// Returns requests per second and process CPU microseconds per request.
-    static func sendThroughTransport(sink: H2OSink, body: String) -> (Double, Double)? {
+    /// One run's rate and process CPU per request.
+    struct Measurement: CustomStringConvertible {
+        var rate: Double
+        var cpuMicroseconds: Double
+
+        /// The median rate and the median CPU per request, each on its own.
+        static func median(_ runs: [Measurement]) -> Measurement {
+            let rates = runs.map(\.rate).sorted(), cpu = runs.map(\.cpuMicroseconds).sorted()
+            return Measurement(rate: rates[rates.count / 2], cpuMicroseconds: cpu[cpu.count / 2])
+        }
+
+        var description: String { "\(Int(rate)) req/s (\(String(format: "%.1f", cpuMicroseconds)) µs CPU/request)" }
+    }
+
+    /// Sends `requests` notifications through APNsClient + CurlHTTP2Transport, with twice
+    /// what the transport holds in flight.
+    static func sendThroughTransport(sink: H2OSink, body: String, connections: Int, threads: Int) -> Measurement? {
         guard let transport = try? CurlHTTP2Transport(settings: TransportSettings(baseURL: sink.url, caFile: sink.caFile,
-                                                                                   connections: 1, maxConcurrentStreams: 100)) else { return nil }
+                                                                                   connections: connections, maxConcurrentStreams: 100,
+                                                                                   threads: threads)) else { return nil }
         defer { transport.shutdown() }
-        return send(through: transport, body: body)
+        return send(through: transport, body: body, inFlight: 200 * connections)
     }
 
     /// The same load through a transport that answers 200 at once: what the Swift side
     /// (client, tasks, continuations) costs without libcurl or the network.
-    static func clientOverhead(body: String) -> (Double, Double)? {
-        send(through: InstantTransport(), body: body)
+    static func clientOverhead(body: String) -> Measurement? {
+        send(through: InstantTransport(), body: body, inFlight: 200)
     }
 
-    static func send(through transport: any HTTPTransport, body: String) -> (Double, Double)? {
+    static func send(through transport: any HTTPTransport, body: String, inFlight: Int) -> Measurement? {
         guard let key = try? SigningKey.ephemeral() else { return nil }
         let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: "TEAM123456", keyId: "KEY1234567"),
                                 retry: RetryPolicy())
@@ -88,7 +116,7 @@ enum APNsBenchmark {
             await withTaskGroup(of: Bool.self) { group in
                 var next = 0
                 var ok = 0
-                for _ in 0..<200 {
+                for _ in 0..<inFlight {
                     let request = requests[next % requests.count]
                     group.addTask { if case .delivered = await client.send(request) { true } else { false } }
                     next += 1
@@ -110,7 +138,7 @@ enum APNsBenchmark {
             print("apns: only \(delivered) of \(Self.requests) delivered")
             return nil
         }
-        return (Double(Self.requests) / seconds, cpu)
+        return Measurement(rate: Double(Self.requests) / seconds, cpuMicroseconds: cpu)
     }
 
     static func cpuMicroseconds() -> Int {
@@ -154,16 +182,16 @@ struct BareCurl {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-bare-curl-\(getpid())").path
         let cc = Process()
         cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        cc.arguments = ["cc", "-O2", "-o", output, source, "-lcurl"]
+        cc.arguments = ["cc", "-O2", "-o", output, source, "-lcurl", "-lpthread"]
         guard (try? cc.run()) != nil else { return nil }
         cc.waitUntilExit()
         return cc.terminationStatus == 0 ? BareCurl(executable: output) : nil
     }
 
-    func run(sink: H2OSink, requests: Int, body: String) -> (rate: Double, cpuMicroseconds: Double)? {
+    func run(sink: H2OSink, requests: Int, body: String, threads: Int) -> APNsBenchmark.Measurement? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [sink.url, sink.caFile, String(requests), body]
+        process.arguments = [sink.url, sink.caFile, String(requests), body, String(threads)]
         let out = Pipe()
         process.standardOutput = out
         guard (try? process.run()) != nil else { return nil }
@@ -171,6 +199,6 @@ struct BareCurl {
         process.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         guard process.terminationStatus == 0, fields.count == 3 else { return nil }
-        return (fields[0], fields[1])
+        return APNsBenchmark.Measurement(rate: fields[0], cpuMicroseconds: fields[1])
     }
 }

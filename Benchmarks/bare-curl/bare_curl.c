@@ -3,12 +3,15 @@
  * (CURLPIPE_MULTIPLEX, CURLOPT_PIPEWAIT), easy handles reused, APNs-shaped POSTs
  * (authorization, apns-push-type, apns-topic, apns-priority; libcurl's default
  * content-type, accept and expect removed) to /3/device/<token> with 1,000 distinct
- * tokens, the apns-id header read from every answer.
+ * tokens, the apns-id header read from every answer. With THREADS > 1, that many threads
+ * do the same side by side, each with its own multi handle and connection, sharing the
+ * requests: pushgate's transport threads without pushgate.
  *
- * usage: bare_curl URL CAFILE REQUESTS BODY
+ * usage: bare_curl URL CAFILE REQUESTS BODY [THREADS]
  * prints: <requests/s> <CPU microseconds per request> <delivered>
- * Built by `make bench` (PushgateBench apns) with `cc -O2 … -lcurl`. */
+ * Built by `make bench` (PushgateBench apns) with `cc -O2 … -lcurl -lpthread`. */
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +55,12 @@ struct slot {
     char apns_id[64];
 };
 
-int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: bare_curl URL CAFILE REQUESTS BODY\n");
-        return 2;
-    }
-    const char *base = argv[1], *cafile = argv[2], *body = argv[4];
-    long requests = atol(argv[3]);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+static const char *base, *cafile, *body;
+static char urls[1000][160];
+
+/* One thread's share: its own multi handle, one connection, STREAMS handles. */
+static void *drive(void *share) {
+    long requests = *(long *)share;
     CURLM *multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1L);
@@ -76,9 +77,6 @@ int main(int argc, char **argv) {
     headers = curl_slist_append(headers, "content-type:");
     headers = curl_slist_append(headers, "accept:");
     headers = curl_slist_append(headers, "expect:");
-
-    static char urls[1000][160];
-    for (int i = 0; i < 1000; i++) snprintf(urls[i], sizeof urls[i], "%s/3/device/%064x", base, i);
 
     struct slot slots[STREAMS];
     for (int i = 0; i < STREAMS; i++) {
@@ -100,8 +98,6 @@ int main(int argc, char **argv) {
     }
 
     long started = 0, delivered = 0, finished = 0;
-    double t0 = now();
-    long cpu0 = cpu_microseconds();
     for (int i = 0; i < STREAMS && started < requests; i++, started++) {
         curl_easy_setopt(slots[i].easy, CURLOPT_URL, urls[started % 1000]);
         curl_multi_add_handle(multi, slots[i].easy);
@@ -126,11 +122,41 @@ int main(int argc, char **argv) {
         }
         if (finished < requests) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
-    double seconds = now() - t0;
-    long cpu = cpu_microseconds() - cpu0;
-    printf("%.0f %.1f %ld\n", requests / seconds, (double)cpu / requests, delivered);
     for (int i = 0; i < STREAMS; i++) curl_easy_cleanup(slots[i].easy);
     curl_slist_free_all(headers);
     curl_multi_cleanup(multi);
+    *(long *)share = delivered;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: bare_curl URL CAFILE REQUESTS BODY [THREADS]\n");
+        return 2;
+    }
+    base = argv[1];
+    cafile = argv[2];
+    body = argv[4];
+    long requests = atol(argv[3]);
+    int threads = argc == 6 ? atoi(argv[5]) : 1;
+    if (threads < 1 || threads > 64) threads = 1;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    for (int i = 0; i < 1000; i++) snprintf(urls[i], sizeof urls[i], "%s/3/device/%064x", base, i);
+    pthread_t ids[64];
+    long shares[64];
+    double t0 = now();
+    long cpu0 = cpu_microseconds();
+    for (int t = 0; t < threads; t++) {
+        shares[t] = requests / threads + (t < requests % threads ? 1 : 0);
+        pthread_create(&ids[t], NULL, drive, &shares[t]);
+    }
+    long delivered = 0;
+    for (int t = 0; t < threads; t++) {
+        pthread_join(ids[t], NULL);
+        delivered += shares[t];
+    }
+    double seconds = now() - t0;
+    long cpu = cpu_microseconds() - cpu0;
+    printf("%.0f %.1f %ld\n", requests / seconds, (double)cpu / requests, delivered);
     return delivered == requests ? 0 : 1;
 }

@@ -18,6 +18,7 @@ public struct APNsConfiguration: Sendable, Equatable {
     public var keyFile: String?
     /// `apns-topic` override for every request (normally the campaign's bundle id).
     public var topic: String?
+    /// HTTP/2 connections. 2 by default, chosen from the `apns` benchmark (docs/apns.md).
     public var connections: Int
     /// Transport threads, each with its own libcurl multi handle and a share of the
     /// connections (at most one per connection).
@@ -30,7 +31,7 @@ public struct APNsConfiguration: Sendable, Equatable {
 
     public init(environment: APNsEnvironment = .sandbox, url: String? = nil, caFile: String? = nil,
                 teamId: String? = nil, keyId: String? = nil, keyFile: String? = nil, topic: String? = nil,
-                connections: Int = 1, transportThreads: Int = 1, maxConcurrentStreams: Int = 100, requestTimeoutSeconds: Double = 10,
+                connections: Int = 2, transportThreads: Int = 2, maxConcurrentStreams: Int = 100, requestTimeoutSeconds: Double = 10,
                 retry: RetryPolicy = RetryPolicy(), dryRun: Bool = false) {
         self.environment = environment
         self.environments = [environment]

@@ -52,7 +52,7 @@ import Testing
         let config = try parse(#"{"environment":"sandbox","dryRun":true}"#)
         #expect(config.baseURL == "https://api.sandbox.push.apple.com")
         #expect(config.keyFile == nil && config.dryRun)
-        #expect(config.connections == 1 && config.requestTimeoutSeconds == 10 && config.retry == RetryPolicy())
+        #expect(config.connections == 2 && config.transportThreads == 2 && config.requestTimeoutSeconds == 10 && config.retry == RetryPolicy())
     }
 
     @Test func environmentVariablesWin() throws {
