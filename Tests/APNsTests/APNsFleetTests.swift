@@ -18,7 +18,9 @@ import Testing
 
     static func configuration(_ fake: FakeAPNs, team: String, key: String, file: String,
                               environments: [APNsEnvironment] = [.sandbox]) -> APNsConfiguration {
-        var c = APNsConfiguration(environment: environments[0], url: fake.url, caFile: fake.caFile, teamId: team, keyId: key, keyFile: file)
+        // One connection per pool, so that a pool is one connection in the fake's log.
+        var c = APNsConfiguration(environment: environments[0], url: fake.url, caFile: fake.caFile, teamId: team, keyId: key, keyFile: file,
+                                  connections: 1)
         c.environments = environments
         return c
     }
