@@ -58,8 +58,11 @@ import Testing
         #expect(reason.rawValue == "TopicDisallowed")
         let log = fake.log()
         #expect(log.map { $0["kid"]?.stringValue ?? "" } == [FakeAPNs.keyId, FakeAPNs.keyId, "NEWSKEY001", "NEWSKEY001"])
-        let connections = Set(log.compactMap { $0.int("connection") })
-        #expect(connections.count == 2, "shop and club share one connection, news has its own: \(connections)")
+        // shop and club share their pool's connection(s); news never uses them. (Under load
+        // a pool may open a second connection when a handshake is slow, so not "== 2".)
+        let shopConnections = Set(log.filter { $0.string("kid") == FakeAPNs.keyId }.compactMap { $0.int("connection") })
+        let newsConnections = Set(log.filter { $0.string("kid") == "NEWSKEY001" }.compactMap { $0.int("connection") })
+        #expect(!shopConnections.isEmpty && shopConnections.isDisjoint(with: newsConnections), "\(shopConnections) \(newsConnections)")
     }
 
     /// APNs ties a connection to the key of its first token (UnrelatedKeyIdInToken for any
