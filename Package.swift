@@ -49,13 +49,13 @@ let package = Package(
         // Durable campaigns: the SQLite outbox behind a storage protocol.
         .target(name: "Storage", dependencies: ["CSQLite", "StrictJSON"]),
         // The same storage contract in PostgreSQL (libpq), for several instances sharing one database.
-        .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ"]),
+        .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Timing"]),
         // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.
         .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "COpenSSL", "CCurl", "CShims"]),
         // The service's API: endpoints, auth, limits, metrics, OpenAPI.
         .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage", "Outbox"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "Timing", "Outbox"]),
+        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
 
         .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
                           path: "Benchmarks/PushgateBench"),

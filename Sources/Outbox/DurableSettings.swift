@@ -6,6 +6,15 @@ import Timing
 public struct DurableSettings: Sendable {
     public struct Storage: Sendable {
         public var path: String
+        /// `postgresql://user@host:port/database`: a PostgreSQL database several instances
+        /// share instead of the SQLite file at `path`. nil: SQLite.
+        public var url: String?
+        /// The database password (`storage.password`, usually `PUSHGATE_STORAGE_PASSWORD`),
+        /// or the file holding it; either overrides a password in the URL. Never logged.
+        public var password: String?
+        public var passwordFile: String?
+        /// Connections each instance keeps to PostgreSQL.
+        public var poolSize = 4
         /// true: `PRAGMA synchronous=FULL` (a 202 survives power loss); false: NORMAL.
         public var synchronousFull = true
         public var busyTimeoutMilliseconds = 5000
@@ -13,6 +22,18 @@ public struct DurableSettings: Sendable {
         public var idempotencyRetentionSeconds: Double = 24 * 3600
         /// Finished campaigns (their devices, keys and webhook events) are purged after this.
         public var retentionSeconds: Double = 30 * 86_400
+
+        /// Where the campaigns are, as shown in messages: the file, or the URL without its password.
+        public var location: String { url.map(Self.redacted) ?? path }
+
+        /// The URL with the password of its user part (`user:password@`) replaced by `(redacted)`.
+        public static func redacted(_ url: String) -> String {
+            guard let scheme = url.range(of: "://") else { return url }
+            let rest = url[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            guard let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
+            return String(url[..<rest.index(after: colon)]) + "(redacted)" + String(rest[at...])
+        }
     }
 
     public struct Dispatcher: Sendable {
@@ -51,7 +72,8 @@ public struct DurableSettings: Sendable {
         storage = Storage(path: storagePath)
     }
 
-    public static let storageKeys = ["path", "synchronous", "busyTimeoutMilliseconds", "idempotencyRetentionHours", "retentionDays"]
+    public static let storageKeys = ["path", "url", "password", "passwordFile", "poolSize", "synchronous", "busyTimeoutMilliseconds",
+                                     "idempotencyRetentionHours", "retentionDays"]
     public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
     public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds"]
 
@@ -64,6 +86,17 @@ public struct DurableSettings: Sendable {
         var path = root.appending("storage")
         var object = reader.section(storage, at: path, keys: Self.storageKeys)
         self.storage.path = reader.path(object, "path", at: path, default: defaultPath)?.value ?? ConfigReader.resolve(defaultPath, in: reader.folder)
+        // The URL may carry a password: shown redacted.
+        self.storage.url = reader.string(object, "url", at: path, secret: true) { url in
+            (url.hasPrefix("postgresql://") || url.hasPrefix("postgres://")) && !url.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F })
+                ? nil : "expected a postgresql:// URL (postgresql://user@host:port/database)"
+        }?.value
+        self.storage.password = reader.string(object, "password", at: path, secret: true)?.value
+        self.storage.passwordFile = reader.path(object, "passwordFile", at: path)?.value
+        if self.storage.password != nil && self.storage.passwordFile != nil {
+            reader.report(.conflictingFields, at: path.appending("passwordFile"), "expected either storage.password or storage.passwordFile, not both")
+        }
+        self.storage.poolSize = reader.integer(object, "poolSize", at: path, in: 1...64, default: self.storage.poolSize) ?? self.storage.poolSize
         self.storage.synchronousFull = reader.choice(object, "synchronous", at: path, ["full", "normal"], default: "full") == "full"
         self.storage.busyTimeoutMilliseconds = reader.integer(object, "busyTimeoutMilliseconds", at: path, in: 0...600_000,
                                                               default: self.storage.busyTimeoutMilliseconds) ?? self.storage.busyTimeoutMilliseconds

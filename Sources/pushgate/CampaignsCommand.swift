@@ -63,12 +63,16 @@ enum CampaignsCommand {
         var summaries: [CampaignSummary] = []
         // No database yet means no campaigns yet; do not create one just to list nothing.
         // Read-only: works next to a running server, and never migrates.
-        if access(settings.storage.path, F_OK) == 0 {
+        if settings.storage.url != nil || access(settings.storage.path, F_OK) == 0 {
+            let storage: any CampaignStorage
+            switch DurableAssembly.openStorage(settings.storage, access: .readOnly) {
+            case .failure(let failure): return args.fail(failure.message)
+            case .success(let opened): storage = opened
+            }
             do throws(StorageError) {
-                let storage = try SQLiteCampaignStorage(path: settings.storage.path, options: .init(access: .readOnly))
                 summaries = try storage.campaigns(limit: limit, before: nil, owner: nil, app: app)
             } catch {
-                return args.fail(DurableAssembly.storageFailure(error, path: settings.storage.path).message)
+                return args.fail(DurableAssembly.storageFailure(error, settings.storage).message)
             }
         }
         let now = SystemClock().wallSeconds()
@@ -98,11 +102,11 @@ enum CampaignsCommand {
             return failure.status
         case .success(let value): settings = value
         }
-        guard access(settings.storage.path, F_OK) == 0 else {
+        guard settings.storage.url != nil || access(settings.storage.path, F_OK) == 0 else {
             Output.error("\(prefix): no campaign \(TextSafety.quoted(id)) (no database at \(TextSafety.quoted(settings.storage.path)) yet)")
             return ExitStatus.findings
         }
-        let storage: SQLiteCampaignStorage
+        let storage: any CampaignStorage
         switch DurableAssembly.openStorage(settings.storage) {
         case .failure(let failure):
             Output.error("\(prefix): \(failure.message)")
@@ -130,7 +134,7 @@ enum CampaignsCommand {
                 summary = try storage.campaign(id: id) ?? summary
             }
         } catch {
-            Output.error("\(prefix): \(DurableAssembly.storageFailure(error, path: settings.storage.path).message)")
+            Output.error("\(prefix): \(DurableAssembly.storageFailure(error, settings.storage).message)")
             return ExitStatus.usage
         }
         let now = clock.wallSeconds()

@@ -4,6 +4,7 @@ import Glibc
 import APNs
 import Outbox
 import Gateway
+import PostgresStorage
 import Storage
 import StrictJSON
 import Timing
@@ -12,37 +13,76 @@ import Timing
 /// dead-token webhook, built from the `storage`, `dispatcher` and `webhook` sections.
 struct DurableAssembly {
     let settings: DurableSettings
-    let storage: SQLiteCampaignStorage
+    let storage: any CampaignStorage
     let dispatcher: Dispatcher
     let webhook: FeedbackWebhook?
     let retention: Retention
     let campaigns: DurableCampaigns
 
-    /// Opens (creating its folder and file if needed) and migrates the database. `serve`
-    /// opens it as the owner (a second owner is refused, naming the first); `send` and
-    /// `jwt` share it only for the provider token.
-    static func openStorage(_ settings: DurableSettings.Storage,
-                            access: SQLiteCampaignStorage.Access = .shared) -> Result<SQLiteCampaignStorage, CLIFailure> {
+    /// How a command uses the storage.
+    enum Access: Equatable {
+        /// `serve`: the process running the outbox (SQLite's one owner; on PostgreSQL one
+        /// instance among several, named in its leases and heartbeat).
+        case owner(InstanceID)
+        /// `send`, `jwt`, `campaigns pause|resume|cancel`: small writes next to a running server.
+        case shared
+        /// `campaigns`: reads only, never migrates.
+        case readOnly
+    }
+
+    /// Opens the configured storage: the PostgreSQL database of `storage.url`, else the
+    /// SQLite file (creating its folder and file if needed). Both migrate unless read-only.
+    static func openStorage(_ settings: DurableSettings.Storage, access: Access = .shared) -> Result<any CampaignStorage, CLIFailure> {
+        if let url = settings.url {
+            var password = settings.password
+            if let file = settings.passwordFile {
+                switch readFile(file, limit: 4096, at: .file(file, at: .root)) {
+                case .failure(let problem): return .failure(.configuration("storage.passwordFile \(TextSafety.quoted(file)): \(problem.message)"))
+                case .success(let bytes):
+                    // One line; the newline an editor adds is not part of the password.
+                    var text = String(decoding: bytes, as: UTF8.self)
+                    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+                    password = text
+                }
+            }
+            let instance: String
+            switch access {
+            case .owner(let me): instance = LeaseTerms(instance: me, seconds: 0).owner
+            case .shared, .readOnly: instance = "cli/" + LeaseTerms(instance: InstanceID.current(now: SystemClock().wallSeconds()), seconds: 0).owner
+            }
+            do throws(StorageError) {
+                return .success(try PostgresCampaignStorage(options: .init(
+                    url: url, password: password, poolSize: settings.poolSize, instance: instance, readOnly: access == .readOnly)))
+            } catch {
+                return .failure(storageFailure(error, settings))
+            }
+        }
         makeParentDirectory(of: settings.path)
+        let sqliteAccess: SQLiteCampaignStorage.Access = switch access {
+        case .owner(let me): .owner(me)
+        case .shared: .shared
+        case .readOnly: .readOnly
+        }
         do throws(StorageError) {
             return .success(try SQLiteCampaignStorage(
                 path: settings.path,
                 options: .init(synchronousFull: settings.synchronousFull, busyTimeoutMilliseconds: Int32(settings.busyTimeoutMilliseconds),
-                               access: access)))
+                               access: sqliteAccess)))
         } catch {
-            return .failure(storageFailure(error, path: settings.path))
+            return .failure(storageFailure(error, settings))
         }
     }
 
     /// `storage in use by pid N on HOST since T (database PATH)` for a second owner; the
-    /// code and SQLite's message otherwise. Exit 2 either way.
-    static func storageFailure(_ error: StorageError, path: String) -> CLIFailure {
-        let shown = TextSafety.escapedForDisplay(path)
+    /// code and the engine's message otherwise, naming the file or the URL without its
+    /// password. Exit 2 either way.
+    static func storageFailure(_ error: StorageError, _ settings: DurableSettings.Storage) -> CLIFailure {
+        let shown = TextSafety.escapedForDisplay(settings.location)
         if error.code == .inUse { return .configuration("\(error.message) (database \(shown))") }
         return .configuration("storage \(shown): \(error.description)")
     }
 
-    static func assemble(_ settings: DurableSettings, storage: SQLiteCampaignStorage, fleet: APNsFleet,
+    static func assemble(_ settings: DurableSettings, storage: any CampaignStorage, fleet: APNsFleet,
                          instance: InstanceID, defaultInFlight: Int, metrics: Metrics,
                          log: @escaping @Sendable (String) -> Void) -> DurableAssembly {
         let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: log) }

@@ -55,7 +55,7 @@ enum ServeCommand {
         do throws(StorageError) {
             try assembled.durable.dispatcher.start()
         } catch {
-            assembled.log.message(.error, "pushgate serve: storage \(TextSafety.escapedForDisplay(assembled.durable.settings.storage.path)): \(error.description)")
+            assembled.log.message(.error, "pushgate serve: \(DurableAssembly.storageFailure(error, assembled.durable.settings.storage).message)")
             _ = server.shutdown(deadlineSeconds: 1)
             return ExitStatus.usage
         }
@@ -130,7 +130,7 @@ enum ServeCommand {
         let log = RequestLog(fd: requestFD, messageFD: 2, format: settings.logFormat, level: settings.logLevel)
         madeLog = log
         let durableSettings = config.durable
-        let storage: SQLiteCampaignStorage
+        let storage: any CampaignStorage
         let instance = InstanceID.current(now: SystemClock().wallSeconds())
         switch DurableAssembly.openStorage(durableSettings.storage, access: .owner(instance)) {
         case .failure(let failure): return .failure(failure)
@@ -139,7 +139,7 @@ enum ServeCommand {
         // Rows from before campaigns named their app are the one app's.
         if config.apps.count == 1 {
             do throws(StorageError) { _ = try storage.adoptUnnamedRows(app: config.apps[0].name) } catch {
-                return .failure(DurableAssembly.storageFailure(error, path: durableSettings.storage.path))
+                return .failure(DurableAssembly.storageFailure(error, durableSettings.storage))
             }
         }
         // One provider token per (team, key), kept in the storage for every process; one

@@ -48,10 +48,11 @@ final class ServeProcess {
         return process.terminationStatus
     }
 
-    func request(_ method: String, _ path: String, json: [UInt8]? = nil, headers: [(String, String)] = []) -> RawResponse? {
+    /// `json` is sent as application/json; `body` with the caller's own Content-Type header.
+    func request(_ method: String, _ path: String, json: [UInt8]? = nil, headers: [(String, String)] = [], body: [UInt8]? = nil) -> RawResponse? {
         var all = headers
         if json != nil { all.append(("Content-Type", "application/json")) }
-        return RawHTTPClient.exchange(port: port, method: method, path: path, headers: all, body: json ?? [])
+        return RawHTTPClient.exchange(port: port, method: method, path: path, headers: all, body: json ?? body ?? [])
     }
 
     func object(_ method: String, _ path: String) -> JSONObject? {
@@ -85,18 +86,20 @@ extension FakeAPNsServer {
     }
 
     /// A gateway configuration sending to this fake with the fixture key, written next to
-    /// its log; returns its path.
-    func gatewayConfig(database: String, inFlight: Int) throws -> String {
+    /// its log; returns its path. `storage`: the section's JSON (default: the SQLite file
+    /// `database`); `dispatcher`: more members of that section.
+    func gatewayConfig(database: String, inFlight: Int, claimBatch: Int = 20, storage: String? = nil, dispatcher: String = "",
+                       maxBodyBytes: Int = 4194304, name: String = "gateway.json") throws -> String {
         let root = CLI.packageRoot.path
         let text = """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"url": "https://127.0.0.1:\(port)", "caFile": "\(caFile)", "teamId": "\(Self.teamId)",
                   "keyId": "\(Self.keyId)", "keyFile": "\(Self.keyFile)", "connections": 1},
-         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": 4194304},
-         "storage": {"path": "\(database)"},
-         "dispatcher": {"inFlight": \(inFlight), "claimBatch": 20}}
+         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": \(maxBodyBytes)},
+         "storage": \(storage ?? "{\"path\": \"\(database)\"}"),
+         "dispatcher": {"inFlight": \(inFlight), "claimBatch": \(claimBatch)\(dispatcher)}}
         """
-        let path = directory.appendingPathComponent("gateway.json").path
+        let path = directory.appendingPathComponent(name).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

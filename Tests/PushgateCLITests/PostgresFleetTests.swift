@@ -1,0 +1,199 @@
+import Foundation
+import StrictJSON
+import Testing
+import TestSupport
+
+/// `pushgate serve` on PostgreSQL: one instance, a fleet of three sharing one campaign
+/// through two kill -9s, lifecycle changes through one instance reaching the others, and a
+/// database restarted mid-campaign. The fake APNs's own log is the judge of what was sent.
+@Suite(.serialized) struct PostgresFleetTests {
+    static let inFlight = 40
+
+    static func token(_ campaign: Int, _ n: Int) -> String {
+        let hex = String(campaign * 1_000_000 + n, radix: 16)
+        return String(repeating: "d", count: 64 - hex.count) + hex
+    }
+
+    /// A campaign as `application/x-ndjson`: the campaign on the first line (confirming its
+    /// device count for the guard), a token a line.
+    static func lines(_ tokens: [String]) -> [UInt8] {
+        var text = #"{"alert":{"title":"Sale","body":"Today only"},"deeplink":"https://example.com/product/42","confirm_devices":"#
+            + "\(tokens.count)}\n"
+        text.reserveCapacity(tokens.count * 65 + 100)
+        for token in tokens { text += token + "\n" }
+        return Array(text.utf8)
+    }
+
+    /// POSTs the campaign, waiting up to two minutes for the 202 (a debug build plans
+    /// 100,000 devices in well over the client's usual 10 s).
+    static func post(_ server: ServeProcess, _ tokens: [String]) throws -> String {
+        let body = lines(tokens)
+        let client = try #require(RawHTTPClient(port: server.port))
+        let head = "POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            + "Content-Type: application/x-ndjson\r\nContent-Length: \(body.count)\r\n\r\n"
+        client.send(Array(head.utf8) + body)
+        let answer = client.readUntilClose(seconds: 120).bytes
+        let accepted = try #require(RawResponse(parsing: answer), "no answer to the POST")
+        #expect(accepted.status == 202, "\(String(decoding: accepted.body.prefix(500), as: UTF8.self))")
+        return try #require(try JSONParser().parse(accepted.body).objectValue?["id"]?.stringValue)
+    }
+
+    static func storage(_ url: String) -> String { #"{"url": "\#(url)", "poolSize": 3}"# }
+
+    /// Times each token was answered 200 by the fake.
+    static func answeredTimes(_ fake: FakeAPNsProcess) -> [String: Int] {
+        var times: [String: Int] = [:]
+        for answer in fake.answers() where answer.status == 200 { times[answer.token, default: 0] += 1 }
+        return times
+    }
+
+    @Test func oneInstanceOnPostgresSendsACampaignAndTheCLIReadsIt() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let fake = try FakeAPNsProcess(script: #"{"delayMs": 1}"#, tokenUpdateWindow: 1200)
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: Self.inFlight, storage: Self.storage(url))
+        let server = try ServeProcess(config: config)
+        let tokens = (0..<500).map { Self.token(1, $0) }
+        let id = try Self.post(server, tokens)
+        let done = eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(20)) {
+            server.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
+        }
+        #expect(done)
+        #expect(server.object("GET", "/v1/campaigns/\(id)")?["counts"]?.objectValue?["delivered"]?.int64Value == 500)
+        #expect(server.request("GET", "/readyz")?.status == 200)
+        let listed = try CLI.run(["campaigns", "--config", config, "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains(id))
+        #expect(server.terminate() == 0)
+        #expect(Set(Self.answeredTimes(fake).keys) == Set(tokens))
+    }
+
+    /// 20,000 devices in `make test` (a debug build on a shared 2-core machine sends a few
+    /// hundred a second across the fleet); `PUSHGATE_FLEET_DEVICES=100000` for the full run.
+    @Test func aStorageFailureNamesTheURLWithoutItsPassword() throws {
+        let fake = try FakeAPNsProcess(script: "{}")
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: 1, storage: #"{"url": "postgresql://pushgate:s3cret-pass@127.0.0.1:1/db"}"#)
+        let failed = try CLI.run(["serve", "--config", config])
+        #expect(failed.status == 2)
+        #expect(failed.stderr.contains("postgresql://pushgate:(redacted)@127.0.0.1:1/db"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("unavailable"))
+        #expect(!failed.stderr.contains("s3cret"))
+        let printed = try CLI.run(["config", "print", "--config", config])
+        #expect(!printed.stdout.contains("s3cret") && !printed.stderr.contains("s3cret"))
+        let missing = try fake.gatewayConfig(database: "", inFlight: 1,
+                                             storage: #"{"url": "postgresql://pushgate@127.0.0.1:1/db", "passwordFile": "/nonexistent/pw"}"#,
+                                             name: "missing.json")
+        let unreadable = try CLI.run(["serve", "--config", missing])
+        #expect(unreadable.status == 2 && unreadable.stderr.contains("storage.passwordFile") && unreadable.stderr.contains("/nonexistent/pw"),
+                "\(unreadable.stderr)")
+    }
+
+    @Test func threeInstancesShareOneCampaignThroughTwoKills() throws {
+        let devices = ProcessInfo.processInfo.environment["PUSHGATE_FLEET_DEVICES"].flatMap(Int.init) ?? 20_000
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let fake = try FakeAPNsProcess(script: "{}", tokenUpdateWindow: 1200)
+        defer { fake.stop() }
+        // Short leases, so the dead instances' deliveries are taken over within seconds.
+        let config = try fake.gatewayConfig(database: "", inFlight: Self.inFlight, claimBatch: 40, storage: Self.storage(url),
+                                            dispatcher: #", "leaseSeconds": 3"#, maxBodyBytes: 16 << 20)
+        var servers = try (0..<3).map { _ in try ServeProcess(config: config) }
+        let tokens = (0..<devices).map { Self.token(2, $0) }
+        let id = try Self.post(servers[0], tokens)
+        // kill -9 one instance at about 30 % and another at about 60 %.
+        for (share, victim) in [(0.3, 0), (0.6, 1)] {
+            let reached = eventuallyBlocking(timeout: .seconds(240), interval: .milliseconds(5)) {
+                fake.answeredCount() >= Int(Double(devices) * share)
+            }
+            #expect(reached)
+            servers[victim].kill9()
+        }
+        let survivor = servers[2]
+        let finished = eventuallyBlocking(timeout: .seconds(240), interval: .milliseconds(50)) {
+            survivor.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
+        }
+        #expect(finished)
+        // Every device final exactly once in storage.
+        let counts = survivor.object("GET", "/v1/campaigns/\(id)")?["counts"]?.objectValue
+        #expect(counts?["delivered"]?.int64Value == Int64(devices), "\(String(describing: counts))")
+        #expect(survivor.terminate() == 0)
+        servers.removeAll()
+        let times = Self.answeredTimes(fake)
+        #expect(times.count == devices, "every token reached")
+        let repeats = times.values.reduce(0) { $0 + $1 - 1 }
+        #expect(repeats <= 2 * Self.inFlight, "\(repeats) sent twice; two kills of an in-flight window of \(Self.inFlight)")
+        #expect(fake.tokensSeen().count == 1, "one provider token across the fleet")
+        #expect(fake.answers().allSatisfy { $0.status == 200 })
+    }
+
+    @Test func pauseAndCancelThroughOneInstanceStopTheOthers() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let fake = try FakeAPNsProcess(script: #"{"delayMs": 5}"#)
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: 10, claimBatch: 10, storage: Self.storage(url))
+        let a = try ServeProcess(config: config)
+        let b = try ServeProcess(config: config)
+        let tokens = (0..<4000).map { Self.token(3, $0) }
+        let id = try Self.post(a, tokens)
+        #expect(eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(5)) { fake.answeredCount() >= 200 })
+        #expect(a.request("POST", "/v1/campaigns/\(id)/pause")?.status == 200)
+        // Within a claim turn nobody claims more; what was in flight (10 per instance) finishes.
+        Thread.sleep(forTimeInterval: 1.5)
+        let atPause = fake.answeredCount()
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(fake.answeredCount() == atPause, "an instance kept sending a paused campaign")
+        #expect(b.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "paused")
+        #expect(b.request("POST", "/v1/campaigns/\(id)/resume")?.status == 200)
+        #expect(eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(5)) { fake.answeredCount() >= atPause + 200 })
+        #expect(b.request("POST", "/v1/campaigns/\(id)/cancel")?.status == 200)
+        let closed = eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(20)) {
+            a.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "cancelled"
+                && a.object("GET", "/v1/campaigns/\(id)")?["finished_at"]?.stringValue != nil
+        }
+        #expect(closed)
+        Thread.sleep(forTimeInterval: 1)
+        let atCancel = fake.answeredCount()
+        Thread.sleep(forTimeInterval: 1)
+        #expect(fake.answeredCount() == atCancel, "an instance kept sending a cancelled campaign")
+        let counts = try #require(a.object("GET", "/v1/campaigns/\(id)")?["counts"]?.objectValue)
+        let delivered = counts["delivered"]?.int64Value ?? 0
+        let cancelled = counts["cancelled"]?.int64Value ?? 0
+        #expect(delivered + cancelled == 4000, "\(["pending", "in-flight", "retrying", "failed"].map { "\($0)=\(counts[$0]?.int64Value ?? -1)" })")
+        #expect(delivered == Int64(Self.answeredTimes(fake).count))
+        #expect(a.terminate() == 0 && b.terminate() == 0)
+    }
+
+    @Test func theDatabaseRestartedMidCampaignLosesNothing() throws {
+        let cluster = try PostgresCluster.make()
+        defer { cluster.remove() }
+        let url = try cluster.newDatabaseURL()
+        let fake = try FakeAPNsProcess(script: #"{"delayMs": 2}"#)
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: Self.inFlight, storage: Self.storage(url))
+        let server = try ServeProcess(config: config)
+        let tokens = (0..<6000).map { Self.token(4, $0) }
+        let id = try Self.post(server, tokens)
+        #expect(eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(5)) { fake.answeredCount() >= 1500 })
+        try cluster.stop()
+        // While it is down: no 202 that is not committed, and readiness says why.
+        let refused = try #require(server.request("POST", "/v1/campaigns", headers: [("Content-Type", "application/x-ndjson")],
+                                                  body: Self.lines([Self.token(5, 1)])))
+        #expect(refused.status == 503)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("storageUnavailable"))
+        #expect(refused.headers.contains { $0.0.lowercased() == "retry-after" })
+        let ready = try #require(server.request("GET", "/readyz"))
+        #expect(ready.status == 503 && String(decoding: ready.body, as: UTF8.self).contains("storage"))
+        Thread.sleep(forTimeInterval: 2)
+        try cluster.start()
+        let finished = eventuallyBlocking(timeout: .seconds(120), interval: .milliseconds(50)) {
+            server.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
+        }
+        #expect(finished)
+        #expect(server.object("GET", "/v1/campaigns/\(id)")?["counts"]?.objectValue?["delivered"]?.int64Value == 6000)
+        #expect(eventuallyBlocking(timeout: .seconds(10), interval: .milliseconds(50)) { server.request("GET", "/readyz")?.status == 200 })
+        #expect(server.terminate() == 0)
+        let times = Self.answeredTimes(fake)
+        #expect(times.count == 6000)
+        #expect(times.values.reduce(0) { $0 + $1 - 1 } <= Self.inFlight)
+    }
+}
