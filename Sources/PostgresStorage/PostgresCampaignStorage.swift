@@ -24,6 +24,8 @@ public final class PostgresCampaignStorage: CampaignStorage {
         public var webhookLeaseSeconds: Double
         /// Reads only: never migrates, refuses a schema it does not know.
         public var readOnly: Bool
+        /// For `storage status`: neither migrates nor refuses another version.
+        public var inspectOnly = false
 
         public init(url: String, password: String? = nil, poolSize: Int = 4, connectTimeoutSeconds: Int = 5,
                     instance: String, webhookLeaseSeconds: Double = 120, readOnly: Bool = false) {
@@ -49,6 +51,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
         pool = try PGPool(.init(url: options.url, password: options.password, size: options.poolSize,
                                 connectTimeoutSeconds: options.connectTimeoutSeconds))
         try pool.with { db throws(StorageError) in
+            if options.inspectOnly { return }
             if options.readOnly {
                 let version = try PostgresMigrator.version(db)
                 if version != PostgresSchema.currentVersion {
@@ -317,13 +320,15 @@ public final class PostgresCampaignStorage: CampaignStorage {
     // MARK: Health
 
     public func queueDepth() throws(StorageError) -> Int {
-        try reading { db throws(StorageError) in
-            let sum = try db.execute("""
-                SELECT coalesce(sum(k.n), 0) FROM campaign_counts k JOIN campaigns c ON c.seq = k.campaign
-                WHERE c.finished_at IS NULL AND k.state IN (0, 1, 2)
-                """)
-            return Int(sum.int(0, 0))
-        }
+        try reading { db throws(StorageError) in try queueDepth(db) }
+    }
+
+    func queueDepth(_ db: PGConnection) throws(StorageError) -> Int {
+        let sum = try db.execute("""
+            SELECT coalesce(sum(k.n), 0) FROM campaign_counts k JOIN campaigns c ON c.seq = k.campaign
+            WHERE c.finished_at IS NULL AND k.state IN (0, 1, 2)
+            """)
+        return Int(sum.int(0, 0))
     }
 
     /// A read on the database and the outcome of the last real write; writes nothing.

@@ -33,29 +33,13 @@ struct DurableAssembly {
     /// Opens the configured storage: the PostgreSQL database of `storage.url`, else the
     /// SQLite file (creating its folder and file if needed). Both migrate unless read-only.
     static func openStorage(_ settings: DurableSettings.Storage, access: Access = .shared) -> Result<any CampaignStorage, CLIFailure> {
-        if let url = settings.url {
-            var password = settings.password
-            if let file = settings.passwordFile {
-                switch readFile(file, limit: 4096, at: .file(file, at: .root)) {
-                case .failure(let problem): return .failure(.configuration("storage.passwordFile \(TextSafety.quoted(file)): \(problem.message)"))
-                case .success(let bytes):
-                    // One line; the newline an editor adds is not part of the password.
-                    var text = String(decoding: bytes, as: UTF8.self)
-                    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-                    password = text
-                }
-            }
+        if settings.url != nil {
             let instance: String
             switch access {
             case .owner(let me): instance = LeaseTerms(instance: me, seconds: 0).owner
             case .shared, .readOnly: instance = "cli/" + LeaseTerms(instance: InstanceID.current(now: SystemClock().wallSeconds()), seconds: 0).owner
             }
-            do throws(StorageError) {
-                return .success(try PostgresCampaignStorage(options: .init(
-                    url: url, password: password, poolSize: settings.poolSize, instance: instance, readOnly: access == .readOnly)))
-            } catch {
-                return .failure(storageFailure(error, settings))
-            }
+            return openPostgres(settings, instance: instance, readOnly: access == .readOnly).map { $0 as any CampaignStorage }
         }
         makeParentDirectory(of: settings.path)
         let sqliteAccess: SQLiteCampaignStorage.Access = switch access {
@@ -68,6 +52,32 @@ struct DurableAssembly {
                 path: settings.path,
                 options: .init(synchronousFull: settings.synchronousFull, busyTimeoutMilliseconds: Int32(settings.busyTimeoutMilliseconds),
                                access: sqliteAccess)))
+        } catch {
+            return .failure(storageFailure(error, settings))
+        }
+    }
+
+    /// The PostgreSQL database of `settings.url`, its password read from
+    /// `storage.passwordFile` when one is named. `inspectOnly`: neither migrate nor refuse
+    /// another schema version (`storage status`).
+    static func openPostgres(_ settings: DurableSettings.Storage, instance: String, readOnly: Bool,
+                             inspectOnly: Bool = false) -> Result<PostgresCampaignStorage, CLIFailure> {
+        var password = settings.password
+        if let file = settings.passwordFile {
+            switch readFile(file, limit: 4096, at: .file(file, at: .root)) {
+            case .failure(let problem): return .failure(.configuration("storage.passwordFile \(TextSafety.quoted(file)): \(problem.message)"))
+            case .success(let bytes):
+                // One line; the newline an editor adds is not part of the password.
+                var text = String(decoding: bytes, as: UTF8.self)
+                while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+                password = text
+            }
+        }
+        var options = PostgresCampaignStorage.Options(url: settings.url ?? "", password: password, poolSize: settings.poolSize,
+                                                      instance: instance, readOnly: readOnly)
+        options.inspectOnly = inspectOnly
+        do throws(StorageError) {
+            return .success(try PostgresCampaignStorage(options: options))
         } catch {
             return .failure(storageFailure(error, settings))
         }
@@ -102,6 +112,8 @@ struct DurableAssembly {
             log: log, onDeadTokens: { webhook?.wake() },
             housekeeping: {
                 _ = try? storage.purgeIdempotencyKeys(olderThan: SystemClock().wallSeconds() - settings.storage.idempotencyRetentionSeconds)
+                // The heartbeat `pushgate storage status` shows, once a minute.
+                _ = storage.checkWritable(now: SystemClock().wallSeconds())
             },
             // Each campaign goes out with its app's credentials, in its environment.
             senders: { message in fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun) })

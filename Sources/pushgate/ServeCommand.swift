@@ -142,6 +142,8 @@ enum ServeCommand {
                 return .failure(DurableAssembly.storageFailure(error, durableSettings.storage))
             }
         }
+        // The first heartbeat (then one a minute from the dispatcher's housekeeping).
+        _ = storage.checkWritable(now: SystemClock().wallSeconds())
         // One provider token per (team, key), kept in the storage for every process; one
         // connection pool per (APNs URL, team, key); one sender per app and environment.
         let fleet: APNsFleet

@@ -64,6 +64,17 @@ import TestSupport
         let listed = try CLI.run(["campaigns", "--config", config, "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains(id))
+        // The instance's heartbeat and the schema, from another process.
+        let status = try CLI.run(["storage", "status", "--config", config, "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let shown = try #require(try JSONParser().parse(Array(status.stdout.utf8)).objectValue)
+        #expect(shown["backend"]?.stringValue == "postgresql")
+        #expect(shown["schema_version"]?.int64Value == shown["current_version"]?.int64Value)
+        #expect(shown["instances"]?.arrayValue?.count == 1)
+        #expect(shown["instances"]?.arrayValue?.first?.objectValue?["heartbeat_at"]?.stringValue != nil)
+        #expect(shown["queue_depth"]?.int64Value == 0)
+        let migrated = try CLI.run(["storage", "migrate", "--config", config])
+        #expect(migrated.status == 0 && migrated.stdout.contains("schema version"), "\(migrated.stderr)")
         #expect(server.terminate() == 0)
         #expect(Set(Self.answeredTimes(fake).keys) == Set(tokens))
     }

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `pushgate storage status` reports: the schema, the instances that use the
+/// database, and the leases they hold. Read without migrating or writing anything.
+public struct StorageStatus: Sendable, Equatable {
+    /// `sqlite` or `postgresql`.
+    public var backend: String
+    /// The database's schema version, and this pushgate's.
+    public var schemaVersion: Int
+    public var currentVersion: Int
+    public var instances: [Instance]
+    public var leases: [Leases]
+    /// Deliveries not yet final (nil when the schema is not this pushgate's).
+    public var queueDepth: Int?
+
+    public struct Instance: Sendable, Equatable {
+        public var owner: String
+        /// UNIX seconds; nil when not known.
+        public var startedAt: Double?
+        public var heartbeatAt: Double?
+
+        public init(owner: String, startedAt: Double?, heartbeatAt: Double?) {
+            self.owner = owner
+            self.startedAt = startedAt
+            self.heartbeatAt = heartbeatAt
+        }
+    }
+
+    /// Deliveries one owner has claimed and not recorded, and when the first and last of
+    /// its leases expire.
+    public struct Leases: Sendable, Equatable {
+        public var owner: String
+        public var deliveries: Int
+        public var firstExpiry: Double
+        public var lastExpiry: Double
+
+        public init(owner: String, deliveries: Int, firstExpiry: Double, lastExpiry: Double) {
+            self.owner = owner
+            self.deliveries = deliveries
+            self.firstExpiry = firstExpiry
+            self.lastExpiry = lastExpiry
+        }
+    }
+
+    public init(backend: String, schemaVersion: Int, currentVersion: Int, instances: [Instance], leases: [Leases], queueDepth: Int?) {
+        self.backend = backend
+        self.schemaVersion = schemaVersion
+        self.currentVersion = currentVersion
+        self.instances = instances
+        self.leases = leases
+        self.queueDepth = queueDepth
+    }
+}
+
+extension SQLiteCampaignStorage {
+    /// The file's status, read-only: its version, the process holding its owner lock (with
+    /// the last heartbeat written), and the leases in it. nil when there is no file.
+    public static func status(path: String) throws(StorageError) -> StorageStatus? {
+        guard access(path, F_OK) == 0 else { return nil }
+        let db = try SQLiteDatabase(path: path, readOnly: true)
+        defer { db.resetStatements() }
+        let version = try Migrator.version(db)
+        var status = StorageStatus(backend: "sqlite", schemaVersion: version, currentVersion: Schema.currentVersion,
+                                   instances: [], leases: [], queueDepth: nil)
+        guard version == Schema.currentVersion else { return status }
+        let beat = try db.statement("SELECT at FROM heartbeat WHERE id = 1")
+        let heartbeat = try beat.step() ? beat.double(0) : nil
+        beat.reset()
+        if let holder = InstanceLock.holder(databasePath: path) {
+            status.instances = [.init(owner: LeaseTerms(instance: holder, seconds: 0).owner, startedAt: holder.startedAt, heartbeatAt: heartbeat)]
+        }
+        let held = try db.statement("""
+            SELECT lease_owner, count(*), min(lease_until), max(lease_until) FROM deliveries INDEXED BY deliveries_lease_expiry
+            WHERE state = 1 GROUP BY lease_owner ORDER BY lease_owner
+            """)
+        while try held.step() {
+            status.leases.append(.init(owner: held.optionalText(0) ?? "", deliveries: Int(held.int(1)),
+                                       firstExpiry: held.double(2), lastExpiry: held.double(3)))
+        }
+        held.reset()
+        let depth = try db.statement("SELECT coalesce(sum(remaining), 0) FROM campaigns WHERE finished_at IS NULL")
+        status.queueDepth = try depth.step() ? Int(depth.int(0)) : 0
+        return status
+    }
+}
