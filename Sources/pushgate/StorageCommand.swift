@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Gateway
+import Outbox
 import OptionTable
 import PostgresStorage
 import Storage

@@ -37,6 +37,11 @@ final class ServeProcess {
         handle.readabilityHandler = { $0.availableData.isEmpty ? ($0.readabilityHandler = nil) : () }
     }
 
+    /// A test that fails half-way (a `#require` that throws) leaves no server behind.
+    deinit {
+        if process.isRunning { kill9() }
+    }
+
     func kill9() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
