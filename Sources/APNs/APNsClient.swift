@@ -79,7 +79,7 @@ public final class APNsClient: NotificationSender {
                 return .unregistered(reason: error.reason, timestampMilliseconds: error.timestamp)
             }
             guard retry.isRetryable(status: response.status, reason: error.reason), attempt < retry.maxAttempts else {
-                return .failed(status: response.status, reason: error.reason)
+                return .failed(status: response.status, reason: error.reason, retryAfterSeconds: Self.seconds(response.retryAfter))
             }
             let delay = retry.delayMilliseconds(afterAttempt: attempt, retryAfterSeconds: Self.seconds(response.retryAfter),
                                                 unit: jitter())

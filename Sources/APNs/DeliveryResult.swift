@@ -6,7 +6,8 @@ public enum DeliveryResult: Sendable, Equatable {
     /// APNs accepted it (HTTP 200) and gave it this `apns-id`.
     case delivered(apnsId: String)
     /// APNs refused it for good, or transient failures outlasted the retry budget.
-    case failed(status: Int, reason: APNsReason)
+    /// `retryAfterSeconds`: APNs' `Retry-After` on that last answer (no attempt before it).
+    case failed(status: Int, reason: APNsReason, retryAfterSeconds: Int? = nil)
     /// 410: the token is dead. `timestampMilliseconds` is when Apple last knew it valid.
     case unregistered(reason: APNsReason, timestampMilliseconds: Int64?)
     /// No answer from APNs: deadline passed, or the connection could not be made.
@@ -29,7 +30,7 @@ public enum DeliveryResult: Sendable, Equatable {
     /// pushgate's transport code (`DiagnosticDomain.delivery`) when no answer came.
     public var failureReason: String? {
         switch self {
-        case .failed(_, let reason): return reason.rawValue
+        case .failed(_, let reason, _): return reason.rawValue
         case .unregistered(let reason, _): return reason.rawValue
         case .transportFailed(let failure): return failure.code.rawValue
         case .delivered, .dryRun: return nil

@@ -102,7 +102,7 @@ enum OpenAPIDocument {
       "CampaignFields": {
         "type": "object",
         "description": "The members every campaign answer has (the detail adds its page of results).",
-        "required": ["id", "status", "app", "environment", "dry_run", "created_at", "finished_at", "send_at", "expires_at", "devices", "not_sent", "counts"],
+        "required": ["id", "status", "app", "environment", "dry_run", "created_at", "finished_at", "send_at", "expires_at", "lane", "rate_per_second", "devices", "not_sent", "counts"],
         "properties": {
           "id": {"type": "string"},
           "status": {"enum": ["scheduled", "sending", "paused", "completed", "cancelled", "expired"]},
@@ -113,6 +113,8 @@ enum OpenAPIDocument {
           "finished_at": {"type": ["string", "null"], "format": "date-time"},
           "send_at": {"type": ["string", "null"], "format": "date-time"},
           "expires_at": {"type": ["string", "null"], "format": "date-time"},
+          "lane": {"enum": ["transactional", "bulk"]},
+          "rate_per_second": {"type": ["number", "null"], "exclusiveMinimum": 0},
           "devices": {"type": "integer", "minimum": 0},
           "not_sent": {"type": "integer", "minimum": 0, "description": "Devices that will never be sent because the campaign was cancelled or expired."},
           "counts": {"type": "object", "description": "Devices by state.",
@@ -349,6 +351,8 @@ enum OpenAPIDocument {
           "send_at": {"type": "string", "format": "date-time", "description": "RFC 3339 with Z or an offset: nothing is sent before. More than 60 s in the past: 422 scheduleInPast."},
           "expires_at": {"type": "string", "format": "date-time", "description": "Devices not sent by then end expired instead of being sent late. Past, or not after send_at: 422."},
           "confirm_devices": {"type": "integer", "minimum": 1, "maximum": 2147483647, "description": "The campaign's device count. Required (else 422 confirmationRequired) when it has more devices than guard.confirmAbove; when given it must be the count."},
+          "lane": {"enum": ["transactional", "bulk"], "description": "The outbox lane (not APNs' priority). Transactional is served first; bulk keeps a quarter of every claim while both wait. Default: transactional up to lanes.transactionalMaxDevices devices (100), else bulk."},
+          "rate_per_second": {"type": "number", "exclusiveMinimum": 0, "maximum": 1000000, "description": "At most this many of the campaign's devices sent per second (over every process sharing the storage)."},
           "app": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "description": "The app the campaign is for (GET /v1/apps); optional when the key may use one app. Its route table, templates, topic and credentials apply. Unknown or not the key's: 404 unknownApp."},
           "environment": {"enum": ["production", "sandbox"], "description": "The APNs environment, when the app allows both (apns.environments); default the app's apns.environment."}
         }

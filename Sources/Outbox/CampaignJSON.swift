@@ -73,6 +73,8 @@ public enum CampaignJSON {
         w.member("finished_at", orNull: summary.finishedAt.map(timestamp))
         w.member("send_at", orNull: summary.sendAt.map(timestamp))
         w.member("expires_at", orNull: summary.expiresAt.map(timestamp))
+        w.member("lane", summary.lane.name)
+        w.member("rate_per_second", orNull: summary.ratePerSecond)
         w.member("devices", summary.devices)
         w.member("not_sent", summary.notSent(at: now))
         w.member("counts", object: { w in

@@ -252,7 +252,7 @@ public final class Dispatcher: Sendable {
 
     /// What to store for one send. Transient failures — APNs 429 TooManyRequests, 500 and
     /// 503 after the client's own quick retries, or no answer at all — come back later, up
-    /// to `maxAttempts`. A held key (`keyStopped`) and an unreachable APNs are not the
+    /// to `maxAttempts`, never before APNs' `Retry-After`. A held key (`keyStopped`) and an unreachable APNs are not the
     /// device's problem: it waits and costs the device nothing.
     func outcome(of result: DeliveryResult, for claim: ClaimedDelivery, route: CampaignRoute) -> DeliveryUpdate {
         var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, lease: claim.lease)
@@ -269,11 +269,11 @@ public final class Dispatcher: Sendable {
         case .dryRun(let prepared):
             update.state = .dryRun
             update.apnsID = prepared.headers.first { $0.name == "apns-id" }?.value
-        case .failed(let status, let reason):
+        case .failed(let status, let reason, let retryAfter):
             update.status = status
             update.reason = reason.rawValue
             if RetryPolicy().isRetryable(status: status, reason: reason) {
-                retryLater(&update, attempt: claim.attempt, always: false)
+                retryLater(&update, attempt: claim.attempt, always: false, notBefore: retryAfter.map(Double.init))
             }
         case .transportFailed(let failure) where failure.code == .unreachable || failure.code == .keyStopped:
             // APNs cannot be reached, or refused the signing key: not the device's fault.
@@ -292,11 +292,12 @@ public final class Dispatcher: Sendable {
         return update
     }
 
-    private func retryLater(_ update: inout DeliveryUpdate, attempt: Int, always: Bool) {
+    /// `notBefore`: APNs' `Retry-After` in seconds, a floor under the backoff.
+    private func retryLater(_ update: inout DeliveryUpdate, attempt: Int, always: Bool, notBefore: Double? = nil) {
         guard always || attempt < options.maxAttempts else { return }
         update.state = .retrying
         let backoff = always ? .zero : options.retryBackoff.delay(afterFailures: attempt, unit: Backoff.randomUnit())
-        update.nextAttemptAt = clock.wallSeconds() + backoff.inSeconds
+        update.nextAttemptAt = clock.wallSeconds() + max(backoff.inSeconds, notBefore ?? 0)
     }
 }
 

@@ -11,13 +11,16 @@ public struct DurableCampaigns: Sendable {
     public let storage: any CampaignStorage
     public let dispatcher: Dispatcher
     public let idempotencyRetentionSeconds: Double
+    /// `lanes.transactionalMaxDevices`: the lane of a campaign that names none.
+    public let transactionalMaxDevices: Int
     public let clock: any TimeSource
 
     public init(storage: any CampaignStorage, dispatcher: Dispatcher, idempotencyRetentionSeconds: Double,
-                clock: any TimeSource = SystemClock()) {
+                transactionalMaxDevices: Int = 100, clock: any TimeSource = SystemClock()) {
         self.storage = storage
         self.dispatcher = dispatcher
         self.idempotencyRetentionSeconds = idempotencyRetentionSeconds
+        self.transactionalMaxDevices = transactionalMaxDevices
         self.clock = clock
     }
 
@@ -105,6 +108,9 @@ public struct DurableCampaigns: Sendable {
         campaign.app = app
         campaign.environment = environment
         campaign.owner = owner
+        campaign.lane = plan.campaign.lane.map { $0 == .bulk ? .bulk : .transactional }
+        campaign.transactionalMaxDevices = transactionalMaxDevices
+        campaign.ratePerSecond = plan.campaign.ratePerSecond
         let failure = bodies.failure?.stableCode
         let rows = tokens.enumerated().lazy.map { index, token -> NewDelivery in
             NewDelivery(token: token, body: bodies.own(at: index), failureReason: failure)

@@ -1,7 +1,7 @@
 import StrictJSON
 import Timing
 
-/// The `storage`, `dispatcher` and `webhook` sections of `config/gateway.json`.
+/// The `storage`, `dispatcher`, `lanes` and `webhook` sections of `config/gateway.json`.
 /// Paths arrive already resolved against the configuration file's folder.
 public struct DurableSettings: Sendable {
     public struct Storage: Sendable {
@@ -52,6 +52,12 @@ public struct DurableSettings: Sendable {
         public var leaseSeconds: Double = 30
     }
 
+    public struct Lanes: Sendable {
+        /// A campaign that does not name its `lane` is transactional up to this many
+        /// devices, bulk above.
+        public var transactionalMaxDevices = 100
+    }
+
     public struct Webhook: Sendable {
         public var url: String
         public var secret: String
@@ -66,6 +72,7 @@ public struct DurableSettings: Sendable {
 
     public var storage: Storage
     public var dispatcher = Dispatcher()
+    public var lanes = Lanes()
     public var webhook: Webhook?
 
     public init(storagePath: String) {
@@ -75,12 +82,13 @@ public struct DurableSettings: Sendable {
     public static let storageKeys = ["path", "url", "password", "passwordFile", "poolSize", "synchronous", "busyTimeoutMilliseconds",
                                      "idempotencyRetentionHours", "retentionDays"]
     public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
+    public static let lanesKeys = ["transactionalMaxDevices"]
     public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds"]
 
-    /// Reads the three sections (any may be absent) into `reader`. `defaultPath` is the
+    /// Reads the four sections (any may be absent) into `reader`. `defaultPath` is the
     /// database when `storage.path` is not set, relative to the configuration's folder.
     /// The webhook exists when its section does or `PUSHGATE_WEBHOOK_URL` is set.
-    public init(storage: JSON?, dispatcher: JSON?, webhook: JSON?, defaultPath: String, reader: inout ConfigReader) {
+    public init(storage: JSON?, dispatcher: JSON?, lanes: JSON? = nil, webhook: JSON?, defaultPath: String, reader: inout ConfigReader) {
         self.init(storagePath: defaultPath)
         let root = JSONPath.root
         var path = root.appending("storage")
@@ -118,6 +126,11 @@ public struct DurableSettings: Sendable {
         d.retryMaxSeconds = reader.number(object, "retryMaxSeconds", at: path, in: 0...86_400, default: d.retryMaxSeconds) ?? d.retryMaxSeconds
         d.leaseSeconds = reader.number(object, "leaseSeconds", at: path, in: 1...3600, default: d.leaseSeconds) ?? d.leaseSeconds
         self.dispatcher = d
+
+        path = root.appending("lanes")
+        object = reader.section(lanes, at: path, keys: Self.lanesKeys)
+        self.lanes.transactionalMaxDevices = reader.integer(object, "transactionalMaxDevices", at: path, in: 0...1_000_000,
+                                                            default: self.lanes.transactionalMaxDevices) ?? self.lanes.transactionalMaxDevices
 
         path = root.appending("webhook")
         let urlVariable = ConfigReader.variableName(for: path.appending("url"))

@@ -58,8 +58,21 @@ public struct Campaign: Sendable, Equatable {
     public var app: String?
     /// `environment`: `production` or `sandbox`, when the app allows a choice.
     public var environment: String?
+    /// `lane`: nil chooses by size (`lanes.transactionalMaxDevices`).
+    public var lane: CampaignLane?
+    /// `rate_per_second`: at most this many of its devices sent per second.
+    public var ratePerSecond: Double?
+    public static let maxRatePerSecond: Double = 1_000_000
 
     public init() {}
+}
+
+/// Which lane of the outbox a campaign waits in (APNs' own `priority` is another thing).
+public enum CampaignLane: String, Sendable, CaseIterable {
+    /// Served first: small campaigns someone waits for.
+    case transactional
+    /// Big blasts: a guaranteed share of the dispatcher, all of it when nothing else waits.
+    case bulk
 }
 
 /// The `alert` dictionary with Apple's key names; every member optional.

@@ -9,7 +9,7 @@ public enum CampaignReader {
         "template", "locale", "variables", "alert", "deeplink", "push_type", "priority", "expiration",
         "collapse_id", "thread_id", "category", "badge", "sound", "interruption_level", "relevance_score",
         "mutable_content", "content_available", "target_content_id", "data", "devices", "truncate", "dry_run",
-        "send_at", "expires_at", "confirm_devices", "app", "environment",
+        "send_at", "expires_at", "confirm_devices", "app", "environment", "lane", "rate_per_second",
     ]
     static let alertKeys: [String] = [
         "title", "subtitle", "body", "title-loc-key", "title-loc-args", "subtitle-loc-key",
@@ -131,6 +131,20 @@ public enum CampaignReader {
         if let environment = r.plainString(object, "environment", at: root) {
             if ["production", "sandbox"].contains(environment) { c.environment = environment } else {
                 r.problem(.invalidValue, at: root.appending("environment"), "expected \"production\" or \"sandbox\", not \(ConfigReader.shown(.string(environment)))")
+            }
+        }
+        if let lane = r.string(object, "lane", at: root)?.value {
+            if let l = CampaignLane(rawValue: lane) { c.lane = l } else {
+                r.problem(.invalidValue, at: root.appending("lane"), "unknown lane \(TextSafety.quoted(lane)); expected one of: \(CampaignLane.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        if let value = object["rate_per_second"] {
+            if case .number = value, let rate = value.doubleValue {
+                if rate > 0 && rate <= Campaign.maxRatePerSecond { c.ratePerSecond = rate } else {
+                    r.problem(.invalidValue, at: root.appending("rate_per_second"), "expected devices per second, more than 0 and at most \(Int(Campaign.maxRatePerSecond)), found \(ConfigReader.shown(value))")
+                }
+            } else {
+                r.wrongType(value, at: root.appending("rate_per_second"), expected: "devices per second (a number)")
             }
         }
         if let value = object["confirm_devices"] {

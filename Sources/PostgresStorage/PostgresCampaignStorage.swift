@@ -194,8 +194,10 @@ public final class PostgresCampaignStorage: CampaignStorage {
                 }
             }
             let remaining = count - failed - skipped
-            try db.execute("UPDATE campaigns SET devices = $1, finished_at = $2 WHERE seq = $3",
-                           [.integer(count), remaining == 0 ? .double(now) : .null, .int(seq)])
+            let lane = campaign.lane ?? (count <= campaign.transactionalMaxDevices ? .transactional : .bulk)
+            try db.execute("UPDATE campaigns SET devices = $1, finished_at = $2, lane = $4, rate_per_second = $5 WHERE seq = $3",
+                           [.integer(count), remaining == 0 ? .double(now) : .null, .int(seq), .integer(lane.rawValue),
+                            .optional(campaign.ratePerSecond)])
             // Nothing to send (every token dead, every request unbuildable): finished at once.
             if remaining == 0 { try db.execute("INSERT INTO campaign_events(campaign) VALUES ($1)", [.int(seq)]) }
             var tally = StateTally()
@@ -257,7 +259,10 @@ public final class PostgresCampaignStorage: CampaignStorage {
         }
     }
 
-    static let summaryColumns = "seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at"
+    static let summaryColumns = """
+        seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at,
+        lane, rate_per_second
+        """
 
     static func summary(_ row: PGResult, _ i: Int) -> CampaignSummary {
         var summary = CampaignSummary(seq: row.int(i, 0), id: row.text(i, 1), createdAt: row.double(i, 2), dryRun: row.bool(i, 3),
@@ -268,6 +273,8 @@ public final class PostgresCampaignStorage: CampaignStorage {
         summary.app = row.text(i, 6)
         summary.environment = row.text(i, 7)
         summary.owner = row.text(i, 8)
+        summary.lane = Lane(rawValue: Int(row.int(i, 13))) ?? .bulk
+        summary.ratePerSecond = row.optionalDouble(i, 14)
         return summary
     }
 

@@ -35,12 +35,15 @@ extension PostgresCampaignStorage {
     }
 
     /// Campaigns whose devices may be sent now: not finished, not paused or cancelled, past
-    /// their `send_at`, before their `expires_at`. Oldest first. Read in every claim, so a
-    /// pause or cancel issued to any instance reaches every instance within a claim turn.
+    /// their `send_at`, before their `expires_at`. Read in every claim, so a pause or cancel
+    /// issued to any instance reaches every instance within a claim turn. Locked without
+    /// waiting: a campaign another instance is claiming right now (its rate bucket and turn
+    /// being written) is left to it for this turn. In each lane the one served longest ago
+    /// comes first (round-robin).
     static let sendableCampaigns = """
-        SELECT seq, app, environment, dry_run FROM campaigns
+        SELECT seq, lane, rate_per_second, rate_paid_until, served_turn, app, environment, dry_run FROM campaigns
         WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= $1) AND (expires_at IS NULL OR expires_at > $1)
-        ORDER BY seq
+        ORDER BY seq FOR UPDATE SKIP LOCKED
         """
 
     private func claimRows(_ db: PGConnection, limit: Int, lease: LeaseTerms, now: Double,
@@ -48,11 +51,17 @@ extension PostgresCampaignStorage {
         let sendable = try db.execute(Self.sendableCampaigns, [.double(now)])
         // A held route's campaigns wait where they are; asked once per route per claim.
         var held: [CampaignRoute: Bool] = [:]
-        let campaigns = (0..<sendable.rows).compactMap { row -> Int64? in
-            let route = CampaignRoute(app: sendable.text(row, 1), environment: sendable.text(row, 2), dryRun: sendable.bool(row, 3))
+        let rows = (0..<sendable.rows).filter { row in
+            let route = CampaignRoute(app: sendable.text(row, 5), environment: sendable.text(row, 6), dryRun: sendable.bool(row, 7))
             if held[route] == nil { held[route] = holds.isHeld(route) }
-            return held[route] == true ? nil : sendable.int(row, 0)
-        }
+            return held[route] == false
+        }.sorted { (sendable.int($0, 4), sendable.int($0, 0)) < (sendable.int($1, 4), sendable.int($1, 0)) }
+        var fair = FairClaim(rows.map { i in
+            FairClaim.Candidate(seq: sendable.int(i, 0), lane: Lane(rawValue: Int(sendable.int(i, 1))) ?? .bulk,
+                                ratePerSecond: sendable.optionalDouble(i, 2), paidUntil: sendable.optionalDouble(i, 3), now: now)
+        })
+        let lastTurn = (0..<sendable.rows).map { sendable.int($0, 4) }.max() ?? 0
+        let campaigns = fair.seqs
         guard !campaigns.isEmpty else { return [] }
         let until = now + lease.seconds
         // Leases that expired (their owner died or hung) are taken over first, on campaigns
@@ -68,23 +77,35 @@ extension PostgresCampaignStorage {
             """, [.double(now), .text(PGArray.integers(campaigns)), .integer(limit), .text(lease.owner), .double(until)])
         var claimed = Self.claims(expired).sorted { ($0.campaign, $0.index) < ($1.campaign, $1.index) }
         var tally = StateTally()
-        // Then due rows, campaign by campaign (the due index leads with the campaign).
-        for campaign in campaigns where claimed.count < limit {
-            let due = try db.execute("""
-                WITH picked AS (
-                    SELECT campaign, idx, state, next_at FROM deliveries
-                    WHERE campaign = $1 AND state IN (0, 2) AND next_at <= $2
-                    ORDER BY next_at, idx LIMIT $3 FOR UPDATE SKIP LOCKED)
-                UPDATE deliveries d SET state = 1, attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
-                FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
-                RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease, p.state, p.next_at
-                """, [.int(campaign), .double(now), .integer(limit - claimed.count), .text(lease.owner), .double(until)])
-            var rows = Array(zip(Self.claims(due), (0..<due.rows).map { (due.double($0, 7), DeliveryState(rawValue: Int(due.int($0, 6))) ?? .pending) }))
-            rows.sort { ($0.1.0, $0.0.index) < ($1.1.0, $1.0.index) }
-            for (claim, (_, from)) in rows {
-                claimed.append(claim)
-                tally.move(campaign, from: from, to: .inFlight)
+        // Then due devices, shared out by lane and campaign: a campaign's due retries first
+        // (their own index), then its pending devices in order.
+        try fair.share(limit: limit - claimed.count) { (campaign, n) throws(StorageError) -> Int in
+            var got = 0
+            for state in [DeliveryState.retrying, .pending] where got < n {
+                let due = try db.execute("""
+                    WITH picked AS (
+                        SELECT campaign, idx, next_at FROM deliveries
+                        WHERE campaign = $1 AND state = \(state.rawValue) AND next_at <= $2
+                        ORDER BY next_at, idx LIMIT $3 FOR UPDATE SKIP LOCKED)
+                    UPDATE deliveries d SET state = 1, attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
+                    FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
+                    RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease, p.next_at
+                    """, [.int(campaign), .double(now), .integer(n - got), .text(lease.owner), .double(until)])
+                var rows = Array(zip(Self.claims(due), (0..<due.rows).map { due.double($0, 6) }))
+                rows.sort { ($0.1, $0.0.index) < ($1.1, $1.0.index) }
+                for (claim, _) in rows {
+                    claimed.append(claim)
+                    tally.move(campaign, from: state, to: .inFlight)
+                }
+                got += rows.count
             }
+            return got
+        }
+        // The campaigns served move to the back of their lane; a capped one pays for its
+        // sends (their rows are this transaction's, locked above).
+        for candidate in fair.served {
+            try db.execute("UPDATE campaigns SET served_turn = $1, rate_paid_until = $2 WHERE seq = $3",
+                           [.int(lastTurn + 1), .optional(candidate.paidUntil), .int(candidate.seq)])
         }
         try tally.apply(db)
         return claimed
@@ -235,12 +256,15 @@ extension PostgresCampaignStorage {
 
     public func nextDueTime(now: Double) throws(StorageError) -> Double? {
         try reading { db throws(StorageError) in
-            // The first due row of each sendable campaign, a scheduled campaign's start, an
-            // expiry, and the next lease to expire (another instance's, to take over).
+            // The first due row of each sendable campaign (for a capped one, not before its rate
+            // allows the next send), a scheduled campaign's start, an expiry, and the next
+            // lease to expire (another instance's, to take over).
             let first = try db.execute("""
                 SELECT min(t) FROM (
-                    SELECT (SELECT min(next_at) FROM deliveries d WHERE d.campaign = c.seq AND d.state IN (0, 2)) AS t
-                    FROM campaigns c
+                    SELECT CASE WHEN f.t IS NOT NULL AND c.rate_per_second > 0 AND c.rate_paid_until IS NOT NULL
+                                THEN greatest(f.t, c.rate_paid_until + 1.0 / c.rate_per_second) ELSE f.t END AS t
+                    FROM campaigns c,
+                         LATERAL (SELECT min(next_at) AS t FROM deliveries d WHERE d.campaign = c.seq AND d.state IN (0, 2)) f
                     WHERE c.finished_at IS NULL AND c.control = 0 AND (c.send_at IS NULL OR c.send_at <= $1) AND (c.expires_at IS NULL OR c.expires_at > $1)
                     UNION ALL SELECT send_at FROM campaigns WHERE finished_at IS NULL AND control = 0 AND send_at > $1
                     UNION ALL SELECT expires_at FROM campaigns WHERE finished_at IS NULL AND expires_at > $1

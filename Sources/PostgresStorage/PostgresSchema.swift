@@ -130,6 +130,16 @@ enum PostgresSchema {
             collapse_id = \(storedHeader("apns-collapse-id"));
         ALTER TABLE campaigns DROP COLUMN headers;
         """,
+        // 3: fair lanes (SQLite's 8): the lane, the rate cap's bucket, the round-robin turn,
+        // and an index of retrying rows so due retries are found without walking pending ones.
+        """
+        ALTER TABLE campaigns ADD COLUMN lane SMALLINT NOT NULL DEFAULT 0;
+        ALTER TABLE campaigns ADD COLUMN rate_per_second DOUBLE PRECISION;
+        ALTER TABLE campaigns ADD COLUMN rate_paid_until DOUBLE PRECISION;
+        ALTER TABLE campaigns ADD COLUMN served_turn BIGINT NOT NULL DEFAULT 0;
+        UPDATE campaigns SET lane = 1 WHERE devices > 100;
+        CREATE INDEX deliveries_retry ON deliveries(campaign, next_at, idx) WHERE state = 2;
+        """,
     ]
 
     /// For migration 2: the value of header `name` in the old `headers` column ("name:

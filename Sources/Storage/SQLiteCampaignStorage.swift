@@ -177,8 +177,10 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                         throw StorageError(.duplicateToken, "token \(twice.text(0)) is listed twice: devices \(twice.int(1)) and \(twice.int(2)) (counting from 0)")
                     }
                 }
-                try db.statement("UPDATE campaigns SET devices = ?, remaining = ?, finished_at = ? WHERE seq = ?")
-                    .bind(.integer(count), .integer(remaining), remaining == 0 ? .double(now) : .null, .int(seq)).run()
+                let lane = campaign.lane ?? (count <= campaign.transactionalMaxDevices ? .transactional : .bulk)
+                try db.statement("UPDATE campaigns SET devices = ?, remaining = ?, finished_at = ?, lane = ?, rate_per_second = ? WHERE seq = ?")
+                    .bind(.integer(count), .integer(remaining), remaining == 0 ? .double(now) : .null, .integer(lane.rawValue),
+                          campaign.ratePerSecond.map { .double($0) } ?? .null, .int(seq)).run()
                 // Nothing to send (every token dead, every request unbuildable): finished at once.
                 if remaining == 0 { try Self.recordFinished(db, campaign: seq) }
                 try tally.apply(db)
@@ -250,7 +252,10 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         }
     }
 
-    static let summaryColumns = "seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at"
+    static let summaryColumns = """
+        seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at,
+        lane, rate_per_second
+        """
 
     static func summary(_ row: SQLiteStatement) -> CampaignSummary {
         var summary = CampaignSummary(seq: row.int(0), id: row.text(1), createdAt: row.double(2), dryRun: row.int(3) != 0,
@@ -260,6 +265,8 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         summary.app = row.text(6)
         summary.environment = row.text(7)
         summary.owner = row.text(8)
+        summary.lane = Lane(rawValue: Int(row.int(13))) ?? .bulk
+        summary.ratePerSecond = row.optionalDouble(14)
         return summary
     }
 

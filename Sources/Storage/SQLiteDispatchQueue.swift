@@ -26,11 +26,12 @@ extension SQLiteCampaignStorage {
     }
 
     /// Campaigns whose devices may be sent now: not finished, not paused or cancelled, past
-    /// their `send_at`, before their `expires_at`. Oldest first.
+    /// their `send_at`, before their `expires_at`. In each lane the one served longest ago
+    /// comes first (round-robin), then the oldest.
     static let sendableCampaigns = """
-        SELECT seq, app, environment, dry_run FROM campaigns INDEXED BY campaigns_unfinished
+        SELECT seq, lane, rate_per_second, rate_paid_until, served_turn, app, environment, dry_run FROM campaigns INDEXED BY campaigns_unfinished
         WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= ?1) AND (expires_at IS NULL OR expires_at > ?1)
-        ORDER BY seq
+        ORDER BY served_turn, seq
         """
 
     private func claimRows(_ db: SQLiteDatabase, limit: Int, lease: LeaseTerms, now: Double,
@@ -38,52 +39,85 @@ extension SQLiteCampaignStorage {
         var claimed: [ClaimedDelivery] = []
         var tally = StateTally()
         let sendable = try db.statement(Self.sendableCampaigns).bind(.double(now))
-        var campaigns: [Int64] = []
+        var candidates: [FairClaim.Candidate] = []
+        var lastTurn: Int64 = 0
         // A held route's campaigns wait where they are; asked once per route per claim.
         var held: [CampaignRoute: Bool] = [:]
         while try sendable.step() {
-            let route = CampaignRoute(app: sendable.text(1), environment: sendable.text(2), dryRun: sendable.int(3) != 0)
+            lastTurn = max(lastTurn, sendable.int(4))
+            let route = CampaignRoute(app: sendable.text(5), environment: sendable.text(6), dryRun: sendable.int(7) != 0)
             if held[route] == nil { held[route] = holds.isHeld(route) }
-            if held[route] == false { campaigns.append(sendable.int(0)) }
+            guard held[route] == false else { continue }
+            candidates.append(FairClaim.Candidate(seq: sendable.int(0), lane: Lane(rawValue: Int(sendable.int(1))) ?? .bulk,
+                                                  ratePerSecond: sendable.optionalDouble(2), paidUntil: sendable.optionalDouble(3), now: now))
         }
         sendable.reset()
-        guard !campaigns.isEmpty else { return [] }
+        guard !candidates.isEmpty else { return [] }
+        var fair = FairClaim(candidates)
         // Leases that expired (their owner died or hung) are taken over first, on campaigns
         // that may still send (a cancelled or expired one's are closed by `closeStopped`).
         let expired = try db.statement("""
             SELECT campaign, idx, token, body, attempts, lease FROM deliveries INDEXED BY deliveries_lease_expiry
             WHERE state = 1 AND lease_until <= ? ORDER BY lease_until LIMIT ?
             """).bind(.double(now), .integer(limit))
-        let sendableSet = Set(campaigns)
+        let sendableSet = Set(fair.seqs)
         while try expired.step() {
             guard sendableSet.contains(expired.int(0)) else { continue }
             claimed.append(ClaimedDelivery(campaign: expired.int(0), index: Int(expired.int(1)), token: expired.text(2),
                                            body: expired.optionalBlob(3), attempt: Int(expired.int(4)) + 1, lease: expired.int(5) + 1))
         }
         expired.reset()
-        // Then due rows, campaign by campaign (the due index leads with the campaign).
-        for campaign in campaigns where claimed.count < limit {
-            let due = try db.statement("""
-                SELECT idx, token, body, attempts, state, lease FROM deliveries INDEXED BY deliveries_due
-                WHERE campaign = ? AND state IN (0, 2) AND next_at <= ? ORDER BY next_at, idx LIMIT ?
-                """).bind(.int(campaign), .double(now), .integer(limit - claimed.count))
-            while try due.step() {
-                claimed.append(ClaimedDelivery(campaign: campaign, index: Int(due.int(0)), token: due.text(1),
-                                               body: due.optionalBlob(2), attempt: Int(due.int(3)) + 1, lease: due.int(5) + 1))
-                tally.move(campaign, from: DeliveryState(rawValue: Int(due.int(4))) ?? .pending, to: .inFlight)
-            }
-            due.reset()
+        try mark(db, claimed, lease: lease, now: now)
+        // Then due devices, shared out by lane and campaign (each batch marked at once, so a
+        // later pass of the share cannot find the same rows again).
+        try fair.share(limit: limit - claimed.count) { (campaign, n) throws(StorageError) -> Int in
+            let before = claimed.count
+            let got = try takeDue(db, campaign: campaign, limit: n, now: now, into: &claimed, tally: &tally)
+            try mark(db, claimed[before...], lease: lease, now: now)
+            return got
         }
-        let mark = """
-            UPDATE deliveries SET state = 1, attempts = attempts + 1, lease = lease + 1, lease_owner = ?, lease_until = ?
-            WHERE campaign = ? AND idx = ?
-            """
-        let until = now + lease.seconds
-        for delivery in claimed {
-            try db.statement(mark).bind(.text(lease.owner), .double(until), .int(delivery.campaign), .integer(delivery.index)).run()
+        // The campaigns served move to the back of their lane; a capped one pays for its sends.
+        for candidate in fair.served {
+            try db.statement("UPDATE campaigns SET served_turn = ?, rate_paid_until = ? WHERE seq = ?")
+                .bind(.int(lastTurn + 1), candidate.paidUntil.map { .double($0) } ?? .null, .int(candidate.seq)).run()
         }
         try tally.apply(db)
         return claimed
+    }
+
+    /// In flight under `lease` (attempt + 1, fencing number + 1).
+    private func mark(_ db: SQLiteDatabase, _ claims: some Collection<ClaimedDelivery>, lease: LeaseTerms, now: Double) throws(StorageError) {
+        let sql = """
+            UPDATE deliveries SET state = 1, attempts = attempts + 1, lease = lease + 1, lease_owner = ?, lease_until = ?
+            WHERE campaign = ? AND idx = ?
+            """
+        for delivery in claims {
+            try db.statement(sql).bind(.text(lease.owner), .double(now + lease.seconds), .int(delivery.campaign), .integer(delivery.index)).run()
+        }
+    }
+
+    /// Up to `limit` due devices of one campaign: retries that are due first (their own
+    /// index), then pending devices in order. Returns how many.
+    private func takeDue(_ db: SQLiteDatabase, campaign: Int64, limit: Int, now: Double,
+                         into claimed: inout [ClaimedDelivery], tally: inout StateTally) throws(StorageError) -> Int {
+        var got = 0
+        // Each partial index's own condition is written out: SQLite uses one only when the
+        // query's WHERE contains it.
+        for (index, condition, state) in [("deliveries_retry", "state = 2", DeliveryState.retrying),
+                                          ("deliveries_due", "state IN (0, 2) AND state = 0", .pending)] where got < limit {
+            let due = try db.statement("""
+                SELECT idx, token, body, attempts, lease FROM deliveries INDEXED BY \(index)
+                WHERE campaign = ? AND \(condition) AND next_at <= ? ORDER BY next_at, idx LIMIT ?
+                """).bind(.int(campaign), .double(now), .integer(limit - got))
+            while try due.step() {
+                claimed.append(ClaimedDelivery(campaign: campaign, index: Int(due.int(0)), token: due.text(1),
+                                               body: due.optionalBlob(2), attempt: Int(due.int(3)) + 1, lease: due.int(4) + 1))
+                tally.move(campaign, from: state, to: .inFlight)
+                got += 1
+            }
+            due.reset()
+        }
+        return got
     }
 
     public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
@@ -188,12 +222,17 @@ extension SQLiteCampaignStorage {
         }
     }
 
+    /// The `next_at` of campaign `c`'s first device due (NULL: none left).
+    static let firstDue = "(SELECT min(next_at) FROM deliveries INDEXED BY deliveries_due WHERE campaign = c.seq AND state IN (0, 2))"
+
     public func nextDueTime(now: Double) throws(StorageError) -> Double? {
         try reading { db throws(StorageError) in
-            // The first due row of each sendable campaign, a scheduled campaign's start, an expiry.
+            // The first due row of each sendable campaign (for a capped one, not before its
+            // rate allows the next send), a scheduled campaign's start, an expiry.
             let first = try db.statement("""
                 SELECT min(t) FROM (
-                    SELECT (SELECT min(next_at) FROM deliveries INDEXED BY deliveries_due WHERE campaign = c.seq AND state IN (0, 2)) AS t
+                    SELECT CASE WHEN c.rate_per_second > 0 AND c.rate_paid_until IS NOT NULL
+                                THEN max(\(Self.firstDue), c.rate_paid_until + 1.0 / c.rate_per_second) ELSE \(Self.firstDue) END AS t
                     FROM campaigns c INDEXED BY campaigns_unfinished
                     WHERE c.finished_at IS NULL AND c.control = 0 AND (c.send_at IS NULL OR c.send_at <= ?1) AND (c.expires_at IS NULL OR c.expires_at > ?1)
                     UNION ALL SELECT send_at FROM campaigns INDEXED BY campaigns_unfinished

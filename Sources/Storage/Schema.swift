@@ -140,6 +140,18 @@ enum Schema {
             collapse_id = \(storedHeader("apns-collapse-id"));
         ALTER TABLE campaigns DROP COLUMN headers;
         """,
+        // 8: fair lanes. Claims go lane by lane, round-robin by campaign (the campaign
+        // served longest ago first: `served_turn`), with an optional rate cap kept as a
+        // bucket in the row (`rate_paid_until`: sends are paid for up to then). Due retries
+        // have their own index, so they are claimed when due, not after every pending row.
+        """
+        ALTER TABLE campaigns ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;   -- Lane: 0 transactional, 1 bulk
+        ALTER TABLE campaigns ADD COLUMN rate_per_second REAL;              -- NULL: no cap
+        ALTER TABLE campaigns ADD COLUMN rate_paid_until REAL;
+        ALTER TABLE campaigns ADD COLUMN served_turn INTEGER NOT NULL DEFAULT 0;
+        UPDATE campaigns SET lane = 1 WHERE devices > 100;
+        CREATE INDEX deliveries_retry ON deliveries(campaign, next_at, idx) WHERE state = 2;
+        """,
     ]
 
     /// The first version whose file uses incremental auto-vacuum (retention frees pages

@@ -59,6 +59,32 @@ public struct StoredMessage: Sendable, Equatable {
     }
 }
 
+/// Which queue a campaign's devices wait in. Claims serve the transactional lane first
+/// and keep a guaranteed share (`bulkShare`) for bulk, and go round-robin by campaign
+/// within a lane. Raw values are stored; never renumber.
+public enum Lane: Int, Sendable, CaseIterable {
+    /// Small campaigns someone waits for (a sign-in code, a receipt).
+    case transactional = 0
+    /// Big blasts: they go at full speed when nothing transactional waits.
+    case bulk = 1
+
+    public var name: String {
+        switch self {
+        case .transactional: "transactional"
+        case .bulk: "bulk"
+        }
+    }
+
+    public init?(name: String) {
+        guard let lane = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = lane
+    }
+
+    /// The part of every claim kept for bulk while both lanes have devices due, so a
+    /// stream of transactional campaigns slows a blast down but never stops it.
+    public static let bulkShare = 0.25
+}
+
 /// A campaign as it is written, before its devices.
 public struct NewCampaign: Sendable {
     public var id: String
@@ -82,6 +108,12 @@ public struct NewCampaign: Sendable {
     public var app = ""
     public var environment = ""
     public var owner = ""
+    /// nil: chosen by size once the devices are counted — `transactional` up to
+    /// `transactionalMaxDevices`, else `bulk`.
+    public var lane: Lane?
+    public var transactionalMaxDevices = 100
+    /// At most this many of its devices claimed per second (over every process); nil: no cap.
+    public var ratePerSecond: Double?
 
     public init(id: String, createdAt: Double, dryRun: Bool, message: StoredMessage, body: [UInt8],
                 apnsIDPrefix: String, idempotency: IdempotencyClaim? = nil) {
@@ -193,6 +225,8 @@ public struct CampaignSummary: Sendable, Equatable {
     public var control: CampaignControl = .running
     /// When it was last paused, resumed or cancelled.
     public var controlledAt: Double?
+    public var lane: Lane = .transactional
+    public var ratePerSecond: Double?
 
     public init(seq: Int64, id: String, createdAt: Double, dryRun: Bool, devices: Int, finishedAt: Double?,
                 counts: [DeliveryState: Int], sendAt: Double? = nil, expiresAt: Double? = nil,

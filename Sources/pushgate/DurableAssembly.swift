@@ -121,7 +121,8 @@ struct DurableAssembly {
                                   log: log)
         return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook, retention: retention,
                                campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
-                                                           idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds))
+                                                           idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds,
+                                                           transactionalMaxDevices: settings.lanes.transactionalMaxDevices))
     }
 
     /// `mkdir -p` of the folder a file goes in (the shipped `var/` does not exist in a fresh clone).

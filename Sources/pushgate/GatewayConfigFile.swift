@@ -42,7 +42,7 @@ struct GatewayConfig {
     /// on the file or the variable that set the value).
     let reader: ConfigReader
 
-    static let knownKeys = ["topic", "routes", "templates", "apns", "apps", "server", "storage", "dispatcher", "webhook", "guard"]
+    static let knownKeys = ["topic", "routes", "templates", "apns", "apps", "server", "storage", "dispatcher", "lanes", "webhook", "guard"]
     /// Where the database goes when the configuration does not say: beside the repo's `config/`.
     static let defaultStoragePath = "../var/pushgate.db"
 
@@ -78,7 +78,7 @@ struct GatewayConfig {
         let common = AppSettings.read(object, at: .root, reader: &reader, defaults: true)
         let apns = APNsConfiguration.read(object["apns"], reader: &reader)
         let server = ServerSettings(object["server"], reader: &reader)
-        let durable = DurableSettings(storage: object["storage"], dispatcher: object["dispatcher"], webhook: object["webhook"],
+        let durable = DurableSettings(storage: object["storage"], dispatcher: object["dispatcher"], lanes: object["lanes"], webhook: object["webhook"],
                                       defaultPath: defaultStoragePath, reader: &reader)
         let guardPath = JSONPath.root.appending("guard")
         let guardSection = reader.section(object["guard"], at: guardPath, keys: ["confirmAbove"])
@@ -102,7 +102,7 @@ struct GatewayConfig {
         } else {
             declared.append((AppConfig.defaultName, common, apns, .root))
         }
-        reader.reportUnreadVariables(namespaces: ["apns", "server", "storage", "dispatcher", "webhook", "guard", "apps"].map { JSONPath.root.appending($0) })
+        reader.reportUnreadVariables(namespaces: ["apns", "server", "storage", "dispatcher", "lanes", "webhook", "guard", "apps"].map { JSONPath.root.appending($0) })
 
         var apps: [AppConfig] = []
         var tables: [String: RouteTable?] = [:]

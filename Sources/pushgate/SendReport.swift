@@ -99,7 +99,7 @@ struct SendReport {
 
     static func detail(_ result: DeliveryResult) -> String {
         switch result {
-        case .failed(let status, let reason): return "\(status) \(reason.rawValue)"
+        case .failed(let status, let reason, _): return "\(status) \(reason.rawValue)"
         case .unregistered(let reason, let timestamp): return "410 \(reason.rawValue) timestamp \(timestamp.map(String.init) ?? "none")"
         case .transportFailed(let failure): return failure.description
         case .delivered, .dryRun: return ""
@@ -179,7 +179,7 @@ struct SendReport {
             switch result {
             case .delivered(let apnsId):
                 w.member("apnsId", apnsId)
-            case .failed(let status, let reason):
+            case .failed(let status, let reason, _):
                 w.member("status", status)
                 w.member("reason", reason.rawValue)
             case .unregistered(let reason, let timestamp):

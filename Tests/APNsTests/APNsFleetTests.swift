@@ -54,7 +54,7 @@ import Testing
         }
         // The news key may not push to the shop's topic: APNs says TopicDisallowed.
         let wrong = await fleet.sender(app: "news", environment: "sandbox", dryRun: false).send(Self.request(topic: "com.example.shop", 4))
-        guard case .failed(400, let reason) = wrong else { Issue.record("expected 400, got \(wrong)"); return }
+        guard case .failed(400, let reason, _) = wrong else { Issue.record("expected 400, got \(wrong)"); return }
         #expect(reason.rawValue == "TopicDisallowed")
         let log = fake.log()
         #expect(log.map { $0["kid"]?.stringValue ?? "" } == [FakeAPNs.keyId, FakeAPNs.keyId, "NEWSKEY001", "NEWSKEY001"])
