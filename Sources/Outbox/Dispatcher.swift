@@ -65,6 +65,8 @@ public final class Dispatcher: Sendable {
     private let outstanding = Atomic<Int>(0)
     private let stopDeadline = Mutex<Double?>(nil)
     private let running = Atomic<Bool>(false)
+    /// Set at the signal: no claim and no APNs request starts any more.
+    private let stopping = Atomic<Bool>(false)
     /// Send tasks run here, not on the cooperative pool: a caller blocking pool threads
     /// (a synchronous wait, a busy test run) must not be able to stall the sends.
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
@@ -108,13 +110,24 @@ public final class Dispatcher: Sendable {
     /// A campaign was accepted: look for work now rather than at the next poll.
     public func wake() { wakeup.signal() }
 
-    /// Stops claiming, waits for sends in flight up to the deadline, records their results.
-    /// Returns true when nothing was left in flight (what was is sent again at the next start).
+    /// The first step of a stop, at once: no claim and no APNs request starts from now on
+    /// (a claimed send not yet started is given back); sends in flight go on and are recorded.
+    public func beginStop() {
+        stopping.store(true, ordering: .relaxed)
+        wakeup.signal()
+    }
+
+    /// Stops claiming (`beginStop`), waits for sends in flight up to the deadline and records
+    /// their results, then gives back the leases of whatever is still unanswered: they expire
+    /// now, so the next start or another instance takes them over. Returns true when nothing
+    /// was left in flight.
     public func stop(deadlineSeconds: Double) -> Bool {
+        beginStop()
         guard running.exchange(false, ordering: .relaxed) else { return inFlight == 0 }
         stopDeadline.withLock { $0 = clock.wallSeconds() + deadlineSeconds }
         wakeup.signal()
         loopEnded.wait()
+        if inFlight > 0 { _ = try? storage.renewLeases(LeaseTerms(owner: options.lease.owner, seconds: 0), now: clock.wallSeconds()) }
         return inFlight == 0
     }
 
@@ -144,13 +157,14 @@ public final class Dispatcher: Sendable {
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
             var limit = 0
-            if deadline == nil {
+            let stopping = stopping.load(ordering: .relaxed)
+            if deadline == nil && !stopping {
                 let free = options.inFlight - stillOut
                 // Claim in sizeable batches, not one slot at a time, unless idle.
                 if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
             }
             // Cancelled and expired campaigns: their unsent devices are ended, a batch a turn.
-            if deadline == nil, let ended = try? storage.closeStopped(now: clock.wallSeconds(), limit: options.claimBatch), ended > 0 {
+            if deadline == nil, !stopping, let ended = try? storage.closeStopped(now: clock.wallSeconds(), limit: options.claimBatch), ended > 0 {
                 wakeup.signal()  // look again at once: more may be left
             }
             var claims: [ClaimedDelivery] = []
@@ -231,6 +245,13 @@ public final class Dispatcher: Sendable {
             let app = message.stored.app
             let route = message.stored.route
             Task.detached(executorPreference: executor) { [self] in
+                guard !stopping.load(ordering: .relaxed) else {
+                    // Claimed, not yet sent when the stop began: given back, no attempt spent.
+                    var back = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .pending, lease: claim.lease)
+                    back.refundAttempt = true
+                    finish(back)
+                    return
+                }
                 let started = clock.wallSeconds()
                 let result = await chosen.send(request)
                 if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, pushType: pushType, seconds: clock.wallSeconds() - started) }

@@ -50,11 +50,13 @@ public final class FeedbackWebhook: Sendable {
     /// New dead tokens were recorded.
     public func wake() { wakeup.signal() }
 
-    public func stop() {
+    /// Asks the loop to end and waits for it, at most `deadlineSeconds` (a request in
+    /// flight may take its whole timeout; what it carried is sent again at the next start).
+    public func stop(deadlineSeconds: Double = 3600) {
         guard started.load(ordering: .relaxed) else { return }
         stopping.store(true, ordering: .relaxed)
         wakeup.signal()
-        loopEnded.wait()
+        _ = loopEnded.wait(timeout: .now() + max(0, deadlineSeconds))
     }
 
     /// The two event streams the webhook carries, each with its own batches and backoff.

@@ -71,10 +71,11 @@ public final class Retention: Sendable {
         thread.start()
     }
 
-    public func stop() {
+    /// Ends the loop after the batch in hand, waiting at most `deadlineSeconds`.
+    public func stop(deadlineSeconds: Double = 3600) {
         guard started.load(ordering: .relaxed), !stopping.exchange(true, ordering: .relaxed) else { return }
         wakeup.signal()
-        loopEnded.wait()
+        _ = loopEnded.wait(timeout: .now() + max(0, deadlineSeconds))
     }
 
     /// One pass: purge everything due, then give the free pages back. Stops early (what is

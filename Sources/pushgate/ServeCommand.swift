@@ -68,12 +68,20 @@ enum ServeCommand {
             + (assembled.settings.apiKeys.isEmpty ? " (no API keys: loopback only)" : ""))
 
         stopSignal.wait(flushingEvery: 0.2, log: log)
-        log.message(.info, "pushgate: stopping: finishing requests and sends in flight (deadline \(assembled.settings.shutdownDeadlineSeconds) s)")
+        // One deadline for the whole stop. At once: no claim and no APNs request starts,
+        // and new connections are refused (the listening socket is closed); then requests
+        // and sends in flight finish side by side until the deadline.
+        assembled.durable.dispatcher.beginStop()
         let deadline = assembled.settings.shutdownDeadlineSeconds
+        let clock = SystemClock()
+        let stopBy = clock.monotonicSeconds() + deadline
+        func left() -> Double { max(0, stopBy - clock.monotonicSeconds()) }
+        log.message(.info, "pushgate: stopping: finishing requests and sends in flight (deadline \(deadline) s)")
         let requestsDrained = server.shutdown(deadlineSeconds: deadline)
-        let sendsDrained = assembled.durable.dispatcher.stop(deadlineSeconds: deadline)
-        assembled.durable.webhook?.stop()
-        assembled.durable.retention.stop()
+        // Unanswered sends' leases are given back at the deadline (taken over at the next start).
+        let sendsDrained = assembled.durable.dispatcher.stop(deadlineSeconds: left())
+        assembled.durable.webhook?.stop(deadlineSeconds: left())
+        assembled.durable.retention.stop(deadlineSeconds: left())
         assembled.fleet.shutdown()
         assembled.log.flush()
         if !requestsDrained || !sendsDrained {
