@@ -63,13 +63,15 @@ test: deps browser-env api-env
 	$(SWIFT) test --skip-build --parallel
 
 # Every benchmark, release build: the in-process suites (links, payloads, apns), the HTTP
-# API under load, and the streaming link checker against libcurl's URL parser.
+# API under load, the streaming link checker against libcurl's URL parser, and the
+# durable outbox (rate next to `send`, a transactional campaign behind a bulk one).
 bench: release
 	.build/release/PushgateBench
 	bash Benchmarks/http/run.sh
 	bash Benchmarks/http/probes.sh
 	bash Benchmarks/linkcheck/run.sh
 	bash Benchmarks/durable/run.sh
+	bash Benchmarks/durable/lanes.sh
 
 clean:
 	rm -rf .build
