@@ -44,8 +44,8 @@ public struct TransportSettings: Sendable, Equatable {
         self.threads = threads
     }
 
-    /// Lanes to run: `threads`, at least one, at most one per connection.
-    var laneCount: Int { max(1, min(threads, connections)) }
+    /// Workers to run: `threads`, at least one, at most one per connection.
+    var workerCount: Int { max(1, min(threads, connections)) }
 
     public init(_ configuration: APNsConfiguration) {
         self.init(baseURL: configuration.baseURL, caFile: configuration.caFile, connections: configuration.connections,
@@ -75,18 +75,18 @@ final class TransportJob: @unchecked Sendable {
     func finish(_ outcome: TransportOutcome) { continuation.resume(returning: outcome) }
 }
 
-/// HTTP/2 to APNs through `threads` transport threads (`CurlLane`), each with its own
+/// HTTP/2 to APNs through `threads` transport threads (`CurlWorker`), each with its own
 /// libcurl multi handle and its share of the `connections`.
 ///
-/// Requests go to the lanes in turn, skipping a lane whose circuit breaker is open while
-/// another can still reach APNs. In each lane, requests are multiplexed over its
+/// Requests go to the workers in turn, skipping a worker whose circuit breaker is open while
+/// another can still reach APNs. In each worker, requests are multiplexed over its
 /// connections (`CURLPIPE_MULTIPLEX`, `CURLOPT_PIPEWAIT`), at most `connections ×
 /// maxConcurrentStreams` in flight; the rest wait in its queue. libcurl/nghttp2 keep each
 /// connection within the server's advertised stream limit. What becomes of a request that
 /// gets no answer is described on `CurlLoop`.
 public final class CurlHTTP2Transport: HTTPTransport {
-    private let lanes: [CurlLane]
-    private let nextLane = Atomic<Int>(0)
+    private let workers: [CurlWorker]
+    private let nextWorker = Atomic<Int>(0)
     public let settings: TransportSettings
 
     public init(settings: TransportSettings, clock: any TimeSource = SystemClock()) throws(TransportFailure) {
@@ -95,47 +95,47 @@ public final class CurlHTTP2Transport: HTTPTransport {
                 + "(curl issue #10634, fixed in 8.0.0); use an https:// url (with caFile for a local server)")
         }
         self.settings = settings
-        let count = settings.laneCount
-        var lanes: [CurlLane] = []
+        let count = settings.workerCount
+        var workers: [CurlWorker] = []
         for index in 0..<count {
             var share = settings
             share.connections = settings.connections / count + (index < settings.connections % count ? 1 : 0)
-            guard let lane = CurlLane(settings: share, clock: clock, name: "pushgate-apns-curl-\(index)") else {
-                for lane in lanes { lane.shutdown() }
+            guard let worker = CurlWorker(settings: share, clock: clock, name: "pushgate-apns-curl-\(index)") else {
+                for worker in workers { worker.shutdown() }
                 throw TransportFailure(.transportError, "libcurl could not create a multi handle")
             }
-            lanes.append(lane)
+            workers.append(worker)
         }
-        self.lanes = lanes
+        self.workers = workers
     }
 
     deinit { shutdown() }
 
     public func send(_ request: TransportRequest) async -> TransportOutcome {
-        await pickLane().send(request)
+        await pickWorker().send(request)
     }
 
-    /// The next lane in turn; past one that cannot reach APNs while another can.
-    private func pickLane() -> CurlLane {
-        guard lanes.count > 1 else { return lanes[0] }
-        let first = nextLane.wrappingAdd(1, ordering: .relaxed).oldValue
-        for step in 0..<lanes.count {
-            let lane = lanes[(first &+ step) % lanes.count]
-            if lane.statistics.isReachable { return lane }
+    /// The next worker in turn; past one that cannot reach APNs while another can.
+    private func pickWorker() -> CurlWorker {
+        guard workers.count > 1 else { return workers[0] }
+        let first = nextWorker.wrappingAdd(1, ordering: .relaxed).oldValue
+        for step in 0..<workers.count {
+            let worker = workers[(first &+ step) % workers.count]
+            if worker.statistics.isReachable { return worker }
         }
-        return lanes[first % lanes.count]
+        return workers[first % workers.count]
     }
 
     /// Stops the threads; requests not yet answered finish as `cancelled`.
     public func shutdown() {
-        for lane in lanes { lane.shutdown() }
+        for worker in workers { worker.shutdown() }
     }
 
-    /// Transport threads (lanes) actually running.
-    public var threads: Int { lanes.count }
+    /// Transport threads (workers) actually running.
+    public var threads: Int { workers.count }
 
     private func total(_ value: (TransportStatistics.Values) -> Int) -> Int {
-        lanes.reduce(0) { sum, lane in sum + lane.statistics.values.withLock { value($0) } }
+        workers.reduce(0) { sum, worker in sum + worker.statistics.values.withLock { value($0) } }
     }
 
     /// Counters for tests and metrics: connection failures seen, requests re-queued,
@@ -148,11 +148,11 @@ public final class CurlHTTP2Transport: HTTPTransport {
     public var silentConnectionsClosed: Int { total(\.silentConnectionsClosed) }
 
     /// Whether APNs can be reached, for `/readyz`, metrics and `send`'s exit status: it
-    /// cannot once every lane's breaker is open (since the earliest of them).
+    /// cannot once every worker's breaker is open (since the earliest of them).
     public var reachability: Reachability {
         var earliest: (since: Int64, lastError: String)?
-        for lane in lanes {
-            let (since, lastError) = lane.statistics.values.withLock { ($0.unreachableSince, $0.lastError) }
+        for worker in workers {
+            let (since, lastError) = worker.statistics.values.withLock { ($0.unreachableSince, $0.lastError) }
             guard let since else { return .reachable }
             if earliest == nil || since < earliest!.since { earliest = (since, lastError) }
         }
@@ -162,7 +162,7 @@ public final class CurlHTTP2Transport: HTTPTransport {
 
 /// One transport thread: a libcurl multi handle, the thread that drives it (`CurlLoop`),
 /// and the inbox callers hand requests to.
-final class CurlLane: Sendable {
+final class CurlWorker: Sendable {
     private let multi: CurlMultiHandle
     private let inbox = TransportInbox()
     let statistics = TransportStatistics()
