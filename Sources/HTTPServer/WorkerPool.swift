@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CShims
 import Dispatch
 import Synchronization
 
@@ -79,7 +80,12 @@ final class WorkerPool: Sendable {
         for _ in 0..<threads { available.signal() }
     }
 
+    /// How much nicer than the process the workers run. Long work then yields the CPU to
+    /// the I/O threads at once (probes, short requests), instead of sharing it evenly.
+    static let niceness: Int32 = 10
+
     private func work() {
+        _ = pg_thread_renice(Self.niceness)
         while true {
             available.wait()
             var job = state.withLock { state -> Job? in

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CShims
 import Dispatch
 import Synchronization
 import Testing
@@ -199,6 +200,19 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         while (ran.load(ordering: .relaxed) == 0 || pool.load > 0) && waited < 400 { usleep(5_000); waited += 1 }
         #expect(ran.load(ordering: .relaxed) == 1)
         #expect(tracked == nil, "the pool still holds a job that has run (and the request it captured)")
+    }
+
+    /// Long work runs nicer than the I/O threads, so a probe never waits for its time slice.
+    @Test func workersRunNicerThanTheProcess() throws {
+        let pool = try WorkerPool(workers: 1, queueLimit: 1)
+        defer { pool.stop() }
+        let here = pg_thread_nice()
+        let seen = Atomic<Int32>(-100)
+        #expect(pool.submit { seen.store(pg_thread_nice(), ordering: .relaxed) })
+        var waited = 0
+        while seen.load(ordering: .relaxed) == -100 && waited < 400 { usleep(5_000); waited += 1 }
+        #expect(here != -100)
+        #expect(seen.load(ordering: .relaxed) == min(19, here + WorkerPool.niceness))
     }
 
     @Test func theHeapIsTrimmedAfterABigRequestOnceThePoolIsIdle() throws {

@@ -51,4 +51,9 @@ unsigned int pg_mhd_status(struct MHD_Connection *connection);
 // Returns freed heap memory to the system (glibc's malloc_trim(0), every arena).
 void pg_malloc_trim(void);
 
+// The calling thread's nice value (Linux: each thread has its own); -100 if unknown.
+int pg_thread_nice(void);
+// Makes the calling thread `by` nice levels nicer (at most 19); its new value, or -100.
+int pg_thread_renice(int by);
+
 #endif
