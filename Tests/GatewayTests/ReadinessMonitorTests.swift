@@ -32,9 +32,8 @@ final class BlockingCheck: Sendable {
     @Test func probesAnswerWhileACheckIsBlocked() throws {
         let blocking = BlockingCheck()
         let gateway = try LiveGateway(readiness: [ReadinessCheck(name: "storage") { blocking.check() }])
-        var waited = 0
-        while blocking.calls.load(ordering: .relaxed) < 2 && waited < 400 { usleep(5_000); waited += 1 }
-        #expect(blocking.calls.load(ordering: .relaxed) >= 2, "the monitor never ran a second round")
+        #expect(eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { blocking.calls.load(ordering: .relaxed) >= 2 },
+                "the monitor never ran a second round")
         // The monitor is stuck in the check: every probe still answers, from the last round.
         for _ in 0..<3 {
             let ready = gateway.request("GET", "/readyz")
@@ -46,14 +45,7 @@ final class BlockingCheck: Sendable {
         blocking.problem.withLock { $0 = "not writable" }
         blocking.release()
         // The next rounds see the change.
-        waited = 0
-        var status = gateway.request("GET", "/readyz")?.status
-        while status != 503 && waited < 200 {
-            usleep(10_000)
-            waited += 1
-            status = gateway.request("GET", "/readyz")?.status
-        }
-        #expect(status == 503)
+        #expect(eventuallyBlocking(timeout: .seconds(2)) { gateway.request("GET", "/readyz")?.status == 503 })
     }
 
     @Test func metricsReadTheSampledGaugesNotTheirSources() {
@@ -70,12 +62,7 @@ final class BlockingCheck: Sendable {
         #expect(metrics.render().contains("\npushgate_apns_sending_paused_seconds 30\n"))
         #expect(asked.load(ordering: .relaxed) == before, "a scrape asked the source")
         let monitor = ReadinessMonitor(checks: [], metrics: metrics, interval: 0.01)
-        var waited = 0
-        while !metrics.render().contains("\npushgate_apns_sending_paused_seconds 0\n") && waited < 200 {
-            usleep(10_000)
-            waited += 1
-        }
-        #expect(metrics.render().contains("\npushgate_apns_sending_paused_seconds 0\n"))
+        #expect(eventuallyBlocking(timeout: .seconds(2)) { metrics.render().contains("\npushgate_apns_sending_paused_seconds 0\n") })
         #expect(monitor.rounds >= 1)
     }
 }

@@ -165,8 +165,7 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         let server = try startServer(responder) { $0.workers = 1; $0.workerQueue = 1 }
         let slow = (0..<2).map { _ in RawHTTPClient(port: server.port) }
         for client in slow { client?.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n") }
-        var waited = 0
-        while server.workerLoad < 2 && waited < 400 { usleep(5_000); waited += 1 }
+        _ = eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { server.workerLoad >= 2 }
         #expect(server.workerLoad == 2)
         // One running, one queued: a third long request is refused at once.
         let third = try #require(RawHTTPClient(port: server.port))
@@ -196,8 +195,7 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
             tracked = payload
             #expect(pool.submit { withExtendedLifetime(payload) { _ = ran.add(1, ordering: .relaxed) } })
         }
-        var waited = 0
-        while (ran.load(ordering: .relaxed) == 0 || pool.load > 0) && waited < 400 { usleep(5_000); waited += 1 }
+        _ = eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { ran.load(ordering: .relaxed) > 0 && pool.load == 0 }
         #expect(ran.load(ordering: .relaxed) == 1)
         #expect(tracked == nil, "the pool still holds a job that has run (and the request it captured)")
     }
@@ -224,8 +222,7 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
             return client.readResponse()?.status
         }
         func waitForTrims(_ count: Int) {
-            var waited = 0
-            while server.heapTrims < count && waited < 400 { usleep(5_000); waited += 1 }
+            _ = eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { server.heapTrims >= count }
         }
         #expect(try post(1000) == 200)
         usleep(50_000)
@@ -237,8 +234,7 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         // While long work runs, a big request does not trim; the trim follows once it ends.
         let slow = try #require(RawHTTPClient(port: server.port))
         slow.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        var waited = 0
-        while responder.started.load(ordering: .relaxed) == 0 && waited < 400 { usleep(5_000); waited += 1 }
+        _ = eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { responder.started.load(ordering: .relaxed) > 0 }
         #expect(try post(300 * 1024) == 200)
         usleep(100_000)
         #expect(server.heapTrims == 1, "the heap was trimmed while the pool was busy")
@@ -253,12 +249,10 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         let server = try startServer(responder) { $0.workers = 1; $0.workerQueue = 4 }
         let running = try #require(RawHTTPClient(port: server.port))
         running.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        var waited = 0
-        while responder.started.load(ordering: .relaxed) == 0 && waited < 400 { usleep(5_000); waited += 1 }
+        _ = eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { responder.started.load(ordering: .relaxed) > 0 }
         let queued = try #require(RawHTTPClient(port: server.port))
         queued.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        waited = 0
-        while server.workerLoad < 2 && waited < 400 { usleep(5_000); waited += 1 }
+        _ = eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { server.workerLoad >= 2 }
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { responder.release() }
         #expect(server.shutdown(deadlineSeconds: 5))
         #expect(queued.readResponse()?.status == 503)
@@ -271,8 +265,7 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
         let server = try startServer(responder) { $0.workers = 1 }
         let running = try #require(RawHTTPClient(port: server.port))
         running.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        var waited = 0
-        while responder.started.load(ordering: .relaxed) == 0 && waited < 400 { usleep(5_000); waited += 1 }
+        _ = eventuallyBlocking(timeout: .seconds(2), interval: .milliseconds(5)) { responder.started.load(ordering: .relaxed) > 0 }
         #expect(!server.shutdown(deadlineSeconds: 0.2))
         #expect(running.readResponse()?.status == 503)
         responder.release()
