@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 // Release-mode benchmarks. Each suite prints one block with the median of several runs.
-// Run with `make bench` (or `swift run -c release PushgateBench [suite…]`).
+// Run with `make bench` (or `bash scripts/release-build.sh --product PushgateBench && .build/release/PushgateBench [suite…]`).
 // `PushgateBench write-links FILE [COUNT]` writes the `links` suite's mixed corpus as one
 // link per line, for the streaming benchmark (Benchmarks/linkcheck/run.sh).
 if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "write-links" {

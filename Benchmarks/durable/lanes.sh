@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 devices=${1:-1000000}
 samples=${2:-5}
 bin=.build/release/pushgate
-swift build -c release --product pushgate >/dev/null
+bash scripts/release-build.sh --product pushgate >/dev/null
 source Benchmarks/durable/setup.sh
 
 now() { date +%s.%N; }

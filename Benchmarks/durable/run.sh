@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 devices=${1:-1000000}
 bin=.build/release/pushgate
-swift build -c release --product pushgate >/dev/null
+bash scripts/release-build.sh --product pushgate >/dev/null
 source Benchmarks/durable/setup.sh
 
 cpu_of() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$1/stat"; }

@@ -1,7 +1,7 @@
 # Sourced by the HTTP benchmarks: a release `pushgate serve` on Benchmarks/http/gateway.json
 # (port 18080) with a fresh database, stopped when the script exits. Sets pid and rss().
 bin=.build/release/pushgate
-[ -x "$bin" ] || swift build -c release --product pushgate >/dev/null
+bash scripts/release-build.sh --product pushgate >/dev/null
 command -v wrk >/dev/null || { echo "wrk missing (Debian package wrk; make deps installs it)"; exit 2; }
 mkdir -p var
 rm -f var/bench-http.db var/bench-http.db-shm var/bench-http.db-wal
