@@ -47,7 +47,7 @@ let package = Package(
         // The HTTP/1.1 server the service runs on.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "StrictJSON", "Timing"]),
         // Durable campaigns: the SQLite outbox behind a storage protocol.
-        .target(name: "Storage", dependencies: ["CSQLite", "StrictJSON"]),
+        .target(name: "Storage", dependencies: ["CSQLite", "StrictJSON", "Timing"]),
         // The same storage contract in PostgreSQL (libpq), for several instances sharing one database.
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Timing"]),
         // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.

@@ -61,26 +61,33 @@ extension PostgresCampaignStorage {
                                 ratePerSecond: sendable.optionalDouble(i, 2), paidUntil: sendable.optionalDouble(i, 3), now: now)
         })
         let lastTurn = (0..<sendable.rows).map { sendable.int($0, 4) }.max() ?? 0
-        let campaigns = fair.seqs
-        guard !campaigns.isEmpty else { return [] }
+        guard !fair.seqs.isEmpty else { return [] }
         let until = now + lease.seconds
-        // Leases that expired (their owner died or hung) are taken over first, on campaigns
-        // that may still send; rows another instance is claiming right now are skipped.
-        let expired = try db.execute("""
-            WITH picked AS (
-                SELECT campaign, idx FROM deliveries
-                WHERE state = 1 AND lease_until <= $1 AND campaign = ANY($2::bigint[])
-                ORDER BY lease_until LIMIT $3 FOR UPDATE SKIP LOCKED)
-            UPDATE deliveries d SET attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
-            FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
-            RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease
-            """, [.double(now), .text(PGArray.integers(campaigns)), .integer(limit), .text(lease.owner), .double(until)])
-        var claimed = Self.claims(expired).sorted { ($0.campaign, $0.index) < ($1.campaign, $1.index) }
+        var claimed: [ClaimedDelivery] = []
         var tally = StateTally()
-        // Then due devices, shared out by lane and campaign: a campaign's due retries first
-        // (their own index), then its pending devices in order.
-        try fair.share(limit: limit - claimed.count) { (campaign, n) throws(StorageError) -> Int in
+        // Due devices, shared out by lane and campaign: a campaign's expired leases first
+        // (their owner died or hung; a takeover is a send like any other, so it counts
+        // against the campaign's share and rate), then its due retries (their own index),
+        // then its pending devices in order. Rows another instance is claiming right now
+        // are skipped.
+        // The campaigns that have an expired lease (none in steady state): asked once.
+        let lapsed = try db.execute("SELECT DISTINCT campaign FROM deliveries WHERE state = 1 AND lease_until <= $1", [.double(now)])
+        let lapsedCampaigns = Set((0..<lapsed.rows).map { lapsed.int($0, 0) })
+        try fair.share(limit: limit) { (campaign, n) throws(StorageError) -> Int in
             var got = 0
+            if lapsedCampaigns.contains(campaign) {
+                let expired = try db.execute("""
+                    WITH picked AS (
+                        SELECT campaign, idx, lease_until FROM deliveries
+                        WHERE state = 1 AND lease_until <= $1 AND campaign = $2
+                        ORDER BY lease_until LIMIT $3 FOR UPDATE SKIP LOCKED)
+                    UPDATE deliveries d SET attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
+                    FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
+                    RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease
+                    """, [.double(now), .int(campaign), .integer(n), .text(lease.owner), .double(until)])
+                claimed += Self.claims(expired).sorted { $0.index < $1.index }
+                got = expired.rows
+            }
             for state in [DeliveryState.retrying, .pending] where got < n {
                 let due = try db.execute("""
                     WITH picked AS (

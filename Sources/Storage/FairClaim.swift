@@ -1,17 +1,20 @@
+import Timing
+
 /// How one claim is shared out among the sendable campaigns, the same for every backend:
 /// the transactional lane first with `Lane.bulkShare` kept for bulk while both have
 /// devices due (what one lane cannot use the other takes), round-robin by campaign within
 /// a lane (the campaign served longest ago first, each an equal part of what is left, at
-/// least one device), each capped campaign no more than its rate bucket allows.
+/// least one device), each capped campaign no more than its rate bucket (`RateBucket`) allows.
 /// The backend finds the due devices (`take`) and stores what `served` reports.
 public struct FairClaim {
     /// One sendable campaign, in the backend's round-robin order.
     public struct Candidate: Sendable {
         public let seq: Int64
         public let lane: Lane
-        public let ratePerSecond: Double?
-        /// Where the campaign's rate bucket starts now: sends are paid for up to here.
-        let paidFrom: Double
+        public var ratePerSecond: Double? { bucket?.ratePerSecond }
+        /// The campaign's rate bucket as stored (nil: no cap).
+        let bucket: RateBucket?
+        let now: Double
         /// What the bucket allows now (nil: no cap).
         var allowance: Int?
         public internal(set) var taken = 0
@@ -19,23 +22,20 @@ public struct FairClaim {
         var exhausted = false
 
         /// `paidUntil`: the campaign's stored bucket (nil: never capped or never claimed).
-        /// A bucket holds at most one second of sends (and at least one send).
         public init(seq: Int64, lane: Lane, ratePerSecond: Double?, paidUntil: Double?, now: Double) {
             self.seq = seq
             self.lane = lane
-            let rate = ratePerSecond.flatMap { $0 > 0 ? $0 : nil }
-            self.ratePerSecond = rate
-            if let rate {
-                paidFrom = max(paidUntil ?? -Double.infinity, now - max(1, rate) / rate)
-                allowance = Int(((now - paidFrom) * rate + 1e-9).rounded(.down))
-            } else {
-                paidFrom = now
-                allowance = nil
-            }
+            self.now = now
+            bucket = ratePerSecond.flatMap { $0 > 0 ? RateBucket(ratePerSecond: $0, paidUntil: paidUntil) : nil }
+            allowance = bucket?.allowance(now: now)
         }
 
         /// The bucket after this claim: what to store as the campaign's `rate_paid_until`.
-        public var paidUntil: Double? { ratePerSecond.map { paidFrom + Double(taken) / $0 } }
+        public var paidUntil: Double? {
+            guard var bucket else { return nil }
+            bucket.pay(taken, now: now)
+            return bucket.paidUntil
+        }
 
         var canTakeMore: Bool { !exhausted && allowance.map { $0 > 0 } ?? true }
     }

@@ -54,25 +54,20 @@ extension SQLiteCampaignStorage {
         sendable.reset()
         guard !candidates.isEmpty else { return [] }
         var fair = FairClaim(candidates)
-        // Leases that expired (their owner died or hung) are taken over first, on campaigns
-        // that may still send (a cancelled or expired one's are closed by `closeStopped`).
-        let expired = try db.statement("""
-            SELECT campaign, idx, token, body, attempts, lease FROM deliveries INDEXED BY deliveries_lease_expiry
-            WHERE state = 1 AND lease_until <= ? ORDER BY lease_until LIMIT ?
-            """).bind(.double(now), .integer(limit))
-        let sendableSet = Set(fair.seqs)
-        while try expired.step() {
-            guard sendableSet.contains(expired.int(0)) else { continue }
-            claimed.append(ClaimedDelivery(campaign: expired.int(0), index: Int(expired.int(1)), token: expired.text(2),
-                                           body: expired.optionalBlob(3), attempt: Int(expired.int(4)) + 1, lease: expired.int(5) + 1))
-        }
-        expired.reset()
-        try mark(db, claimed, lease: lease, now: now)
-        // Then due devices, shared out by lane and campaign (each batch marked at once, so a
-        // later pass of the share cannot find the same rows again).
-        try fair.share(limit: limit - claimed.count) { (campaign, n) throws(StorageError) -> Int in
+        // The campaigns that have an expired lease (none in steady state): asked once.
+        var lapsed: Set<Int64> = []
+        let lapsedRows = try db.statement("""
+            SELECT DISTINCT campaign FROM deliveries INDEXED BY deliveries_lease_expiry WHERE state = 1 AND lease_until <= ?
+            """).bind(.double(now))
+        while try lapsedRows.step() { lapsed.insert(lapsedRows.int(0)) }
+        lapsedRows.reset()
+        // Due devices, shared out by lane and campaign (each batch marked at once, so a
+        // later pass of the share cannot find the same rows again). A takeover is a send
+        // like any other: it counts against the campaign's share and rate.
+        try fair.share(limit: limit) { (campaign, n) throws(StorageError) -> Int in
             let before = claimed.count
-            let got = try takeDue(db, campaign: campaign, limit: n, now: now, into: &claimed, tally: &tally)
+            let got = try takeDue(db, campaign: campaign, limit: n, now: now, lapsed: lapsed.contains(campaign),
+                                  into: &claimed, tally: &tally)
             try mark(db, claimed[before...], lease: lease, now: now)
             return got
         }
@@ -96,11 +91,25 @@ extension SQLiteCampaignStorage {
         }
     }
 
-    /// Up to `limit` due devices of one campaign: retries that are due first (their own
-    /// index), then pending devices in order. Returns how many.
-    private func takeDue(_ db: SQLiteDatabase, campaign: Int64, limit: Int, now: Double,
+    /// Up to `limit` due devices of one campaign: leases that expired (their owner died or
+    /// hung) first, then retries that are due (their own index), then pending devices in
+    /// order. Returns how many.
+    /// `lapsed`: the campaign has a lease that expired.
+    private func takeDue(_ db: SQLiteDatabase, campaign: Int64, limit: Int, now: Double, lapsed: Bool,
                          into claimed: inout [ClaimedDelivery], tally: inout StateTally) throws(StorageError) -> Int {
         var got = 0
+        if lapsed {
+            let expired = try db.statement("""
+                SELECT idx, token, body, attempts, lease FROM deliveries INDEXED BY deliveries_lease_expiry
+                WHERE state = 1 AND lease_until <= ? AND campaign = ? ORDER BY lease_until LIMIT ?
+                """).bind(.double(now), .int(campaign), .integer(limit))
+            while try expired.step() {
+                claimed.append(ClaimedDelivery(campaign: campaign, index: Int(expired.int(0)), token: expired.text(1),
+                                               body: expired.optionalBlob(2), attempt: Int(expired.int(3)) + 1, lease: expired.int(4) + 1))
+                got += 1
+            }
+            expired.reset()
+        }
         // Each partial index's own condition is written out: SQLite uses one only when the
         // query's WHERE contains it.
         for (index, condition, state) in [("deliveries_retry", "state = 2", DeliveryState.retrying),

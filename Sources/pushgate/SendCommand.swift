@@ -8,6 +8,7 @@ import OptionTable
 import Outbox
 import Payloads
 import StrictJSON
+import Timing
 
 /// `pushgate send --campaign FILE|- [--devices FILE|-] [--config PATH] [--dry-run] [--json]`
 /// and the quick form `pushgate send --device TOKEN --alert TEXT [--deeplink URL]`: plans
@@ -111,13 +112,18 @@ enum SendCommand {
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
         case .success(let p): plan = p
         }
-        // Scheduling belongs to the outbox (serve): `send` sends now, so it refuses rather than ignores.
-        let scheduled = [("send_at", plan.campaign.sendAt), ("expires_at", plan.campaign.expiresAt)].filter { $0.1 != nil }
-        if !scheduled.isEmpty {
-            let lines = scheduled.map {
-                Diagnostic(.invalidValue, at: source.location(of: JSONPath.root.appending($0.0)),
-                           "pushgate send sends at once; schedule the campaign with POST /v1/campaigns on pushgate serve").description
-            }
+        // Scheduling and lanes belong to the outbox (serve): `send` sends one campaign now, so
+        // it refuses them rather than ignores them (`rate_per_second` it applies).
+        let outboxOnly = [("send_at", plan.campaign.sendAt != nil,
+                           "pushgate send sends at once; schedule the campaign with POST /v1/campaigns on pushgate serve"),
+                          ("expires_at", plan.campaign.expiresAt != nil,
+                           "pushgate send sends at once; schedule the campaign with POST /v1/campaigns on pushgate serve"),
+                          ("lane", plan.campaign.lane != nil,
+                           "pushgate send sends this one campaign alone, so there is no lane to wait in; lanes order the campaigns "
+                           + "of pushgate serve's outbox (POST /v1/campaigns); leave lane out here")]
+            .filter { $0.1 }
+        if !outboxOnly.isEmpty {
+            let lines = outboxOnly.map { Diagnostic(.invalidValue, at: source.location(of: JSONPath.root.appending($0.0)), $0.2).description }
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
         }
         var reader: DeviceLineReader?
@@ -275,10 +281,39 @@ final class SendJob: @unchecked Sendable {
         var campaignDevices = plan.devices.enumerated().makeIterator()
         let plan = self.plan
         let sender = self.sender
-        await withTaskGroup(of: (Device, Result<DeliveryResult, PayloadError>).self) { group in
+        // `rate_per_second`: the outbox's bucket rule, kept in this process (nothing else
+        // sends this campaign). A device the bucket does not allow yet waits in `held`
+        // while one timer task sleeps until it does.
+        var bucket = plan.campaign.ratePerSecond.map { RateBucket(ratePerSecond: $0) }
+        let clock = SystemClock()
+        var held: (Int?, Device)?
+        var timerRunning = false
+        // nil: the rate timer went off.
+        await withTaskGroup(of: (Device, Result<DeliveryResult, PayloadError>)?.self) { group in
             var inFlight = 0
+            func nextAllowed() -> (Int?, Device)? {
+                guard let next = held ?? nextDevice(&campaignDevices) else { return nil }
+                held = nil
+                guard var capped = bucket else { return next }
+                let now = clock.monotonicSeconds()
+                guard capped.allowance(now: now) >= 1 else {
+                    held = next
+                    if !timerRunning {
+                        timerRunning = true
+                        let wait = max(0.001, capped.nextSendAt(now: now) - now)
+                        group.addTask {
+                            try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                            return nil
+                        }
+                    }
+                    return nil
+                }
+                capped.pay(1, now: now)
+                bucket = capped
+                return next
+            }
             func feed() {
-                while inFlight < concurrency, let (position, device) = nextDevice(&campaignDevices) {
+                while inFlight < concurrency, let (position, device) = nextAllowed() {
                     inFlight += 1
                     group.addTask {
                         // The campaign's own devices were rendered by the planner; the file's
@@ -295,7 +330,12 @@ final class SendJob: @unchecked Sendable {
                 }
             }
             feed()
-            while let (device, result) = await group.next() {
+            while let finished = await group.next() {
+                guard let (device, result) = finished else {
+                    timerRunning = false
+                    feed()
+                    continue
+                }
                 inFlight -= 1
                 switch result {
                 case .success(let delivery): report.record(device, delivery)

@@ -174,3 +174,44 @@ import TestSupport
         #expect(r.stderr.contains("pushgate hash-key: cannot read standard input: Is a directory"), "\(r.stderr)")
     }
 }
+
+/// `send` has no outbox: of the members that order the outbox's campaigns it applies the
+/// rate cap itself and refuses the lane, so nothing a campaign says is silently ignored.
+@Suite struct SendLaneAndRateTests {
+    static func tokens(_ n: Int) -> [String] { (0..<n).map { String(format: "%064x", 0x5e4d << 16 | $0) } }
+
+    static func write(_ json: String) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("send-rate-\(UUID().uuidString).json")
+        try json.write(to: file, atomically: true, encoding: .utf8)
+        return file.path
+    }
+
+    @Test func laneIsRefusedBySendWhichSendsOneCampaignAlone() throws {
+        let devices = Self.tokens(2).map { "\"\($0)\"" }.joined(separator: ",")
+        let file = try Self.write(#"{"alert":{"body":"x"},"lane":"bulk","devices":[\#(devices)]}"#)
+        let r = try CLI.run(["send", "--campaign", file], environment: SendCommandTests.environment())
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("#/lane: pushgate send sends this one campaign alone") && r.stderr.contains("[invalidValue]"), "\(r.stderr)")
+        #expect(!r.stdout.contains("built"), "nothing is signed or sent")
+    }
+
+    @Test func ratePerSecondPacesTheSendLikeTheOutbox() throws {
+        let fake = try FakeAPNsServer()
+        defer { fake.stop() }
+        let devices = Self.tokens(30).map { "\"\($0)\"" }.joined(separator: ",")
+        let file = try Self.write(#"{"alert":{"body":"x"},"rate_per_second":10,"devices":[\#(devices)]}"#)
+        let started = Date().timeIntervalSince1970
+        let r = try CLI.run(["send", "--campaign", file], environment: SendCommandTests.environment([
+            "PUSHGATE_APNS_DRY_RUN": "false", "PUSHGATE_APNS_URL": fake.url, "PUSHGATE_APNS_CA_FILE": fake.caFile,
+            "PUSHGATE_APNS_KEY_FILE": SendCommandTests.fixtures.appendingPathComponent("test-key.p8").path,
+            "PUSHGATE_APNS_KEY_ID": "KEY1234567", "PUSHGATE_APNS_TEAM_ID": "TEAM123456",
+        ]))
+        #expect(r.status == 0, "\(r.stderr)")
+        let times = fake.log().compactMap { $0["time"]?.doubleValue }.sorted()
+        #expect(times.count == 30)
+        // One second's worth (10) at once, then one every 0.1 s: the 30th goes 2 s after the
+        // first at the earliest (unpaced, 30 devices take a fraction of that).
+        let last = try #require(times.last)
+        #expect(last - started >= 2.0, "the last device answered \(last - started) s after the start")
+    }
+}

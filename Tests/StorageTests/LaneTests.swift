@@ -99,4 +99,25 @@ import Testing
         try insert(storage, "free", devices: 50, now: 1020)
         #expect(try storage.claim(limit: 100, now: 1020).count == 50)
     }
+
+    @Test(arguments: Backend.allCases) func takingOverExpiredLeasesCountsAgainstTheRate(_ backend: Backend) throws {
+        let storage = try storage(backend)
+        try insert(storage, "slow", devices: 100, rate: 10)
+        let seq = try seq(storage, "slow")
+        let lost = try storage.claim(limit: 100, now: 1000)
+        #expect(lost.count == 10)
+        // The claimer died; its 10 leases (30 s) have expired. The bucket holds one second
+        // of sends: the 10 takeovers are that second's, nothing more.
+        let taken = try storage.claim(limit: 100, lease: LeaseTerms(owner: "other/2/0", seconds: 30), now: 1031)
+        #expect(taken.count == 10, "takeovers are sends: at most the rate's one second")
+        #expect(Set(taken.map(\.index)) == Set(lost.map(\.index)) && taken.allSatisfy { $0.campaign == seq && $0.attempt == 2 })
+        #expect(try storage.claim(limit: 100, now: 1031).isEmpty, "the bucket is spent")
+        // Half a second later, half a second's worth: of the pending devices.
+        let next = try storage.claim(limit: 100, now: 1031.5)
+        #expect(next.count == 5 && next.allSatisfy { $0.attempt == 1 })
+        // Expired leases of a capped campaign beyond its bucket wait for the next turn.
+        let more = try storage.claim(limit: 100, lease: LeaseTerms(owner: "third/3/0", seconds: 30), now: 1062)
+        #expect(more.count == 10 && more.allSatisfy { $0.attempt >= 2 }, "15 expired, 10 allowed: \(more.count)")
+        #expect(try storage.claim(limit: 100, lease: LeaseTerms(owner: "third/3/0", seconds: 30), now: 1062.5).count == 5)
+    }
 }
