@@ -63,6 +63,10 @@ public struct Campaign: Sendable, Equatable {
     /// `rate_per_second`: at most this many of its devices sent per second.
     public var ratePerSecond: Double?
     public static let maxRatePerSecond: Double = 1_000_000
+    /// `live_activity`: the ActivityKit push's event and content (push type `liveactivity`).
+    public var liveActivity: LiveActivity?
+    /// `mdm`: the device's PushMagic (push type `mdm`); placeholders take each device's value.
+    public var mdm: TemplateText?
 
     public init() {}
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DeepLinks
 import StrictJSON
 
@@ -10,6 +13,8 @@ public struct CampaignPlanner: Sendable {
     public var templates: any TemplateStore
     /// When false, a campaign without `devices` is accepted (the sender brings them).
     public var requireDevices: Bool
+    /// UNIX seconds now: a Live Activity's `timestamp` when the campaign gives none.
+    public var now: @Sendable () -> Int64 = { Int64(time(nil)) }
 
     public init(bundleId: String, links: any DeepLinkChecking, templates: any TemplateStore, requireDevices: Bool = true) {
         self.bundleId = bundleId
@@ -76,7 +81,8 @@ public struct CampaignPlanner: Sendable {
             break
         }
         let defaults = template?.defaults ?? Template.Defaults()
-        let pushType = campaign.pushType ?? defaults.pushType ?? .alert
+        let implied: PushType? = campaign.liveActivity != nil ? .liveactivity : campaign.mdm != nil ? .mdm : nil
+        let pushType = campaign.pushType ?? implied ?? defaults.pushType ?? .alert
         let sound = campaign.sound ?? defaults.sound
         let interruptionLevel = campaign.interruptionLevel ?? defaults.interruptionLevel
         let hasAlert = strings.title != nil || strings.subtitle != nil || strings.body != nil || (inline.map { !$0.isEmpty } ?? false)
@@ -103,6 +109,27 @@ public struct CampaignPlanner: Sendable {
                                          "missing: an alert push needs an alert (or a template), a sound or a badge"))
         }
         let priority = campaign.priority ?? pushType.defaultPriority
+        let now = self.now()
+        if pushType == .liveactivity {
+            if let activity = campaign.liveActivity {
+                problems += LiveActivityRules.problems(
+                    campaign, activity: activity, priority: campaign.priority,
+                    hasTitle: strings.title != nil || inline?.titleLocKey != nil, hasBody: strings.body != nil || inline?.locKey != nil,
+                    alertPath: alertPath, now: now, reported: problems)
+            } else if !problems.contains(where: { $0.path.description.hasPrefix("live_activity") }) {
+                problems.append(PayloadError(.missing, at: .root.appending("live_activity"),
+                                             "missing: a liveactivity push needs live_activity (its event and content)"))
+            }
+        } else if campaign.liveActivity != nil {
+            problems.append(PayloadError(.conflictingFields, at: campaign.pushType != nil ? .root.appending("push_type") : templatePath,
+                                         "live_activity goes with push_type \"liveactivity\", not \"\(pushType.rawValue)\""))
+        }
+        if pushType == .widgets || pushType == .controls || pushType == .mdm {
+            problems += SilentPushBodies.problems(campaign, pushType: pushType)
+        } else if campaign.mdm != nil {
+            problems.append(PayloadError(.conflictingFields, at: campaign.pushType != nil ? .root.appending("push_type") : templatePath,
+                                         "mdm goes with push_type \"mdm\", not \"\(pushType.rawValue)\""))
+        }
 
         // The deep link: the campaign's own, or the template's pattern.
         var link: CanonicalLink?
@@ -143,8 +170,69 @@ public struct CampaignPlanner: Sendable {
         // Render the constant parts of the body once.
         var b = LayoutBuilder(campaignVariables: campaign.variables)
         b.beginObject()
-        b.key("aps")
-        b.beginObject()
+        switch pushType {
+        case .mdm:
+            // Apple: the PushMagic as the value of the mdm key, and nothing else.
+            b.text("mdm", campaign.mdm)
+        default:
+            b.key("aps")
+            b.beginObject()
+            if pushType == .widgets || pushType == .controls {
+                b.value("content-changed", .bool(true))
+            } else if pushType == .liveactivity, let activity = campaign.liveActivity {
+                LiveActivityRules.writeAPS(activity, campaign: campaign, strings: strings, hasAlert: hasAlert, sound: sound, now: now, into: &b)
+            } else {
+                Self.writeNotificationAPS(campaign, strings: strings, inline: inline, hasAlert: hasAlert, sound: sound,
+                                          contentAvailable: contentAvailable, defaults: defaults, interruptionLevel: interruptionLevel, into: &b)
+            }
+            b.endObject()
+            if let linkBytes { b.fragment(linkBytes) } else if deviceLink != nil { b.deviceLink() }
+            for member in campaign.data.members { b.value(member.key, member.value) }
+        }
+        b.endObject()
+
+        var plan = CampaignPlan(campaign: campaign, pushType: pushType, topic: bundleId + pushType.topicSuffix,
+                                priority: priority, link: link, template: template, layout: b.finish(), deviceLink: deviceLink)
+        var bodies = PlannedBodies(shared: [], own: [:], failure: nil)
+
+        // Every device's variables, link and body, so each problem is found now.
+        let required = Self.requiredVariables(strings, link: deviceLink?.pattern, mdm: pushType == .mdm ? campaign.mdm : nil)
+        var deviceProblems: [PayloadError] = []
+        for (position, (i, device)) in zip(campaign.deviceIndices, campaign.devices).enumerated() {
+            let path = JSONPath.root.appending("devices").appending(index: i)
+            let missing = required.filter { name in device.variable(name) == nil && campaign.variables.value(named: name) == nil }
+            for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
+            guard missing.isEmpty else { continue }
+            // Rendering the body also resolves the device's link, so a rejected link shows here.
+            // Kept: this is the only time the body is rendered (intake stores these).
+            do throws(PayloadError) {
+                let body = try plan.body(for: device, at: path).bytes
+                if position == 0 {
+                    bodies.shared = body
+                } else if body != bodies.shared {
+                    bodies.own[position] = body
+                }
+            } catch {
+                deviceProblems.append(error)
+            }
+        }
+        if campaign.devices.isEmpty {
+            do throws(PayloadError) {
+                bodies.shared = try plan.body(for: Device(token: ""), at: CampaignPlan.devicesPath).bytes
+            } catch {
+                bodies.failure = error
+            }
+        }
+        plan.bodies = bodies
+        problems += Self.mergingSharedMissingVariables(deviceProblems, deviceCount: campaign.devices.count)
+        guard problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
+        return .success(plan)
+    }
+
+    /// The `aps` members of every push type but `liveactivity` (the caller has opened `aps`).
+    static func writeNotificationAPS(_ campaign: Campaign, strings: Template.Strings, inline: InlineAlert?, hasAlert: Bool,
+                                     sound: Sound?, contentAvailable: Bool, defaults: Template.Defaults,
+                                     interruptionLevel: InterruptionLevel?, into b: inout LayoutBuilder) {
         if hasAlert {
             b.key("alert")
             b.beginObject()
@@ -183,47 +271,6 @@ public struct CampaignPlanner: Sendable {
         b.string("target-content-id", campaign.targetContentId)
         b.string("interruption-level", interruptionLevel?.rawValue)
         b.number("relevance-score", campaign.relevanceScore)
-        b.endObject()
-        if let linkBytes { b.fragment(linkBytes) } else if deviceLink != nil { b.deviceLink() }
-        for member in campaign.data.members { b.value(member.key, member.value) }
-        b.endObject()
-
-        var plan = CampaignPlan(campaign: campaign, pushType: pushType, topic: bundleId + pushType.topicSuffix,
-                                priority: priority, link: link, template: template, layout: b.finish(), deviceLink: deviceLink)
-        var bodies = PlannedBodies(shared: [], own: [:], failure: nil)
-
-        // Every device's variables, link and body, so each problem is found now.
-        let required = Self.requiredVariables(strings, link: deviceLink?.pattern)
-        var deviceProblems: [PayloadError] = []
-        for (position, (i, device)) in zip(campaign.deviceIndices, campaign.devices).enumerated() {
-            let path = JSONPath.root.appending("devices").appending(index: i)
-            let missing = required.filter { name in device.variable(name) == nil && campaign.variables.value(named: name) == nil }
-            for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
-            guard missing.isEmpty else { continue }
-            // Rendering the body also resolves the device's link, so a rejected link shows here.
-            // Kept: this is the only time the body is rendered (intake stores these).
-            do throws(PayloadError) {
-                let body = try plan.body(for: device, at: path).bytes
-                if position == 0 {
-                    bodies.shared = body
-                } else if body != bodies.shared {
-                    bodies.own[position] = body
-                }
-            } catch {
-                deviceProblems.append(error)
-            }
-        }
-        if campaign.devices.isEmpty {
-            do throws(PayloadError) {
-                bodies.shared = try plan.body(for: Device(token: ""), at: CampaignPlan.devicesPath).bytes
-            } catch {
-                bodies.failure = error
-            }
-        }
-        plan.bodies = bodies
-        problems += Self.mergingSharedMissingVariables(deviceProblems, deviceCount: campaign.devices.count)
-        guard problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
-        return .success(plan)
     }
 
     static func missingVariable(_ name: String, at path: JSONPath) -> PayloadError {
@@ -231,9 +278,9 @@ public struct CampaignPlanner: Sendable {
     }
 
     /// Every placeholder the chosen texts and the link pattern use, in order of first use.
-    static func requiredVariables(_ strings: Template.Strings, link: LinkPattern?) -> [String] {
+    static func requiredVariables(_ strings: Template.Strings, link: LinkPattern?, mdm: TemplateText? = nil) -> [String] {
         var names: [String] = []
-        for text in [strings.title, strings.subtitle, strings.body, link?.text].compactMap({ $0 }) {
+        for text in [strings.title, strings.subtitle, strings.body, link?.text, mdm].compactMap({ $0 }) {
             for name in text.variableNames where !names.contains(name) { names.append(name) }
         }
         return names

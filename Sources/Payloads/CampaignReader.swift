@@ -10,6 +10,7 @@ public enum CampaignReader {
         "collapse_id", "thread_id", "category", "badge", "sound", "interruption_level", "relevance_score",
         "mutable_content", "content_available", "target_content_id", "data", "devices", "truncate", "dry_run",
         "send_at", "expires_at", "confirm_devices", "app", "environment", "lane", "rate_per_second",
+        "live_activity", "mdm",
     ]
     static let alertKeys: [String] = [
         "title", "subtitle", "body", "title-loc-key", "title-loc-args", "subtitle-loc-key",
@@ -117,9 +118,16 @@ public enum CampaignReader {
             NumberSafety.check(.object(data), at: root.appending("data"), reader: &r)
             c.data = data
         }
+        if let magic = r.plainString(object, "mdm", at: root) {
+            switch TemplateText.parse(magic) {
+            case .success(let text): c.mdm = text
+            case .failure(let why): r.problem(.invalidValue, at: root.appending("mdm"), why.message)
+            }
+        }
         if let devices = object["devices"] {
             c.devicesGiven = true
-            let (valid, indices) = readDevices(devices, hasTemplate: templateName != nil, &r)
+            // Device variables fill a template's placeholders, or the PushMagic's.
+            let (valid, indices) = readDevices(devices, hasTemplate: templateName != nil || object["mdm"] != nil, &r)
             c.devices = valid
             c.deviceIndices = indices  // after `devices`, whose didSet resets it
         }
@@ -146,6 +154,9 @@ public enum CampaignReader {
             } else {
                 r.wrongType(value, at: root.appending("rate_per_second"), expected: "devices per second (a number)")
             }
+        }
+        if let value = object["live_activity"] {
+            c.liveActivity = LiveActivity.read(value, &r)
         }
         if let value = object["confirm_devices"] {
             if let n = value.int64Value, n >= 1, n <= Int64(Int32.max) { c.confirmDevices = Int(n) } else if case .number = value {

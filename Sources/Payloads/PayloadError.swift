@@ -33,6 +33,17 @@ public enum PayloadErrorCode: String, Sendable, CaseIterable {
     case relevanceScoreOutOfRange
     case invalidExpiration
     case reservedDataKey
+    // Live Activities (ActivityKit push notifications).
+    /// The event (or the alert) needs a member that is missing.
+    case liveActivityRequiresMember
+    /// A member the event, or an ActivityKit payload at all, has no place for.
+    case liveActivityForbidsMember
+    /// A priority other than 10 or 5.
+    case liveActivityPriority
+    /// `stale_date` not after the timestamp, or `dismissal_date` more than four hours after it.
+    case liveActivityDateOrder
+    /// A member a fixed body (`widgets`, `controls`, `mdm`) has no place for.
+    case pushTypeForbidsMember
     /// A number in `data`, `relevance_score` or a template variable that a phone's
     /// parser cannot read as written (beyond a double's range, or an integer past ±2^53).
     case unsafeNumber

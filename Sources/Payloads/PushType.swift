@@ -10,6 +10,8 @@ public enum PushType: String, Sendable, CaseIterable {
     case liveactivity
     case pushtotalk
     case widgets
+    /// Reloads a control (`ControlWidget`) that registered a push handler.
+    case controls
 
     /// Appended to the app's bundle id to form `apns-topic`. MDM uses the topic of the
     /// MDM push certificate as it is (`com.apple.mgmt.External.<uuid>`), so no suffix.
@@ -23,6 +25,7 @@ public enum PushType: String, Sendable, CaseIterable {
         case .liveactivity: return ".push-type.liveactivity"
         case .pushtotalk: return ".voip-ptt"
         case .widgets: return ".push-type.widgets"
+        case .controls: return ".push-type.controls"
         }
     }
 

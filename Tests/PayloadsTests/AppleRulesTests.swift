@@ -15,11 +15,18 @@ import Testing
         .liveactivity: "com.example.shop.push-type.liveactivity",
         .pushtotalk: "com.example.shop.voip-ptt",
         .widgets: "com.example.shop.push-type.widgets",
+        .controls: "com.example.shop.push-type.controls",
     ]
 
     @Test(arguments: PushType.allCases)
     func headersForEveryPushType(_ type: PushType) throws {
-        let message = type == .background ? "" : #""alert": "x", "#
+        // Each push type with the least its body needs.
+        let message = switch type {
+        case .background, .widgets, .controls: ""
+        case .mdm: #""mdm": "ABC", "#
+        case .liveactivity: #""live_activity": {"event": "update", "content_state": {}}, "#
+        default: #""alert": "x", "#
+        }
         let r = try Fixtures.firstRequest(#"{\#(message)"push_type": "\#(type.rawValue)", "devices": ["\#(Fixtures.tokenA)"]}"#)
         #expect(r.headers.map(\.name) == ["apns-push-type", "apns-topic", "apns-priority", "apns-id"])
         #expect(r.header("apns-push-type") == type.rawValue)
