@@ -10,6 +10,9 @@ public struct APNsConfiguration: Sendable, Equatable {
     /// Overrides the environment's host: `http://127.0.0.1:PORT` (HTTP/2 cleartext, prior
     /// knowledge; loopback only) or `https://…` (TLS, always verified).
     public var url: String?
+    /// Overrides the channel management host (`api-manage-broadcast…`), as `url` does the
+    /// push host.
+    public var manageURL: String?
     /// CA bundle for verifying an `https` override (a local fake APNs with its own CA).
     public var caFile: String?
     public var teamId: String?
@@ -51,4 +54,8 @@ public struct APNsConfiguration: Sendable, Equatable {
 
     /// Where requests go: the override if set, else Apple's host for the environment.
     public var baseURL: String { url ?? environment.baseURL }
+
+    /// Where channel management requests go: the override if set, else Apple's
+    /// management host for the environment.
+    public var manageBaseURL: String { manageURL ?? environment.manageBaseURL }
 }

@@ -2,7 +2,7 @@ import DeepLinks
 import StrictJSON
 
 extension APNsConfiguration {
-    public static let keys = ["environment", "environments", "url", "caFile", "teamId", "keyId", "keyFile", "topic",
+    public static let keys = ["environment", "environments", "url", "manageURL", "caFile", "teamId", "keyId", "keyFile", "topic",
                               "connections", "transportThreads", "maxConcurrentStreams", "requestTimeoutSeconds", "retry", "dryRun"]
 
     /// Reads the `apns` section into `reader` (every problem collected there, each at the
@@ -17,8 +17,9 @@ extension APNsConfiguration {
         config.environments = readEnvironments(object, reader: &reader, at: path, default: config.environment)
         config.dryRun = reader.bool(object, "dryRun", at: path, default: false)
         config.url = reader.string(object, "url", at: path, validate: urlProblem)?.value.trimmingTrailingSlashes
+        config.manageURL = reader.string(object, "manageURL", at: path, validate: urlProblem)?.value.trimmingTrailingSlashes
         if let ca = reader.path(object, "caFile", at: path) {
-            if config.url?.hasPrefix("https://") == true { config.caFile = ca.value } else {
+            if config.url?.hasPrefix("https://") == true || config.manageURL?.hasPrefix("https://") == true { config.caFile = ca.value } else {
                 reader.report(.invalidValue, at: ca.location, "caFile only applies to an https:// url override")
             }
         }

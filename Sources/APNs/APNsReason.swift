@@ -5,6 +5,8 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     case badCollapseId, badDeviceToken, badExpirationDate, badMessageId, badPriority, badTopic
     case deviceTokenNotForTopic, duplicateHeaders, idleTimeout, invalidPushType
     case missingDeviceToken, missingTopic, payloadEmpty, topicDisallowed
+    // 400, broadcast channels (the management API and the broadcast send path)
+    case missingChannelId, badChannelId, channelNotRegistered, cannotCreateChannelConfig, featureNotEnabled, missingPushType
     // 403
     case badCertificate, badCertificateEnvironment, expiredProviderToken, forbidden
     case invalidProviderToken, missingProviderToken, unrelatedKeyIdInToken, badEnvironmentKeyIdInToken, badEnvironmentKeyInToken
@@ -30,6 +32,9 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
         (.idleTimeout, "IdleTimeout", 400), (.invalidPushType, "InvalidPushType", 400),
         (.missingDeviceToken, "MissingDeviceToken", 400), (.missingTopic, "MissingTopic", 400),
         (.payloadEmpty, "PayloadEmpty", 400), (.topicDisallowed, "TopicDisallowed", 400),
+        (.missingChannelId, "MissingChannelId", 400), (.badChannelId, "BadChannelId", 400),
+        (.channelNotRegistered, "ChannelNotRegistered", 400), (.cannotCreateChannelConfig, "CannotCreateChannelConfig", 400),
+        (.featureNotEnabled, "FeatureNotEnabled", 400), (.missingPushType, "MissingPushType", 400),
         (.badCertificate, "BadCertificate", 403), (.badCertificateEnvironment, "BadCertificateEnvironment", 403),
         (.expiredProviderToken, "ExpiredProviderToken", 403), (.forbidden, "Forbidden", 403),
         (.invalidProviderToken, "InvalidProviderToken", 403), (.missingProviderToken, "MissingProviderToken", 403),

@@ -83,6 +83,7 @@ enum CommandRegistry {
         ServeCommand.command,
         CampaignsCommand.command,
         AppsCommand.command,
+        ChannelsCommand.command,
         StorageCommand.command,
         ConfigCommand.command,
         HashKeyCommand.command,

@@ -53,6 +53,8 @@ import h2.settings
 import jwt
 from cryptography.hazmat.primitives import serialization
 
+import fake_broadcast  # the channel management API and the broadcast send path
+
 PUSH_TYPES = {"alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
               "liveactivity", "pushtotalk", "widgets"}
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -112,6 +114,7 @@ class Fake:
                         public = serialization.load_pem_private_key(kf.read(), None).public_key()
                     self.keys[entry["keyId"]] = {"team": entry["teamId"], "public_key": public, "topics": set(entry["topics"])}
         self.verified = {}
+        self.broadcast = fake_broadcast.Broadcast(self.script)
         self.key_problem = self.script.get("keyProblem")
         # "keyProblems": {"KEYID": "InvalidProviderToken", ...}: one key refused, the others not.
         self.key_problems = dict(self.script.get("keyProblems", {}))
@@ -207,9 +210,11 @@ class Fake:
         if len(names) != len(set(names)):
             return 400, "DuplicateHeaders"
         h = dict(headers)
+        path = h.get(":path", "")
+        if fake_broadcast.handles(path):
+            return None  # checked by fake_broadcast once the provider token verified
         if h.get(":method") != "POST":
             return 405, "MethodNotAllowed"
-        path = h.get(":path", "")
         if not path.startswith("/3/device/"):
             return 404, "BadPath"
         token = path[len("/3/device/"):]
@@ -403,28 +408,36 @@ class Connection(asyncio.Protocol):
         if token_reason is None and kid in fake.key_problems:
             token_reason = fake.key_problems[kid]
         violation = fake.validate(headers, body)
+        path = h.get(":path", "")
+        broadcast_side = fake_broadcast.handles(path)
         if violation is None and token_reason is None:
-            violation = fake.check_topic(kid, h.get("apns-topic"))
+            violation = fake.check_topic(kid, fake_broadcast.bundle_of(path) if broadcast_side else h.get("apns-topic"))
+        extra, success_body = [], b""
         if token_reason == "TooManyProviderTokenUpdates":
             status, reason = 429, token_reason
         elif token_reason is not None:
             status, reason = 403, token_reason
         elif violation is not None:
             status, reason = violation
+        elif broadcast_side and answer.get("status", 200) == 200:
+            status, reason, extra, success_body = fake.broadcast.answer(h, body)
         else:
             status, reason = answer.get("status", 200), answer.get("reason")
         apns_id = h.get("apns-id") or str(uuid.uuid4()).upper()
-        response = [(":status", str(status)), ("apns-id", apns_id)]
+        response = [(":status", str(status)), ("apns-id", apns_id)] + extra
+        if broadcast_side:
+            response.append(("apns-request-id", h.get("apns-request-id") or str(uuid.uuid4())))
         if "retryAfter" in answer and status != 200:
             response.append(("retry-after", str(answer["retryAfter"])))
         payload = b""
-        if status != 200:
+        if status >= 300:
             error = {"reason": reason or "InternalServerError"}
             if status == 410:
                 error["timestamp"] = answer.get("timestamp", 1700000000000)
             payload = json.dumps(error).encode()
             response.append(("content-type", "application/json"))
         try:
+            payload = payload or success_body
             if payload:
                 self.h2.send_headers(stream_id, response)
                 self.h2.send_data(stream_id, payload, end_stream=True)
@@ -448,7 +461,8 @@ class Connection(asyncio.Protocol):
                 self.advertise(wanted)
         fake.log.write(json.dumps({
             "n": n, "connection": self.id, "stream": stream_id, "token": token, "status": status,
-            "reason": reason if status != 200 else None, "time": time.time(), "iat": iat, "kid": kid,
+            "reason": reason if status >= 300 else None,
+            "method": h.get(":method"), "path": path, "channel": dict(extra).get("apns-channel-id") or h.get("apns-channel-id"), "time": time.time(), "iat": iat, "kid": kid,
             "topic": h.get("apns-topic"), "pushType": h.get("apns-push-type"), "priority": h.get("apns-priority"),
             "bodyBytes": len(body), "openStreams": open_streams, "violation": violation[1] if violation else None,
             "tokenProblem": token_reason,
