@@ -34,7 +34,7 @@ extension DiagnosticDomain {
 public enum DiagnosticCatalogue {
     public static let domains: [DiagnosticDomain] = [
         .json, .document, .files, .apps, .link, .routeTable, .campaign, .schedule, .request, .framing, .problem,
-        .apns, .delivery, .dispatcher, .signingKey, .aasa, .storage, .server,
+        .apns, .delivery, .dispatcher, .signingKey, .channels, .aasa, .storage, .server,
     ]
 
     /// Codes an HTTP client can see in a problem's `errors[]`.

@@ -63,7 +63,7 @@ enum ChannelsCommand {
         case .success(let value): operation = value
         }
         let setup = GatewayConfig.load(path: configPath(args["config"]), app: args["app"])
-            .flatMap { config, app in client(config, app, environment: args["environment"]).map { (app, $0, $1) } }
+            .flatMap { config, app in managementClient(config, app, environment: args["environment"]).map { (app, $0, $1) } }
         let (app, client, environment): (AppConfig, ChannelManagementClient, APNsEnvironment)
         switch setup {
         case .failure(let failure): return args.fail(failure)
@@ -86,7 +86,7 @@ enum ChannelsCommand {
 
     /// The app's management client in the chosen environment: its key and provider token
     /// (shared through storage), `apns.manageURL` or Apple's management host.
-    static func client(_ config: GatewayConfig, _ app: AppConfig, environment name: String?)
+    static func managementClient(_ config: GatewayConfig, _ app: AppConfig, environment name: String?)
         -> Result<(ChannelManagementClient, APNsEnvironment), CLIFailure> {
         var apns = app.apns
         if let name {
