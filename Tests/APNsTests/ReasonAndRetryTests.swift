@@ -3,12 +3,12 @@ import Testing
 
 @Suite struct ReasonAndRetryTests {
     @Test func everyDocumentedReasonMapsBothWays() {
-        #expect(APNsReason.documented.count == 33)
+        #expect(APNsReason.documented.count == 39)
         for entry in APNsReason.documented {
             #expect(APNsReason(entry.string) == entry.reason)
             #expect(entry.reason.rawValue == entry.string)
         }
-        #expect(Set(APNsReason.documented.map(\.string)).count == 33)
+        #expect(Set(APNsReason.documented.map(\.string)).count == 39)
         #expect(APNsReason("NewReason2027") == .unknown("NewReason2027"))
         #expect(APNsReason.unknown("NewReason2027").rawValue == "NewReason2027")
     }
