@@ -66,7 +66,9 @@ test: deps browser-env api-env
 
 # Every benchmark, release build: the in-process suites (links, payloads, apns), the HTTP
 # API under load, the streaming link checker against libcurl's URL parser, and the
-# durable outbox (rate next to `send`, a transactional campaign behind a bulk one).
+# durable outbox (rate next to `send` on SQLite and on a throwaway PostgreSQL with one and
+# two instances, with their claim times and lock waits; a transactional campaign behind a
+# bulk one).
 bench: release
 	.build/release/PushgateBench
 	bash Benchmarks/http/run.sh

@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
         .target(name: "TestSupport", dependencies: ["StrictJSON", "Timing"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "Timing", "Outbox"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "TestSupport"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport"], exclude: ["Fixtures"]),

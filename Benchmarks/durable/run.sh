@@ -1,57 +1,172 @@
 #!/usr/bin/env bash
 # Durable campaign benchmark: one campaign of N devices (default 1,000,000) POSTed (as
-# application/x-ndjson: the campaign line, then one token per line) to a
-# release build of `pushgate serve` (SQLite outbox, synchronous=FULL) and sent to a local
-# h2o sink (Benchmarks/sink/h2o.conf, TLS, one thread), compared in the same run with the
-# non-durable `pushgate send` of the same devices to the same sink.
-# Prints, for each: wall time, notifications/s, peak RSS, process CPU; for serve also the
-# time to the 202 and the database size.
-# Usage: Benchmarks/durable/run.sh [DEVICES]
+# application/x-ndjson: the campaign line, then one token per line) to a release build of
+# `pushgate serve` and sent to a local h2o sink (Benchmarks/sink/h2o.conf, TLS, one
+# thread), each of these in the same run:
+#   send    the non-durable `pushgate send` of the same devices to the same sink (the reference);
+#   sqlite  one serve on SQLite (synchronous=FULL);
+#   pg1     one serve on PostgreSQL (a throwaway cluster with fsync and synchronous_commit
+#           on, Benchmarks/durable/pgcluster.sh);
+#   pg2     two serves sharing one PostgreSQL database, the campaign POSTed to the first.
+# Prints, for each: wall time, notifications/s, peak RSS and CPU per process; for serve also
+# the time to the 202 and the database size. For PostgreSQL also the claim statements'
+# times (pg_stat_statements) and the lock waits: the gateway's connections in
+# pg_stat_activity and the ungranted pg_locks sampled every 0.1 s while the campaign sends,
+# and every wait over 100 ms the server logged (log_lock_waits).
+# Usage: Benchmarks/durable/run.sh [DEVICES] [send|sqlite|pg1|pg2 ...]   (default: all four)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 devices=${1:-1000000}
+shift $(( $# > 0 ? 1 : 0 ))
+scenarios=${*:-send sqlite pg1 pg2}
 bin=.build/release/pushgate
 bash scripts/release-build.sh --product pushgate >/dev/null
 source Benchmarks/durable/setup.sh
+source Benchmarks/durable/pgcluster.sh
+trap 'pg_remove; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
 cpu_of() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$1/stat"; }
 now() { date +%s.%N; }
-echo "== $devices devices; sink h2o on port $port (1 thread, TLS), 2 connections x 100 streams"
+declare -A rates
+echo "== $devices devices; sink h2o on port $port (1 thread, TLS), 2 connections x 100 streams; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "-- pushgate send (not durable)"
-/usr/bin/time -f "peak RSS: %M kB, CPU: %U s user + %S s system" \
-  "$bin" send --campaign "$work/campaign.json" --devices "$work/tokens.txt" --config "$work/gateway.json" --json \
-  > "$work/send.json" 2> "$work/send.err" &
-spid=$!
-start=$(now)
-wait $spid || true
-end=$(now)
-tail -1 "$work/send.err"
-awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "wall: %.2f s, %.0f notifications/s\n", e-s, n/(e-s)}'
-send_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+run_send() {
+  echo "-- pushgate send (not durable)"
+  /usr/bin/time -f "peak RSS: %M kB, CPU: %U s user + %S s system" \
+    "$bin" send --campaign "$work/campaign.json" --devices "$work/tokens.txt" --config "$work/gateway.json" --json \
+    > "$work/send.json" 2> "$work/send.err" &
+  local spid=$! start end
+  start=$(now)
+  wait $spid || true
+  end=$(now)
+  tail -1 "$work/send.err"
+  awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "wall: %.2f s, %.0f notifications/s\n", e-s, n/(e-s)}'
+  rates[send]=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+}
 
-echo "-- pushgate serve (durable: SQLite outbox, synchronous=FULL)"
-"$bin" serve --config "$work/gateway.json" 2> "$work/serve.err" &
-gpid=$!
-pids+=($gpid)
-for _ in $(seq 200); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.05; done
-gport=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/serve.err" | head -1)
-start=$(now)
-id=$(curl -sf --data-binary @"$work/campaign.ndjson" -H 'Content-Type: application/x-ndjson' \
-  "http://127.0.0.1:$gport/v1/campaigns" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-accepted=$(now)
-while true; do
-  status=$(curl -sf "http://127.0.0.1:$gport/v1/campaigns/$id?per_page=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["counts"]["delivered"])')
-  [ "${status%% *}" = completed ] && break
-  sleep 0.2
+# serve_run LABEL CONFIG INSTANCES: starts the instances on one configuration, POSTs the
+# campaign to the first and polls it until completed. Sets accepted_at and completed_at
+# (epoch seconds) and rates[LABEL].
+serve_run() {
+  local label=$1 config=$2 count=$3 gpids=() gports=() i start status
+  for i in $(seq "$count"); do
+    "$bin" serve --config "$config" 2> "$work/$label-$i.err" &
+    gpids+=($!)
+    pids+=($!)
+  done
+  for i in $(seq "$count"); do
+    for _ in $(seq 400); do grep -q "listening on" "$work/$label-$i.err" 2>/dev/null && break; sleep 0.05; done
+    gports+=("$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/$label-$i.err" | head -1)")
+  done
+  local api="http://127.0.0.1:${gports[0]}/v1/campaigns"
+  start=$(now)
+  local id
+  id=$(curl -sf --data-binary @"$work/campaign.ndjson" -H 'Content-Type: application/x-ndjson' "$api" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  accepted_at=$(now)
+  while true; do
+    status=$(curl -sf "$api/$id?per_page=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["counts"]["delivered"])')
+    [ "${status%% *}" = completed ] && break
+    sleep 0.2
+  done
+  completed_at=$(now)
+  echo "202 after: $(awk -v s="$start" -v e="$accepted_at" 'BEGIN {printf "%.2f s", e-s}') (campaign and $devices device rows committed)"
+  echo "delivered: ${status##* }"
+  awk -v s="$start" -v e="$completed_at" -v a="$accepted_at" -v n="$devices" \
+    'BEGIN {printf "wall (POST to completed): %.2f s, %.0f notifications/s (sending alone: %.0f/s)\n", e-s, n/(e-s), n/(e-a)}'
+  rates[$label]=$(awk -v s="$start" -v e="$completed_at" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+  for i in $(seq 0 $((count - 1))); do
+    local sent
+    sent=$(curl -sf "http://127.0.0.1:${gports[$i]}/metrics" \
+      | awk '/^pushgate_notifications_total/ && /result="delivered"/ {s += $NF} END {printf "%.0f", s}')
+    echo "instance $((i + 1)): delivered $sent, peak RSS: $(awk '/VmHWM/ {print $2 " kB"}' /proc/${gpids[$i]}/status), CPU: $(cpu_of ${gpids[$i]}) s"
+  done
+  for p in "${gpids[@]}"; do kill -TERM "$p"; done
+  for p in "${gpids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
+run_sqlite() {
+  echo "-- pushgate serve (durable: SQLite outbox, synchronous=FULL)"
+  serve_run sqlite "$work/gateway.json" 1
+  echo "database: $(du -k "$work"/pushgate.db* | awk '{s+=$1} END {printf "%.0f MB", s/1024}') (with WAL)"
+}
+
+# run_postgres LABEL INSTANCES: a database of its own in the cluster, the instances on it,
+# its lock-wait samples taken while the campaign sends.
+run_postgres() {
+  local label=$1 count=$2 db=bench_$1 lsn
+  echo "-- pushgate serve x $count (durable: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), synchronous_commit=on, one database)"
+  [ -n "$pgdir" ] || { pg_start; pg_sql postgres "CREATE EXTENSION pg_stat_statements" >/dev/null; }
+  pg_sql postgres "CREATE DATABASE $db" >/dev/null
+  python3 - "$work/gateway.json" "$work/$label.json" "$(pg_url "$db")" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["storage"] = {"url": sys.argv[3], "poolSize": 4}
+json.dump(config, open(sys.argv[2], "w"))
+PY
+  lsn=$(pg_sql postgres "SELECT pg_current_wal_lsn()")
+  # The gateway's connections (application_name pushgate) running a statement, those
+  # waiting for a lock, the locks not granted, and what the running ones wait on; line
+  # buffered, so what was sampled is in the file when the sampler is killed.
+  printf '%s \\watch 0.1\n' "SELECT extract(epoch FROM clock_timestamp())::numeric(16,2),
+      count(*) FILTER (WHERE state = 'active'), count(*) FILTER (WHERE state = 'active' AND wait_event_type = 'Lock'),
+      (SELECT count(*) FROM pg_locks WHERE NOT granted),
+      coalesce(string_agg(wait_event_type || ':' || wait_event, ',') FILTER (WHERE state = 'active' AND wait_event IS NOT NULL), '-')
+    FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'pushgate'" \
+    | stdbuf -oL psql -X -q -A -t -F " " -h 127.0.0.1 -p "$pgport" -U postgres -d postgres > "$work/$label-samples.txt" 2>/dev/null &
+  local sampler=$!
+  pids+=($sampler)
+  serve_run "$label" "$work/$label.json" "$count"
+  kill "$sampler" 2>/dev/null || true
+  echo "database: $(pg_sql postgres "SELECT pg_size_pretty(pg_database_size('$db'))"), WAL written: $(pg_sql postgres "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn'))")"
+  echo "claim statements (pg_stat_statements; ms per call):"
+  pg_sql postgres "SELECT format('  %-26s %8s calls, mean %6s, max %8s, stddev %6s', CASE
+        WHEN query LIKE '%FROM campaigns%SKIP LOCKED%' THEN 'sendable campaigns'
+        WHEN query LIKE '%lease_until <=%SKIP LOCKED%' THEN 'expired leases taken over'
+        WHEN query LIKE '%state = 0 AND next_at%SKIP LOCKED%' THEN 'pending devices'
+        WHEN query LIKE '%state = 2 AND next_at%SKIP LOCKED%' THEN 'due retries'
+        WHEN query LIKE 'UPDATE deliveries d SET state = u.state%' THEN 'results recorded'
+        ELSE 'COMMIT (every transaction)' END,
+      calls, round(mean_exec_time::numeric, 2), round(max_exec_time::numeric, 2), round(stddev_exec_time::numeric, 2))
+    FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$db')
+      AND (query LIKE '%SKIP LOCKED%' AND query LIKE '%deliveries%' OR query LIKE '%FROM campaigns%SKIP LOCKED%'
+           OR query LIKE 'UPDATE deliveries d SET state = u.state%' OR query = 'COMMIT')
+    ORDER BY calls DESC"
+  python3 - "$work/$label-samples.txt" "$accepted_at" "$completed_at" <<'PY'
+import collections, sys
+path, start, end = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+samples = []
+for line in open(path):
+    parts = line.split()
+    if len(parts) == 5 and start <= float(parts[0]) <= end:
+        samples.append((int(parts[1]), int(parts[2]), int(parts[3]), parts[4]))
+busy = [s for s in samples if s[0] > 0]
+waits = collections.Counter(e for s in busy if s[3] != "-" for e in s[3].split(","))
+running = sum(s[0] for s in busy)
+print(f"lock waits (pg_stat_activity and pg_locks every 0.1 s while sending): {len(samples)} samples, "
+      f"{len(busy)} with a gateway statement running ({running} statements seen); "
+      f"waiting for a lock in {sum(1 for s in samples if s[1] > 0)}, locks not granted in {sum(1 for s in samples if s[2] > 0)} "
+      f"(at most {max((s[2] for s in samples), default=0)})")
+top = ", ".join(f"{event} {100 * n / running:.0f}%" for event, n in waits.most_common(5)) if running else "-"
+print(f"running statements waiting on (share of those seen): {top}")
+PY
+  echo "lock waits over 100 ms logged by the server: $(grep -c " $db .*still waiting for" "$pgdir/server.log" || true)," \
+    "deadlocks: $(pg_sql postgres "SELECT deadlocks FROM pg_stat_database WHERE datname = '$db'")"
+}
+
+for scenario in $scenarios; do
+  case $scenario in
+    send) run_send ;;
+    sqlite) run_sqlite ;;
+    pg1) run_postgres pg1 1 ;;
+    pg2) run_postgres pg2 2 ;;
+    *) echo "unknown scenario $scenario (send, sqlite, pg1, pg2)" >&2; exit 2 ;;
+  esac
 done
-end=$(now)
-echo "202 after: $(awk -v s="$start" -v e="$accepted" 'BEGIN {printf "%.2f s", e-s}') (campaign and $devices device rows committed)"
-echo "delivered: ${status##* }"
-awk -v s="$start" -v e="$end" -v a="$accepted" -v n="$devices" \
-  'BEGIN {printf "wall (POST to completed): %.2f s, %.0f notifications/s (sending alone: %.0f/s)\n", e-s, n/(e-s), n/(e-a)}'
-serve_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
-echo "peak RSS: $(awk '/VmHWM/ {print $2 " kB"}' /proc/$gpid/status), CPU: $(cpu_of $gpid) s"
-kill -TERM $gpid; wait $gpid 2>/dev/null || true
-echo "database: $(du -k "$work"/pushgate.db* | awk '{s+=$1} END {printf "%.0f MB", s/1024}') (with WAL)"
-awk -v a="$serve_rate" -v b="$send_rate" 'BEGIN {printf "durable / send throughput: %.2f\n", a/b}'
+if [ -n "${rates[send]:-}" ]; then
+  for label in sqlite pg1 pg2; do
+    [ -n "${rates[$label]:-}" ] && awk -v l="$label" -v a="${rates[$label]}" -v b="${rates[send]}" \
+      'BEGIN {printf "durable (%s) / send throughput: %.2f\n", l, a/b}'
+  done
+fi
+exit 0

@@ -22,6 +22,9 @@ public struct DurableSettings: Sendable {
         public var idempotencyRetentionSeconds: Double = 24 * 3600
         /// Finished campaigns (their devices, keys and webhook events) are purged after this.
         public var retentionSeconds: Double = 30 * 86_400
+        /// On a shared database, how long one instance holds a webhook batch it is sending
+        /// (`webhook.leaseSeconds`): another instance sends that batch only once it expires.
+        public var webhookLeaseSeconds: Double = 120
 
         /// Where the campaigns are, as shown in messages: the file, or the URL without its password.
         public var location: String { url.map(Self.redacted) ?? path }
@@ -65,6 +68,9 @@ public struct DurableSettings: Sendable {
         public var timeoutSeconds = 10
         public var retryBaseSeconds: Double = 1
         public var retryMaxSeconds: Double = 300
+        /// See `Storage.webhookLeaseSeconds`; longer than `timeoutSeconds`, so two
+        /// instances never post at once.
+        public var leaseSeconds: Double = 120
 
         /// After a failed batch: doubling from `retryBaseSeconds`, at most `retryMaxSeconds`.
         public var retryBackoff: Backoff { Backoff(initial: .seconds(retryBaseSeconds), maximum: .seconds(retryMaxSeconds)) }
@@ -83,7 +89,7 @@ public struct DurableSettings: Sendable {
                                      "idempotencyRetentionHours", "retentionDays"]
     public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
     public static let lanesKeys = ["transactionalMaxDevices"]
-    public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds"]
+    public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
 
     /// Reads the four sections (any may be absent) into `reader`. `defaultPath` is the
     /// database when `storage.path` is not set, relative to the configuration's folder.
@@ -153,6 +159,12 @@ public struct DurableSettings: Sendable {
         hook.timeoutSeconds = reader.integer(object, "timeoutSeconds", at: path, in: 1...300, default: hook.timeoutSeconds) ?? hook.timeoutSeconds
         hook.retryBaseSeconds = reader.number(object, "retryBaseSeconds", at: path, in: 0...3600, default: hook.retryBaseSeconds) ?? hook.retryBaseSeconds
         hook.retryMaxSeconds = reader.number(object, "retryMaxSeconds", at: path, in: 0...86_400, default: hook.retryMaxSeconds) ?? hook.retryMaxSeconds
+        hook.leaseSeconds = reader.number(object, "leaseSeconds", at: path, in: 1...86_400, default: hook.leaseSeconds) ?? hook.leaseSeconds
+        if hook.leaseSeconds <= Double(hook.timeoutSeconds) {
+            reader.report(.conflictingFields, at: path.appending("leaseSeconds"),
+                          "expected webhook.leaseSeconds above webhook.timeoutSeconds (\(hook.timeoutSeconds)), so two instances never post one batch at once")
+        }
+        self.storage.webhookLeaseSeconds = hook.leaseSeconds
         self.webhook = hook
     }
 }

@@ -6,7 +6,8 @@ import Timing
 
 /// Purges finished campaigns older than `storage.retentionDays` — their device rows,
 /// counts, idempotency keys and webhook events; dead-token records stay — and gives the
-/// freed pages back (incremental vacuum). Everything goes in small transactions with a
+/// freed pages back (SQLite's incremental vacuum; on PostgreSQL autovacuum makes the space
+/// reusable, and there is nothing to give back). Everything goes in small transactions with a
 /// pause between them, so intake and the dispatcher never wait on it for more than one
 /// batch. Runs on its own thread: once at start, then every `intervalSeconds`.
 public final class Retention: Sendable {
@@ -36,6 +37,12 @@ public final class Retention: Sendable {
         public var deliveries = 0
         public var pagesReclaimed = 0
         public var transactions = 0
+
+        /// The log line of a pass that purged something.
+        public func summary(reclaimsFreePages: Bool) -> String {
+            "pushgate: retention: purged \(campaigns) finished campaigns (\(deliveries) device rows), "
+                + (reclaimsFreePages ? "\(pagesReclaimed) pages given back" : "their space reused by PostgreSQL's autovacuum")
+        }
     }
 
     let storage: any CampaignStorage
@@ -60,9 +67,7 @@ public final class Retention: Sendable {
         let thread = Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
                 let pass = runOnce()
-                if pass.campaigns > 0 {
-                    log("pushgate: retention: purged \(pass.campaigns) finished campaigns (\(pass.deliveries) device rows), \(pass.pagesReclaimed) pages given back")
-                }
+                if pass.campaigns > 0 { log(pass.summary(reclaimsFreePages: storage.reclaimsFreePages)) }
                 _ = wakeup.wait(timeout: .now() + options.intervalSeconds)
             }
             loopEnded.signal()
@@ -93,7 +98,7 @@ public final class Retention: Sendable {
                 guard progress.more else { break }
                 pause()
             }
-            guard pass.deliveries > 0 || pass.campaigns > 0 else { return pass }
+            guard pass.deliveries > 0 || pass.campaigns > 0, storage.reclaimsFreePages else { return pass }
             while !stopping.load(ordering: .relaxed) {
                 let given = try storage.reclaimFreePages(maxPages: options.batchPages)
                 pass.transactions += 1

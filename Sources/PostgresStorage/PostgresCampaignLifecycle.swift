@@ -161,7 +161,8 @@ extension PostgresCampaignStorage {
     }
 
     /// PostgreSQL keeps no free list to give back page by page: autovacuum makes deleted
-    /// rows' space reusable. Nothing to do here.
+    /// rows' space reusable. Nothing to do here (retention does not call it).
+    public var reclaimsFreePages: Bool { false }
     public func reclaimFreePages(maxPages: Int) throws(StorageError) -> Int { 0 }
 
     /// The database's size in blocks (every relation pushgate created); no free-page count.

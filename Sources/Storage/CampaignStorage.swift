@@ -26,7 +26,9 @@ public protocol CampaignStorage: ProviderTokenStorage {
                         holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery]
     /// For a backend owned by one process (SQLite): at start, every lease a previous owner
     /// left (it is dead: the owner lock says so) is given back at once instead of waiting
-    /// for it to expire; the rows become pending again. Returns how many.
+    /// for it to expire; the rows become pending again. Returns how many. A shared backend
+    /// (PostgreSQL) gives nothing back and returns 0: no instance can tell that another
+    /// died, so the next claim of any instance takes a lease over once it has expired.
     func requeueInFlight() throws(StorageError) -> Int
     /// Deliveries not yet in a final state, over all campaigns.
     func queueDepth() throws(StorageError) -> Int
@@ -55,6 +57,10 @@ public protocol CampaignStorage: ProviderTokenStorage {
     /// and the campaign itself (counts, idempotency keys, events) once its rows are gone.
     /// Dead-token records are kept.
     func purgeFinished(before cutoff: Double, limit: Int) throws(StorageError) -> PurgeProgress
+    /// Whether purged rows leave free pages for `reclaimFreePages` to give back (SQLite's
+    /// incremental vacuum). False where the database reuses that space on its own
+    /// (PostgreSQL's autovacuum), and `reclaimFreePages` has nothing to do.
+    var reclaimsFreePages: Bool { get }
     /// Gives up to `maxPages` free pages back to the file system; returns how many.
     func reclaimFreePages(maxPages: Int) throws(StorageError) -> Int
     func pageStatistics() throws(StorageError) -> PageStatistics

@@ -193,6 +193,8 @@ extension SQLiteCampaignStorage {
         }
     }
 
+    public var reclaimsFreePages: Bool { true }
+
     public func reclaimFreePages(maxPages: Int) throws(StorageError) -> Int {
         try writing { db throws(StorageError) in
             let before = try Self.pageStatistics(db).freePages

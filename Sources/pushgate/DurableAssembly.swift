@@ -74,7 +74,7 @@ struct DurableAssembly {
             }
         }
         var options = PostgresCampaignStorage.Options(url: settings.url ?? "", password: password, poolSize: settings.poolSize,
-                                                      instance: instance, readOnly: readOnly)
+                                                      instance: instance, webhookLeaseSeconds: settings.webhookLeaseSeconds, readOnly: readOnly)
         options.inspectOnly = inspectOnly
         do throws(StorageError) {
             return .success(try PostgresCampaignStorage(options: options))

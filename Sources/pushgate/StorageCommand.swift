@@ -12,7 +12,8 @@ import Timing
 /// `pushgate storage migrate [--config PATH]`: brings the configured database to this
 /// pushgate's schema (on PostgreSQL under the advisory lock every instance takes).
 /// `pushgate storage status [--config PATH] [--json]`: its schema version, the instances
-/// seen with their last heartbeat, the leases held. Reads only; never migrates.
+/// seen with their last heartbeat, the leases held and what becomes of them, and how the
+/// space of purged rows comes back. Reads only; never migrates.
 enum StorageCommand {
     static let command = Command.group("storage", "migrate the campaign database or show its state", [
         Command(CommandDeclaration(
@@ -58,10 +59,10 @@ enum StorageCommand {
         case .failure(let failure): return args.fail(failure)
         case .success(let value): storage = value
         }
-        switch read(storage) {
+        let now = SystemClock().wallSeconds()
+        switch read(storage, now: now) {
         case .failure(let failure): return args.fail(failure)
         case .success(let found):
-            let now = SystemClock().wallSeconds()
             if args.has("json") {
                 Output.writeBytes(json(found, location: storage.location))
             } else {
@@ -72,15 +73,15 @@ enum StorageCommand {
     }
 
     /// The status without migrating; nil for an SQLite file not created yet.
-    static func read(_ settings: DurableSettings.Storage) -> Result<StorageStatus?, CLIFailure> {
+    static func read(_ settings: DurableSettings.Storage, now: Double = SystemClock().wallSeconds()) -> Result<StorageStatus?, CLIFailure> {
         do throws(StorageError) {
             if settings.url != nil {
                 switch DurableAssembly.openPostgres(settings, instance: "cli", readOnly: true, inspectOnly: true) {
                 case .failure(let failure): return .failure(failure)
-                case .success(let storage): return .success(try storage.status())
+                case .success(let storage): return .success(try storage.status(now: now))
                 }
             }
-            return .success(try SQLiteCampaignStorage.status(path: settings.path))
+            return .success(try SQLiteCampaignStorage.status(path: settings.path, now: now))
         } catch {
             return .failure(DurableAssembly.storageFailure(error, settings))
         }
@@ -102,7 +103,23 @@ enum StorageCommand {
         }
         out += "leases:\(status.leases.isEmpty ? " none held" : "")\n"
         for lease in status.leases {
-            out += "  \(lease.owner)  \(lease.deliveries) deliveries, expiring \(RFC3339.format(lease.firstExpiry)) to \(RFC3339.format(lease.lastExpiry))\n"
+            out += "  \(lease.owner)  \(lease.deliveries) deliveries (\(lease.expired) expired), "
+                + "expiring \(RFC3339.format(lease.firstExpiry)) to \(RFC3339.format(lease.lastExpiry))\n"
+        }
+        switch status.recovery {
+        case .givenBackAtStart:
+            out += "in flight when serve stops or dies: given back when serve starts again on this file\n"
+        case .takenOverWhenExpired:
+            out += "in flight when an instance stops or dies: taken over by the next claim of any instance once the lease expires (dispatcher.leaseSeconds)\n"
+        }
+        switch status.space {
+        case .freePages(let pages, let free, let pageSize)?:
+            out += "space: \(pages * pageSize / 1_048_576) MB, \(free) of \(pages) pages free; retention gives free pages back (incremental vacuum)\n"
+        case .autovacuum(let bytes, let deadRows, let lastVacuum)?:
+            let last = lastVacuum.map { "last vacuumed \(RFC3339.format($0))" } ?? "not vacuumed yet"
+            out += "space: \(bytes / 1_048_576) MB; PostgreSQL's autovacuum makes purged rows' space reusable "
+                + "(deliveries: \(deadRows) dead rows, \(last))\n"
+        case nil: break
         }
         return out
     }
@@ -134,11 +151,30 @@ enum StorageCommand {
                     w.object { w in
                         w.member("owner", lease.owner)
                         w.member("deliveries", lease.deliveries)
+                        w.member("expired", lease.expired)
                         w.member("first_expiry", RFC3339.format(lease.firstExpiry))
                         w.member("last_expiry", RFC3339.format(lease.lastExpiry))
                     }
                 }
             })
+            w.member("in_flight_recovery", status.recovery.rawValue)
+            switch status.space {
+            case .freePages(let pages, let free, let pageSize)?:
+                w.member("space", object: { w in
+                    w.member("reclaim", "incremental_vacuum")
+                    w.member("bytes", pages * pageSize)
+                    w.member("pages", pages)
+                    w.member("free_pages", free)
+                })
+            case .autovacuum(let bytes, let deadRows, let lastVacuum)?:
+                w.member("space", object: { w in
+                    w.member("reclaim", "autovacuum")
+                    w.member("bytes", bytes)
+                    w.member("dead_rows", deadRows)
+                    w.member("last_vacuum", orNull: lastVacuum.map(RFC3339.format))
+                })
+            case nil: w.member("space", orNull: Optional<String>.none)
+            }
         }
         return w.bytes + [0x0A]
     }

@@ -145,6 +145,24 @@ final class WebhookReceiver: HTTPResponder {
         #expect(badReader.diagnostics.compactMap { $0.location.path?.description } == ["dispatcher.leaseSeconds"])
     }
 
+    /// The sender lease on a shared database: read into the storage settings, and refused
+    /// unless longer than one request may take (two instances would post one batch at once).
+    @Test func theWebhookLeaseIsLongerThanARequest() throws {
+        var reader = ConfigReader(file: "config/gateway.json")
+        let hook = try JSONParser().parse(#"{"url": "https://hooks.example.com/dead", "secret": "0123456789abcdef0123", "leaseSeconds": 45}"#)
+        let settings = DurableSettings(storage: nil, dispatcher: nil, webhook: hook, defaultPath: "x.db", reader: &reader)
+        #expect(reader.isValid)
+        #expect(settings.webhook?.leaseSeconds == 45 && settings.storage.webhookLeaseSeconds == 45)
+        var defaultsReader = ConfigReader(file: "config/gateway.json")
+        #expect(DurableSettings(storage: nil, dispatcher: nil, webhook: nil, defaultPath: "x.db", reader: &defaultsReader).storage.webhookLeaseSeconds == 120)
+        var badReader = ConfigReader(file: "config/gateway.json")
+        let short = try JSONParser().parse(#"{"url": "https://hooks.example.com/dead", "secret": "0123456789abcdef0123", "timeoutSeconds": 10, "leaseSeconds": 10}"#)
+        _ = DurableSettings(storage: nil, dispatcher: nil, webhook: short, defaultPath: "x.db", reader: &badReader)
+        #expect(badReader.diagnostics.map(\.code) == [.conflictingFields])
+        #expect(badReader.diagnostics.compactMap { $0.location.path?.description } == ["webhook.leaseSeconds"])
+        #expect(badReader.diagnostics.first?.message.contains("above webhook.timeoutSeconds (10)") == true)
+    }
+
     @Test func theWebhookSecretAndURLComeFromTheEnvironment() {
         var reader = ConfigReader(file: "config/gateway.json", environment: [
             "PUSHGATE_WEBHOOK_URL": "https://hooks.example.com/dead", "PUSHGATE_WEBHOOK_SECRET": "0123456789abcdef0123"])

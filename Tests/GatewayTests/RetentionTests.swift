@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PostgresStorage
 import Storage
 import StrictJSON
 import Synchronization
@@ -20,7 +21,7 @@ import TestSupport
     }
 
     /// A campaign of `devices` written and delivered at the clock's time (one dead token).
-    func runCampaign(_ storage: SQLiteCampaignStorage, _ id: String, devices: Int, clock: ManualClock) throws {
+    func runCampaign(_ storage: any CampaignStorage, _ id: String, devices: Int, clock: ManualClock) throws {
         let now = clock.wallSeconds()
         let campaign = NewCampaign(id: id, createdAt: now, dryRun: false, message: Self.message, body: Array(#"{"aps":{"alert":"hi"}}"#.utf8),
                                    apnsIDPrefix: "00000000-0000-4000-8000-",
@@ -59,6 +60,29 @@ import TestSupport
         clock.advance(by: .seconds(20 * Self.day))
         #expect(retention.runOnce().campaigns == 1)
         #expect(try storage.campaign(id: "open-0003") != nil, "an unfinished campaign is never purged")
+    }
+
+    /// On PostgreSQL a pass purges the same rows and asks for no pages back: autovacuum makes
+    /// their space reusable, and the log line says so instead of "0 pages given back".
+    @Test func onPostgreSQLThePurgedRowsSpaceIsLeftToAutovacuum() throws {
+        let clock = ManualClock()
+        let storage = try PostgresCampaignStorage(options: .init(url: try PostgresCluster.shared().newDatabaseURL(), poolSize: 2, instance: "t"))
+        #expect(!storage.reclaimsFreePages)
+        try runCampaign(storage, "old-0001", devices: 250, clock: clock)
+        clock.advance(by: .seconds(31 * Self.day))
+        let retention = Retention(storage: storage, options: .init(retentionSeconds: 30 * Self.day, batchRows: 100, pauseSeconds: 0), clock: clock)
+        let pass = retention.runOnce()
+        #expect(pass.campaigns == 1 && pass.deliveries == 250 && pass.pagesReclaimed == 0)
+        #expect(pass.summary(reclaimsFreePages: storage.reclaimsFreePages)
+                == "pushgate: retention: purged 1 finished campaigns (250 device rows), their space reused by PostgreSQL's autovacuum")
+        #expect(try storage.campaign(id: "old-0001") == nil)
+        #expect(try storage.deadTokens(sinceMilliseconds: 0, after: nil, limit: 10).count == 1, "dead tokens are kept")
+        let sqlite = try self.storage()
+        try runCampaign(sqlite, "old-0002", devices: 250, clock: clock)
+        clock.advance(by: .seconds(31 * Self.day))
+        let given = Retention(storage: sqlite, options: .init(retentionSeconds: 30 * Self.day, pauseSeconds: 0), clock: clock).runOnce()
+        #expect(given.pagesReclaimed > 0)
+        #expect(given.summary(reclaimsFreePages: sqlite.reclaimsFreePages).hasSuffix("\(given.pagesReclaimed) pages given back"))
     }
 
     @Test func theDatabaseStopsGrowingOverRepeatedCampaigns() throws {

@@ -73,6 +73,13 @@ import TestSupport
         #expect(shown["instances"]?.arrayValue?.count == 1)
         #expect(shown["instances"]?.arrayValue?.first?.objectValue?["heartbeat_at"]?.stringValue != nil)
         #expect(shown["queue_depth"]?.int64Value == 0)
+        // What becomes of leases and purged rows' space, said as PostgreSQL does it.
+        #expect(shown["in_flight_recovery"]?.stringValue == "lease_expiry")
+        #expect(shown["space"]?.objectValue?["reclaim"]?.stringValue == "autovacuum")
+        #expect((shown["space"]?.objectValue?["bytes"]?.int64Value ?? 0) > 0)
+        let text = try CLI.run(["storage", "status", "--config", config])
+        #expect(text.stdout.contains("taken over by the next claim of any instance once the lease expires"), "\(text.stdout)")
+        #expect(text.stdout.contains("PostgreSQL's autovacuum makes purged rows' space reusable (deliveries: "), "\(text.stdout)")
         let migrated = try CLI.run(["storage", "migrate", "--config", config])
         #expect(migrated.status == 0 && migrated.stdout.contains("schema version"), "\(migrated.stderr)")
         #expect(server.terminate() == 0)
@@ -174,6 +181,45 @@ import TestSupport
         #expect(a.terminate() == 0 && b.terminate() == 0)
     }
 
+    /// The instance posting a dead-token batch is killed with the POST unanswered: once its
+    /// sender lease runs out, another instance posts the same batch (same id, same body).
+    /// At least once: the receiver gets every dead token and the campaign's end.
+    @Test func aWebhookBatchWhoseSenderIsKilledIsSentAgainByAnotherInstance() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let tokens = (0..<300).map { Self.token(6, $0) }
+        let dead = Set(tokens.prefix(5))
+        // 410 however often asked: a dead token in flight at the kill is sent again.
+        let gone = #"{"status": 410, "reason": "Unregistered"}"#
+        let answers = dead.map { #""\#($0)": [\#(gone), \#(gone), \#(gone)]"# }.joined(separator: ", ")
+        let fake = try FakeAPNsProcess(script: #"{"delayMs": 2, "tokens": {\#(answers)}}"#)
+        defer { fake.stop() }
+        let receiver = try WebhookReceiverProcess(hang: "dead_tokens", in: fake.directory)
+        defer { receiver.stop() }
+        let webhook = #"{"url": "http://127.0.0.1:\#(receiver.port)/hook", "secret": "0123456789abcdef-fleet-secret", "#
+            + #""timeoutSeconds": 5, "leaseSeconds": 6, "retryBaseSeconds": 0.1, "retryMaxSeconds": 0.5}"#
+        let config = try fake.gatewayConfig(database: "", inFlight: 10, storage: Self.storage(url), dispatcher: #", "leaseSeconds": 2"#,
+                                            webhook: webhook)
+        let a = try ServeProcess(config: config)
+        let id = try Self.post(a, tokens)
+        // a posts the first dead-token batch; the receiver holds it; a dies.
+        #expect(eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(10)) {
+            receiver.requests().contains { $0.event == "dead_tokens" }
+        })
+        a.kill9()
+        let b = try ServeProcess(config: config)
+        let done = eventuallyBlocking(timeout: .seconds(90), interval: .milliseconds(50)) {
+            let answered = receiver.requests().filter(\.answered)
+            let reported = Set(answered.filter { $0.event == "dead_tokens" }.flatMap(\.deadTokens))
+            return reported == dead && answered.contains { $0.event == "campaign.finished" && $0.body.contains(id) }
+        }
+        #expect(done, "\(receiver.requests().map { "\($0.event) \($0.batch) answered=\($0.answered)" })")
+        let held = try #require(receiver.requests().first { !$0.answered })
+        let resent = try #require(receiver.requests().first { $0.answered && $0.event == "dead_tokens" })
+        #expect(resent.batch == held.batch && resent.body == held.body, "the same batch, not a new one")
+        #expect(b.object("GET", "/v1/campaigns/\(id)")?["counts"]?.objectValue?["unregistered"]?.int64Value == 5)
+        #expect(b.terminate() == 0)
+    }
+
     @Test func theDatabaseRestartedMidCampaignLosesNothing() throws {
         let cluster = try PostgresCluster.make()
         defer { cluster.remove() }
@@ -206,5 +252,66 @@ import TestSupport
         let times = Self.answeredTimes(fake)
         #expect(times.count == 6000)
         #expect(times.values.reduce(0) { $0 + $1 - 1 } <= Self.inFlight)
+    }
+}
+
+/// Tests/PushgateCLITests/Fixtures/webhook_receiver.py: a loopback webhook receiver that
+/// answers 204, except that it holds the first request of the event `hang` unanswered.
+final class WebhookReceiverProcess {
+    struct Request {
+        var event: String
+        var batch: String
+        var body: String
+        var answered: Bool
+        var deadTokens: [String] {
+            let items = (try? JSONParser().parse(Array(body.utf8)))?.objectValue?["dead_tokens"]?.arrayValue ?? []
+            return items.compactMap { $0.objectValue?["token"]?.stringValue }
+        }
+    }
+
+    let port: Int
+    private let process = Process()
+    private let log: String
+
+    init(hang: String, in folder: URL) throws {
+        log = folder.appendingPathComponent("webhook-\(UUID().uuidString).jsonl").path
+        let script = CLI.packageRoot.appendingPathComponent("Tests/PushgateCLITests/Fixtures/webhook_receiver.py").path
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script, "--log", log, "--hang", hang]
+        let output = Pipe.closedOnExec()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw ServeProcess.ServeError(message: "webhook_receiver.py did not print its port")
+        }
+        self.port = port
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        guard process.isRunning else { return }
+        // SIGKILL: the child may inherit the test thread's blocked SIGTERM.
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Every request received so far, in arrival order.
+    func requests() -> [Request] {
+        guard let data = FileManager.default.contents(atPath: log) else { return [] }
+        return data.split(separator: 0x0A).compactMap { line in
+            guard let object = (try? JSONParser().parse(Array(line)))?.objectValue else { return nil }
+            return Request(event: object["event"]?.stringValue ?? "", batch: object["batch"]?.stringValue ?? "",
+                           body: object["body"]?.stringValue ?? "", answered: object["answered"] == .bool(true))
+        }
     }
 }

@@ -92,9 +92,9 @@ extension FakeAPNsServer {
 
     /// A gateway configuration sending to this fake with the fixture key, written next to
     /// its log; returns its path. `storage`: the section's JSON (default: the SQLite file
-    /// `database`); `dispatcher`: more members of that section.
+    /// `database`); `dispatcher`: more members of that section; `webhook`: that section's JSON.
     func gatewayConfig(database: String, inFlight: Int, claimBatch: Int = 20, storage: String? = nil, dispatcher: String = "",
-                       maxBodyBytes: Int = 4194304, name: String = "gateway.json") throws -> String {
+                       maxBodyBytes: Int = 4194304, webhook: String? = nil, name: String = "gateway.json") throws -> String {
         let root = CLI.packageRoot.path
         let text = """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
@@ -102,7 +102,7 @@ extension FakeAPNsServer {
                   "keyId": "\(Self.keyId)", "keyFile": "\(Self.keyFile)", "connections": 1},
          "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": \(maxBodyBytes)},
          "storage": \(storage ?? "{\"path\": \"\(database)\"}"),
-         "dispatcher": {"inFlight": \(inFlight), "claimBatch": \(claimBatch)\(dispatcher)}}
+         "dispatcher": {"inFlight": \(inFlight), "claimBatch": \(claimBatch)\(dispatcher)}\(webhook.map { ", \"webhook\": " + $0 } ?? "")}
         """
         let path = directory.appendingPathComponent(name).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)

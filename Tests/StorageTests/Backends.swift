@@ -31,6 +31,14 @@ struct StoreLocation: Sendable {
         }
     }
 
+    /// What `pushgate storage status` shows for it.
+    func status(now: Double) throws -> StorageStatus? {
+        switch backend {
+        case .sqlite: try SQLiteCampaignStorage.status(path: address, now: now)
+        case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 1, instance: "probe", readOnly: true)).status(now: now)
+        }
+    }
+
     func schemaVersion() throws -> Int {
         switch backend {
         case .sqlite: try SQLiteCampaignStorage(path: address).schemaVersion()

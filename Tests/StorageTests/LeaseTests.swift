@@ -46,6 +46,35 @@ import Testing
         #expect(try storage.renewLeases(first, now: 1051) == 0, "lost: no longer renewable")
     }
 
+    /// `storage status`: the leases by owner, how many have expired, and what becomes of
+    /// them, which is what each backend then does: SQLite gives every lease back at the next
+    /// start; PostgreSQL gives nothing back, and another instance takes over only the
+    /// expired ones.
+    @Test(arguments: Backend.allCases) func theStatusCountsExpiredLeasesAndSaysWhatBecomesOfThem(_ backend: Backend) throws {
+        let location = try StoreLocation.fresh(backend)
+        let storage = try location.open()
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+        #expect(try storage.claim(limit: 2, lease: first, now: 1000).count == 2)  // until 1030
+        #expect(try storage.claim(limit: 1, lease: second, now: 1020).count == 1)  // until 1050
+        let status = try #require(try location.status(now: 1040))
+        #expect(status.leases.map(\.owner) == [first.owner, second.owner])
+        #expect(status.leases.map(\.deliveries) == [2, 1])
+        #expect(status.leases.map(\.expired) == [2, 0])
+        #expect(status.queueDepth == 3)
+        switch backend {
+        case .sqlite:
+            #expect(status.recovery == .givenBackAtStart)
+            #expect(try storage.requeueInFlight() == 3)
+            #expect(try location.status(now: 1040)?.leases == [])
+        case .postgres:
+            #expect(status.recovery == .takenOverWhenExpired)
+            #expect(try storage.requeueInFlight() == 0, "nothing is given back at start")
+            let third = LeaseTerms(owner: "gw-3/300/1040.0", seconds: 30)
+            #expect(try location.open(instance: "gw-3").claim(limit: 10, lease: third, now: 1040).map(\.index) == [0, 1])
+            #expect(try location.status(now: 1040)?.leases.map(\.owner) == [second.owner, third.owner])
+        }
+    }
+
     @Test func anExclusiveOwnerGivesBackItsDeadPredecessorsLeasesAtStart() throws {
         let (storage, seq) = try storageWithOneDevice()
         let old = try #require(try storage.claim(limit: 10, lease: first, now: 1000).first)

@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import Synchronization
 
 /// Runs Tests/APNsTests/Fixtures/fake_apns.py (python3-h2 over TLS) on an ephemeral
 /// loopback port, and reads the JSON lines it logs for every request it answered.
@@ -45,6 +46,8 @@ public final class FakeAPNsServer: @unchecked Sendable {
     private let stdin: Pipe
     private let stdout: Pipe
     private var pendingOutput = Data()
+    /// How far `answeredCount` has read the log, and the lines it counted there.
+    private let counted = Mutex<(offset: UInt64, lines: Int)>((0, 0))
 
     /// `scriptJSON` tells the fake how to answer (see fake_apns.py); `publicKeyPEM`
     /// replaces the fixture key it verifies provider tokens with; `tokenUpdateWindow`
@@ -162,8 +165,16 @@ public final class FakeAPNsServer: @unchecked Sendable {
 
     /// How many requests it has answered so far (cheap: counts lines).
     public func answeredCount() -> Int {
-        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("log.jsonl").path) else { return 0 }
-        return data.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        // Reads only what was appended since the last call: a test polling a 100,000-line
+        // log every few milliseconds must not reread it whole each time.
+        counted.withLock { state in
+            guard let handle = FileHandle(forReadingAtPath: directory.appendingPathComponent("log.jsonl").path) else { return state.lines }
+            defer { try? handle.close() }
+            guard (try? handle.seek(toOffset: state.offset)) != nil, let data = try? handle.readToEnd() else { return state.lines }
+            state.offset += UInt64(data.count)
+            state.lines += data.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+            return state.lines
+        }
     }
 }
 
