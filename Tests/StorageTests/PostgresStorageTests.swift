@@ -102,6 +102,40 @@ import TestSupport
         #expect(try instances[0].queueDepth() == 0)
     }
 
+    /// An idempotency key and a dead token are the fleet's, not one instance's: the same key
+    /// posted to eight instances at once makes one campaign (the others answer with it), and
+    /// a token one instance learnt is dead is skipped by another's next campaign.
+    @Test func idempotencyKeysAndDeadTokensAreSharedByTheInstances() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let instances = try (0..<8).map { try instance(url, "gw-\($0)") }
+        let claim = IdempotencyClaim(key: "order-42", requestSHA256: "same-body", notBefore: 0)
+        let outcomes = Mutex<[InsertOutcome]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: instances.count) { i in
+            do throws(StorageError) {
+                let outcome = try instances[i].insert(newCampaign("c\(i)", key: claim), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+                outcomes.withLock { $0.append(outcome) }
+            } catch { failures.withLock { $0.append(error.description) } }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let all = outcomes.withLock { $0 }
+        let created = all.filter { if case .created = $0 { true } else { false } }
+        #expect(created == [.created(devices: 3, skipped: 0)], "one campaign for the key: \(all)")
+        let winner = try #require(try instances[0].idempotencyRecord(key: "order-42", notBefore: 0))
+        #expect(all.filter { $0 == .keyAlreadyUsed(winner) }.count == instances.count - 1)
+        #expect(try instances[0].campaigns(limit: 10, before: nil, owner: nil, app: nil).map(\.id) == [winner.campaignID])
+
+        // Instance 3 records a 410 for token 1; instance 5's next campaign skips that token.
+        let claimed = try instances[3].claim(limit: 3, lease: testLease, now: 1001)
+        try instances[3].record(claimed.map {
+            $0.index == 1 ? DeliveryUpdate(campaign: $0.campaign, index: 1, state: .unregistered, status: 410, reason: "Unregistered",
+                                           timestampMilliseconds: 5000, lease: $0.lease)
+                : DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease)
+        }, now: 1002)
+        #expect(try instances[5].insert(newCampaign("next"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1003)
+                == .created(devices: 3, skipped: 1))
+    }
+
     @Test func aWebhookBatchIsSentByOneInstanceAtATime() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
         let a = try instance(url, "a", webhookLeaseSeconds: 0.5)
