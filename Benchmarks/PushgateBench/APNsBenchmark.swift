@@ -19,6 +19,7 @@ enum APNsBenchmark {
             return
         }
         defer { sink.stop() }
+        CPUPinning.client?.pinThisProcess()
         let body = #"{"aps":{"alert":{"title":"Summer sale","body":"Up to 40% off everything in the app."},"badge":1},"deeplink":"https://example.com/product/1042"}"#
         let h2loadRates = (0..<runs).compactMap { _ in sink.h2load(requests: requests, body: body) }.sorted()
         let program = BareCurl.build()
@@ -58,8 +59,9 @@ enum APNsBenchmark {
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
+        let pinning = CPUPinning.enabled ? "; pinned: the sink on CPU 1, every client on CPU 0" : ""
         print("""
-        apns (TLS, 100 streams per connection, \(requests) requests, median of \(runs); the sink is one h2o thread)
+        apns (TLS, 100 streams per connection, \(requests) requests, median of \(runs); the sink is one h2o thread\(pinning))
           h2load -c1 -m100       \(Int(h2load)) req/s
           pushgate transport     \(single) (1 connection, 1 transport thread)
         \(lines)
@@ -80,7 +82,12 @@ enum APNsBenchmark {
             return Measurement(rate: rates[rates.count / 2], cpuMicroseconds: cpu[cpu.count / 2])
         }
 
-        var description: String { "\(Int(rate)) req/s (\(String(format: "%.1f", cpuMicroseconds)) µs CPU/request)" }
+        /// CPU seconds per second of wall time: near 1.0 (pinned) means this side was the bottleneck.
+        var coresUsed: Double { rate * cpuMicroseconds / 1e6 }
+
+        var description: String {
+            "\(Int(rate)) req/s (\(String(format: "%.1f", cpuMicroseconds)) µs CPU/request, \(String(format: "%.2f", coresUsed)) cores)"
+        }
     }
 
     /// Sends `requests` notifications through APNsClient + CurlHTTP2Transport, with twice
@@ -192,6 +199,7 @@ struct BareCurl {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [sink.url, sink.caFile, String(requests), body, String(threads)]
+        CPUPinning.client?.apply(to: process)
         let out = Pipe()
         process.standardOutput = out
         guard (try? process.run()) != nil else { return nil }

@@ -33,6 +33,7 @@ final class H2OSink {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/h2o")
         process.arguments = ["-c", path("h2o.conf")]
+        CPUPinning.sink?.apply(to: process)
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
@@ -54,6 +55,7 @@ final class H2OSink {
         h2load.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
         h2load.arguments = ["-c1", "-m100", "-n", String(requests), "-d", bodyFile, "-H", "apns-topic: com.example.shop",
                             "-H", "apns-push-type: alert", url + "/3/device/" + String(repeating: "ab", count: 32)]
+        CPUPinning.client?.apply(to: h2load)
         h2load.standardOutput = output
         h2load.standardError = FileHandle(forWritingAtPath: "/dev/null")
         guard (try? h2load.run()) != nil else { return nil }
@@ -100,5 +102,34 @@ final class H2OSink {
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+    }
+}
+
+/// `PUSHGATE_BENCH_APNS_PIN=1`: the sink runs on CPU 1 and every client (h2load, the bare
+/// program, pushgate's threads) on CPU 0, so that a client which is the bottleneck shows it
+/// (about 1.0 cores used) and rates can be compared; unpinned, on a loaded machine, neither
+/// side may be CPU-bound and the rate is the scheduler's.
+struct CPUPinning {
+    let cpu: Int
+
+    static let enabled = ProcessInfo.processInfo.environment["PUSHGATE_BENCH_APNS_PIN"] == "1"
+    static let sink = enabled ? CPUPinning(cpu: 1) : nil
+    static let client = enabled ? CPUPinning(cpu: 0) : nil
+
+    /// Starts the process under `taskset -c CPU` (which execs it: same pid).
+    func apply(to process: Process) {
+        guard let tool = process.executableURL?.path else { return }
+        process.arguments = ["-c", String(cpu), tool] + (process.arguments ?? [])
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+    }
+
+    /// Pins every thread of this process (`taskset -a -p`); threads started later inherit it.
+    func pinThisProcess() {
+        let taskset = Process()
+        taskset.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+        taskset.arguments = ["-a", "-p", "-c", String(cpu), String(getpid())]
+        taskset.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        guard (try? taskset.run()) != nil else { return }
+        taskset.waitUntilExit()
     }
 }

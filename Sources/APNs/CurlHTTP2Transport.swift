@@ -176,7 +176,7 @@ final class CurlWorker: Sendable {
         timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, clock: clock)
         let inbox = self.inbox
-        let thread = Thread { loop.run(takeInbox: inbox.take) }
+        let thread = Thread { loop.run(inbox: inbox) }
         thread.name = name
         thread.start()
     }
@@ -185,12 +185,15 @@ final class CurlWorker: Sendable {
         await withCheckedContinuation { continuation in
             let job = TransportJob(request: request, continuation: continuation,
                                    deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
-            // Only the request that finds the inbox empty wakes the thread: it will take
-            // everything queued behind it too, so one wakeup serves a whole batch.
+            // The thread is woken only when it is about to sleep with room for more
+            // (`TransportInbox.mayWait`), and then by the first request only: a busy
+            // thread takes the inbox on its next pass anyway, so most requests cost no
+            // wakeup at all, and one wakeup serves a whole batch.
             let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in
                 guard !state.stopping else { return (false, false) }
                 state.jobs.append(job)
-                return (true, state.jobs.count == 1)
+                defer { state.waitsForWork = false }
+                return (true, state.waitsForWork)
             }
             if !accepted {
                 job.finish(.failure(TransportFailure(.cancelled, "transport is shut down")))
@@ -219,6 +222,9 @@ final class TransportInbox: Sendable {
     struct State {
         var jobs: [TransportJob] = []
         var stopping = false
+        /// The thread sleeps (or is about to) with room for more requests: the next
+        /// request must wake it.
+        var waitsForWork = false
     }
     let state = Mutex(State())
 
@@ -226,7 +232,19 @@ final class TransportInbox: Sendable {
     func take() -> ([TransportJob], Bool) {
         state.withLock { state in
             defer { state.jobs.removeAll(keepingCapacity: true) }
+            state.waitsForWork = false
             return (state.jobs, state.stopping)
+        }
+    }
+
+    /// Called by the thread before it sleeps: false when requests (or a stop) arrived since
+    /// `take`, which it must take first. Otherwise the next request wakes it if it has room
+    /// (`wantsWork`); one that has none picks requests up when a transfer ends.
+    func mayWait(wantsWork: Bool) -> Bool {
+        state.withLock { state in
+            guard state.jobs.isEmpty, !state.stopping else { return false }
+            state.waitsForWork = wantsWork
+            return true
         }
     }
 }

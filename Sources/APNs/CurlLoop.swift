@@ -83,6 +83,9 @@ final class CurlLoop: @unchecked Sendable {
         _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_CONCURRENT_STREAMS, limit)
     }
 
+    /// Made once, not a closure per request.
+    private lazy var resendHandler: () -> Void = { [unowned self] in self.streamRefused() }
+
     private func streamRefused() {
         statistics.values.withLock { $0.libcurlResends += 1 }
         setStreamLimit(max(1, streamLimit / 2))
@@ -112,9 +115,24 @@ final class CurlLoop: @unchecked Sendable {
         statistics.values.withLock { $0.stallsRelieved += 1 }
     }
 
-    func run(takeInbox: () -> ([TransportJob], Bool)) {
+    /// Outcomes of this pass, handed back together at its end (`resumeCompleted`): the
+    /// callers' tasks then wake once per batch, not once per answer, and the transfers'
+    /// bookkeeping is done before any caller runs.
+    private var completed: [(TransportJob, TransportOutcome)] = []
+
+    private func complete(_ job: TransportJob, _ outcome: TransportOutcome) {
+        completed.append((job, outcome))
+    }
+
+    private func resumeCompleted() {
+        guard !completed.isEmpty else { return }
+        for (job, outcome) in completed { job.finish(outcome) }
+        completed.removeAll(keepingCapacity: true)
+    }
+
+    func run(inbox: TransportInbox) {
         while true {
-            let (incoming, stopping) = takeInbox()
+            let (incoming, stopping) = inbox.take()
             for job in incoming { waiting.push(job) }
             if stopping { break }
             var now = clock.monotonicMilliseconds()
@@ -133,12 +151,13 @@ final class CurlLoop: @unchecked Sendable {
             if !active.isEmpty, now >= lastProgress + Self.stallMilliseconds || connectionLimit > settings.connections {
                 relieveStall(now: now)
             }
+            resumeCompleted()
             if active.count < maxInFlight, !waiting.isEmpty { continue }
             var wait = 1000
             if !parked.isEmpty { wait = min(wait, max(0, Int(reconnectAt) - Int(now))) }
             if nextDeadlineCheck != .max { wait = min(wait, max(1, Int(nextDeadlineCheck) - Int(now))) }
             if breaker.isOpen, probe == nil { wait = min(wait, max(1, Int(breaker.probeAt) - Int(now))) }
-            if !active.isEmpty || wait > 0 {
+            if !active.isEmpty || wait > 0, inbox.mayWait(wantsWork: active.count < maxInFlight) {
                 curl_multi_poll(multi.pointer, nil, 0, Int32(wait), nil)
             }
         }
@@ -147,11 +166,11 @@ final class CurlLoop: @unchecked Sendable {
 
     private func start(_ job: TransportJob, now: UInt64) {
         guard job.deadline > now else {
-            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
+            complete(job, .failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
             return
         }
         guard !breaker.isOpen else {
-            job.finish(.failure(unreachable))
+            complete(job, .failure(unreachable))
             return
         }
         let easy: PooledEasy
@@ -160,17 +179,17 @@ final class CurlLoop: @unchecked Sendable {
         } else if let fresh = PooledEasy(settings: settings, statistics: statistics) {
             easy = fresh
         } else {
-            job.finish(.failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
+            complete(job, .failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
             return
         }
         let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL,
                                     timeoutMilliseconds: Int(job.deadline - now) + Self.backstopMilliseconds,
                                     maxSends: settings.maxResends + 1, clock: clock)
         transfer.startedAt = now
-        transfer.onResend = { [unowned self] in self.streamRefused() }
+        transfer.onResend = resendHandler
         if active.isEmpty { lastProgress = now }
         guard curl_multi_add_handle(multi.pointer, easy.handle.pointer) == CURLM_OK else {
-            job.finish(.failure(TransportFailure(.transportError, "libcurl refused the request")))
+            complete(job, .failure(TransportFailure(.transportError, "libcurl refused the request")))
             return
         }
         active[easy.handle.pointer] = transfer
@@ -189,7 +208,7 @@ final class CurlLoop: @unchecked Sendable {
             let result = message.pointee.data.result
             let status = transfer.responseCode
             let uploadedAll = transfer.uploadedWholeBody
-            let detail = transfer.easy.errorText
+            let detail = status > 0 ? "" : transfer.easy.errorText
             lastProgress = clock.monotonicMilliseconds()
             if status > 0 { lastAnswerOnPort[transfer.localPort] = lastProgress }
             curl_multi_remove_handle(multi.pointer, easy)
@@ -223,7 +242,7 @@ final class CurlLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi.pointer, easy)
             idleHandles.append(transfer.easy)
             let sent = transfer.job.sends > 0
-            transfer.job.finish(.failure(TransportFailure(.timeout, sent
+            complete(transfer.job, .failure(TransportFailure(.timeout, sent
                 ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
                 : "not sent: no stream became free within \(settings.timeoutMilliseconds) ms")))
         }
@@ -295,7 +314,7 @@ final class CurlLoop: @unchecked Sendable {
             breakerSucceeded()
             consecutiveConnectionLosses = 0
             if streamLimit < settings.maxConcurrentStreams { setStreamLimit(streamLimit + 1) }
-            job.finish(.response(TransportResponse(status: status, apnsId: transfer.apnsId,
+            complete(job, .response(TransportResponse(status: status, apnsId: transfer.apnsId,
                                                    retryAfter: transfer.retryAfter, body: transfer.responseBody)))
             return
         }
@@ -303,31 +322,31 @@ final class CurlLoop: @unchecked Sendable {
         if job.sends > 0 { breakerSucceeded() }  // it reached a server
         switch result {
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .deadline:
-            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed before a stream was free")))
+            complete(job, .failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed before a stream was free")))
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .sendLimit:
-            job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server refused the stream, "
+            complete(job, .failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server refused the stream, "
                 + "or the connection ended first); not sent again")))
         case CURLE_OPERATION_TIMEDOUT where job.sends == 0, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
             // Nothing was sent: back to the queue after a backoff, as long as the breaker allows.
             noteConnectFailure(message)
             if breaker.isOpen {
-                job.finish(.failure(unreachable))
+                complete(job, .failure(unreachable))
             } else {
                 park(job, lostConnection: false)
             }
         case CURLE_OPERATION_TIMEDOUT:
-            job.finish(.failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms")))
+            complete(job, .failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms")))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             noteConnectFailure(message)
-            job.finish(.failure(breaker.isOpen ? unreachable : TransportFailure(.tlsFailed, message)))
+            complete(job, .failure(breaker.isOpen ? unreachable : TransportFailure(.tlsFailed, message)))
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_OUT_OF_MEMORY:
-            job.finish(.failure(TransportFailure(.transportError, message)))
+            complete(job, .failure(TransportFailure(.transportError, message)))
         case CURLE_HTTP2_STREAM where !uploadedAll:
             // Reset before the server had the whole request: it cannot have been processed.
             park(job, lostConnection: false)
         case CURLE_HTTP2_STREAM:
             let code = Self.http2ErrorCode(in: detail) ?? 0
-            job.finish(.failure(TransportFailure(.streamReset, "the server reset the stream with HTTP/2 error "
+            complete(job, .failure(TransportFailure(.streamReset, "the server reset the stream with HTTP/2 error "
                 + "\(Self.http2ErrorName(code)) (0x\(String(code, radix: 16))) after receiving the whole request; "
                 + "it may have been delivered", http2ErrorCode: code)))
         default:
@@ -335,11 +354,11 @@ final class CurlLoop: @unchecked Sendable {
             // on a fresh connection when it was a reused one).
             guard job.sends < settings.maxResends + 1 else {
                 if detail.hasPrefix("Connection died, tried") {  // libcurl's own re-sends ran out
-                    job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server "
+                    complete(job, .failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server "
                         + "refused the stream, or the connection ended first); not sent again")))
                     return
                 }
-                job.finish(.failure(TransportFailure(.connectionLost, "\(message) (sent \(job.sends) times; "
+                complete(job, .failure(TransportFailure(.connectionLost, "\(message) (sent \(job.sends) times; "
                     + "the connection was lost before an answer each time, \(job.reconnects) reconnects)")))
                 return
             }
@@ -384,9 +403,9 @@ final class CurlLoop: @unchecked Sendable {
         if breaker.recordFailure(now: now) {
             let since = clock.secondsSince1970()
             statistics.values.withLock { $0.unreachableSince = since; $0.lastError = message }
-            for job in parked { job.finish(.failure(unreachable)) }
+            for job in parked { complete(job, .failure(unreachable)) }
             parked.removeAll()
-            while let job = waiting.pop() { job.finish(.failure(unreachable)) }
+            while let job = waiting.pop() { complete(job, .failure(unreachable)) }
         } else {
             statistics.values.withLock { $0.lastError = message }
         }
@@ -429,15 +448,16 @@ final class CurlLoop: @unchecked Sendable {
         let cancelled = TransportOutcome.failure(TransportFailure(.cancelled, "transport shut down before an answer"))
         for (easy, transfer) in active {
             curl_multi_remove_handle(multi.pointer, easy)
-            transfer.job.finish(cancelled)
+            complete(transfer.job, cancelled)
         }
         active.removeAll()
         if let probe { curl_multi_remove_handle(multi.pointer, probe.handle.pointer) }
         probe = nil
-        while let job = waiting.pop() { job.finish(cancelled) }
-        for job in parked { job.finish(cancelled) }
+        while let job = waiting.pop() { complete(job, cancelled) }
+        for job in parked { complete(job, cancelled) }
         parked.removeAll()
         idleHandles.removeAll()
+        resumeCompleted()
     }
 
     private func curlMessage(_ code: CURLcode, _ detail: String) -> String {
@@ -461,10 +481,17 @@ final class CurlLoop: @unchecked Sendable {
     }
 }
 
-/// An easy handle kept from request to request, with its options and error buffer.
+/// An easy handle kept from request to request, with its options and error buffer, and
+/// what the last request on it left that the next can keep: its header list (a campaign's
+/// requests all carry the same headers) and the buffer libcurl reads the body from.
 final class PooledEasy {
     let handle: CurlEasyHandle
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var headerLines: [String] = []
+    private var headerList: CurlHeaderList?
+    private var body = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// libcurl would add form-encoding and Accept headers APNs has no use for.
+    private static let suppressedHeaders = ["content-type:", "accept:", "expect:"]
 
     init?(settings: TransportSettings, statistics: TransportStatistics) {
         guard let handle = CurlEasyHandle() else { return nil }
@@ -475,7 +502,32 @@ final class PooledEasy {
         _ = pg_curl_easy_setopt_pointer(handle.pointer, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
-    deinit { errorBuffer.deallocate() }
+    deinit {
+        errorBuffer.deallocate()
+        body.deallocate()
+    }
+
+    /// The request's headers; the list libcurl holds is built again only when they differ
+    /// from the last request's on this handle.
+    func setHeaders(_ lines: [String]) {
+        guard headerList == nil || lines != headerLines else { return }
+        let list = CurlHeaderList(lines + Self.suppressedHeaders)
+        _ = pg_curl_easy_setopt_pointer(handle.pointer, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.pointer))
+        headerList = list
+        headerLines = lines
+    }
+
+    /// A copy of the body for libcurl to read (again, if it re-sends), in a buffer kept
+    /// from request to request.
+    func setBody(_ bytes: [UInt8]) {
+        if body.count < max(bytes.count, 1) {
+            body.deallocate()
+            body = .allocate(byteCount: max(bytes.count, 256), alignment: 1)
+        }
+        bytes.withUnsafeBytes { source in body.copyMemory(from: source) }
+        _ = pg_curl_easy_setopt_off_t(handle.pointer, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+        _ = pg_curl_easy_setopt_pointer(handle.pointer, CURLOPT_POSTFIELDS, body.baseAddress)
+    }
 
     /// libcurl's message for the last failure on this handle ("" when none).
     var errorText: String { String(cString: errorBuffer) }

@@ -5,14 +5,12 @@ import Timing
 import Glibc
 #endif
 
-/// One request on one easy handle: owns the copy of the body libcurl reads from, the
-/// header list, and collects the response through libcurl's callbacks.
+/// One request on one easy handle (`PooledEasy` holds the body and header list libcurl
+/// reads): collects the response through libcurl's callbacks.
 final class CurlTransfer {
     let job: TransportJob
     let easy: PooledEasy
     private let maxSends: Int
-    private var headerList: CurlHeaderList?
-    private var bodyCopy: UnsafeMutableRawBufferPointer?
     var apnsId: String?
     var retryAfter: String?
     var responseBody: [UInt8] = []
@@ -44,25 +42,17 @@ final class CurlTransfer {
         self.easy = easy
         self.maxSends = maxSends
         let request = job.request
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(request.body.count, 1), alignment: 1)
-        request.body.withUnsafeBytes { source in copy.copyMemory(from: source) }
-        bodyCopy = copy
-        // libcurl would add form-encoding and Accept headers APNs has no use for.
-        headerList = CurlHeaderList(request.headerLines + ["content-type:", "accept:", "expect:"])
+        easy.setBody(request.body)
+        easy.setHeaders(request.headerLines)
         easy.clearError()
         let e = easy.handle.pointer
         _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, baseURL + request.path)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
-        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList?.pointer))
-        _ = pg_curl_easy_setopt_off_t(e, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
-        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_POSTFIELDS, copy.baseAddress)
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_WRITEDATA, me)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HEADERDATA, me)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_PREREQDATA, me)
     }
-
-    deinit { bodyCopy?.deallocate() }
 
     /// The status line's code, 0 when no response header arrived.
     var responseCode: Int {
@@ -182,13 +172,25 @@ private let curlReadHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
     data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
         let line = UnsafeBufferPointer(start: bytes, count: length)
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-        guard name == "apns-id" || name == "retry-after" else { return }
+        let name = line[..<colon]
+        let isID = headerName(name, is: "apns-id")
+        guard isID || headerName(name, is: "retry-after") else { return }
         var value = line[(colon + 1)...]
         while let b = value.first, b == 0x20 || b == 0x09 { value = value.dropFirst() }
         while let b = value.last, b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { value = value.dropLast() }
         let text = String(decoding: value, as: UTF8.self)
-        if name == "apns-id" { transfer.apnsId = text } else { transfer.retryAfter = text }
+        if isID { transfer.apnsId = text } else { transfer.retryAfter = text }
     }
     return length
+}
+
+/// ASCII case-insensitive comparison with a lower-case name, without making a String of
+/// every header line.
+private func headerName(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, is name: StaticString) -> Bool {
+    guard bytes.count == name.utf8CodeUnitCount else { return false }
+    let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+    return zip(bytes, expected).allSatisfy { pair in
+        let b = pair.0
+        return (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) == pair.1
+    }
 }
