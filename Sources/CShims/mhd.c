@@ -37,6 +37,7 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                                        MHD_RequestCompletedCallback completed, void *completed_cls,
                                        void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection),
                                        void *uri_log_cls,
+                                       MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
                                        unsigned int connection_limit,
                                        unsigned int per_ip_connection_limit,
                                        unsigned int connection_timeout_seconds,
@@ -45,6 +46,7 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
@@ -52,6 +54,16 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_UNESCAPE_CALLBACK, pg_mhd_unescape_keeping_nul, NULL,
                             MHD_OPTION_END);
+}
+
+int pg_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+void *pg_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 void pg_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length) {

@@ -111,7 +111,8 @@ public final class GatewayService: HTTPResponder {
         return answerEarly(request, problem: .framing(violation))
     }
 
-    /// libmicrohttpd answered by itself (kept-alive connections only): one log line and
+    /// A request closed without an answer (status 0: an unfinished head, a request line
+    /// libmicrohttpd could not read) or answered by libmicrohttpd itself: one log line and
     /// the count, so no request goes unrecorded.
     public func answeredByLibrary(status: Int, remoteAddress: String) {
         let request = HTTPRequest(method: "-", path: "-", remoteAddress: remoteAddress)

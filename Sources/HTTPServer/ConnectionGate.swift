@@ -29,6 +29,8 @@ final class ConnectionGate: @unchecked Sendable {
         /// After a refusal: reading (and dropping) what the client still sends, so the
         /// close does not reset the connection before the answer is read.
         var draining = false
+        /// Part of a head has arrived: closing now leaves a request unanswered.
+        var started = false
     }
 
     private let listenFD: Int32
@@ -38,20 +40,25 @@ final class ConnectionGate: @unchecked Sendable {
     private let check: RequestHeadCheck
     private let handOver: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
     private let refuse: (FramingViolation, String) -> [UInt8]
+    private let abandoned: (String) -> Void
     private var waiting: [Int32: Waiting] = [:]
     private var perAddress: [String: Int] = [:]
     private var thread: pthread_t?
     private let stopping = Atomic<Bool>(false)
+    /// Sockets other threads hand back to be drained and closed (`drainThenClose`).
+    private let handedBack = Mutex<[Int32]>([])
 
     /// Takes ownership of `listenFD` (bound and listening).
     init(listenFD: Int32, limits: Limits, check: RequestHeadCheck,
          handOver: @escaping (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool,
-         refuse: @escaping (FramingViolation, String) -> [UInt8]) throws(HTTPServerError) {
+         refuse: @escaping (FramingViolation, String) -> [UInt8],
+         abandoned: @escaping (String) -> Void) throws(HTTPServerError) {
         self.listenFD = listenFD
         self.limits = limits
         self.check = check
         self.handOver = handOver
         self.refuse = refuse
+        self.abandoned = abandoned
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard epollFD >= 0, wakeFD >= 0 else {
@@ -88,6 +95,24 @@ final class ConnectionGate: @unchecked Sendable {
         close(wakeFD)
     }
 
+    /// Takes a socket whose answer was written and whose writing side is shut: what the
+    /// client still sends is read and dropped for up to two seconds, then it is closed.
+    /// Closing at once with unread input would reset the connection, and a client can
+    /// lose an answer it has not read yet. Any thread; after a stop it closes at once.
+    func drainThenClose(_ fd: Int32) {
+        let taken = handedBack.withLock { list -> Bool in
+            guard !stopping.load(ordering: .acquiring) else { return false }
+            list.append(fd)
+            return true
+        }
+        guard taken else {
+            close(fd)
+            return
+        }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
     private func add(_ fd: Int32, events: UInt32) {
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
         _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
@@ -102,7 +127,12 @@ final class ConnectionGate: @unchecked Sendable {
             if count > 0 {
                 for event in events[0..<Int(count)] {
                     let fd = event.data.fd
-                    if fd == wakeFD { continue }
+                    if fd == wakeFD {
+                        var count: UInt64 = 0
+                        _ = read(wakeFD, &count, 8)
+                        takeHandedBack(now: now)
+                        continue
+                    }
                     if fd == listenFD { acceptAll(now: now); continue }
                     examine(fd, buffer: &buffer)
                 }
@@ -112,6 +142,16 @@ final class ConnectionGate: @unchecked Sendable {
         close(listenFD)
         for fd in waiting.keys { close(fd) }
         waiting.removeAll()
+        for fd in handedBack.withLock({ list in defer { list.removeAll() }; return list }) { close(fd) }
+    }
+
+    private func takeHandedBack(now: Double) {
+        for fd in handedBack.withLock({ list in defer { list.removeAll() }; return list }) {
+            waiting[fd] = Waiting(address: sockaddr_storage(), addressLength: 0, addressText: "", deadline: now + 2,
+                                  draining: true)
+            add(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
+            drain(fd)
+        }
     }
 
     private func acceptAll(now: Double) {
@@ -151,6 +191,7 @@ final class ConnectionGate: @unchecked Sendable {
         }
         let peeked = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_PEEK)) }
         if peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EINTR) {
+            if entry.started { abandoned(entry.addressText) }
             forget(fd)
             return
         }
@@ -158,6 +199,7 @@ final class ConnectionGate: @unchecked Sendable {
         let outcome = buffer.withUnsafeBytes { check.check(UnsafeRawBufferPointer(rebasing: $0[0..<peeked])) }
         switch outcome {
         case .incomplete:
+            waiting[fd]?.started = true
             return
         case .complete:
             _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
@@ -194,6 +236,7 @@ final class ConnectionGate: @unchecked Sendable {
 
     private func expire(now: Double) {
         for (fd, entry) in waiting where entry.deadline <= now {
+            if entry.started && !entry.draining { abandoned(entry.addressText) }
             forget(fd)
         }
     }

@@ -62,8 +62,10 @@ public protocol HTTPResponder: Sendable {
     /// The answer to a request whose head breaks the framing rules; the server adds
     /// `Connection: close` and closes the connection after it. Also the place to log it.
     func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse
-    /// A request libmicrohttpd answered by itself (`status`, 0 if none) before its head
-    /// was whole; only possible after the first request of a kept-alive connection.
+    /// A request no responder saw: libmicrohttpd answered it by itself (`status`), or it
+    /// was closed without an answer (0): its head was never finished (the client closed,
+    /// or the idle timeout) or libmicrohttpd could not read its request line. Also the
+    /// place to log it.
     func answeredByLibrary(status: Int, remoteAddress: String)
     /// True for requests that can take long (big bodies to plan or check): they run on
     /// the server's worker pool, their connection suspended, so probes never wait.

@@ -52,6 +52,7 @@ public final class HTTPServer: @unchecked Sendable {
             accessHandler, contextPointer,
             requestCompleted, contextPointer,
             requestLineParsed, contextPointer,
+            connectionNotified, contextPointer,
             UInt32(clamping: configuration.connectionLimit),
             UInt32(clamping: configuration.perIPConnectionLimit),
             UInt32(clamping: configuration.connectionTimeoutSeconds),
@@ -65,6 +66,9 @@ public final class HTTPServer: @unchecked Sendable {
                                   message: "cannot start the HTTP server: \(String(cString: strerror(errno)))")
         }
         daemon = started
+        // libmicrohttpd's own answers are written as problems (see mhd_own_answers.c);
+        // the handler finds each connection's server through its socket context.
+        pg_mhd_set_library_answer_handler(libraryAnswer)
         context.daemonRunning.withLock { $0 = true }
         port = listener.port
         let daemonAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started)))
@@ -80,7 +84,8 @@ public final class HTTPServer: @unchecked Sendable {
                 },
                 refuse: { violation, remoteAddress in
                     serialize(responder.refused(violation, remoteAddress: remoteAddress), closing: true)
-                })
+                },
+                abandoned: { remoteAddress in responder.answeredByLibrary(status: 0, remoteAddress: remoteAddress) })
         } catch {
             MHD_stop_daemon(started)
             pool.stop()
@@ -88,6 +93,7 @@ public final class HTTPServer: @unchecked Sendable {
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
             throw error
         }
+        context.gate.withLock { $0 = gate }
     }
 
     deinit {
@@ -127,6 +133,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// Heap trims done so far (one after each quiet spell that follows big requests).
     public var heapTrims: Int { context.trim.count.load(ordering: .relaxed) }
 
+    /// Whether libmicrohttpd's own answers (to malformed later requests and chunks) are
+    /// replaced by the responder's problems; false only with a libmicrohttpd whose
+    /// internal calls do not go through its symbol table (see mhd_own_answers.c).
+    public static var replacesLibraryAnswers: Bool { pg_mhd_library_answers_interposed() != 0 }
+
     private func stopDaemon() {
         stopped.withLock { isStopped in
             guard !isStopped else { return }
@@ -158,6 +169,8 @@ final class ServerContext: Sendable {
     let trim: HeapTrim
     /// Guards every `MHD_resume_connection` against a stopped daemon.
     let daemonRunning = Mutex(false)
+    /// The accept loop, which also keeps sockets open for a moment after a refusal.
+    let gate = Mutex<ConnectionGate?>(nil)
     /// Requests on the pool; `closing` once a stop has begun (no new ones then).
     private let suspended = Mutex<(jobs: [ObjectIdentifier: SuspendedRequest], closing: Bool)>(([:], false))
 
@@ -189,7 +202,7 @@ final class ServerContext: Sendable {
     }
 
     func finish(_ job: SuspendedRequest, with response: HTTPResponse, onlyIfQueued: Bool = false) {
-        let answered = job.finish(with: PreparedResponse(response, closing: !layoutChecks), onlyIfQueued: onlyIfQueued) { connection in
+        let answered = job.finish(with: PreparedResponse(response, closing: closesAfter(job.request)), onlyIfQueued: onlyIfQueued) { connection in
             daemonRunning.withLock { running in
                 if running { MHD_resume_connection(connection) }
             }
@@ -222,6 +235,27 @@ final class ServerContext: Sendable {
     }
 }
 
+extension ServerContext {
+    /// Reads and drops what the client still sends on `fd` for a moment, then closes it,
+    /// so that closing right after a refusal does not reset the connection before the
+    /// client has read the answer.
+    func drainThenClose(_ fd: Int32) {
+        if let gate = gate.withLock({ $0 }) {
+            gate.drainThenClose(fd)
+        } else {
+            close(fd)
+        }
+    }
+}
+
+/// Whether the connection closes after answering `request`: every request when the
+/// head layout is unknown, and a request with a chunked body, since libmicrohttpd
+/// decodes chunks more leniently than RFC 9112 allows (a bare LF ends a chunk line,
+/// anything may follow a `;`): nothing after such a body is ever read as a request.
+func closesAfter(_ request: HTTPRequest) -> Bool {
+    !layoutChecks || request.header("transfer-encoding") != nil
+}
+
 /// glibc keeps freed memory in its per-thread arenas; after a big request the heap is
 /// trimmed (`malloc_trim`) so the resident size returns near idle. The trim locks each
 /// arena in turn and takes milliseconds, so it runs on a worker once the pool has
@@ -240,6 +274,39 @@ final class HeapTrim: Sendable {
     }
 }
 
+/// One connection that libmicrohttpd serves, from its hand-over to its close (its socket
+/// context). Only the connection's thread touches it.
+final class ConnectionState {
+    /// Where the connection's current request is, for naming what libmicrohttpd refused.
+    enum Phase {
+        /// Before a request line was parsed (libmicrohttpd checks its version first).
+        case requestLine
+        /// The request line was parsed; the header lines are arriving.
+        case headerLines
+        /// The head was handed to pushgate; the body is arriving.
+        case body
+    }
+
+    let server: ServerContext
+    var phase = Phase.requestLine
+    /// libmicrohttpd's own answer to the current request was replaced, and logged.
+    var libraryAnswerReplaced = false
+    /// Bytes of the requests finished on this connection, heads and bodies: what the
+    /// client sent beyond them at the close never became a request (see
+    /// `connectionNotified`). Counted only while every request so far was finished in
+    /// full with a plain `Content-Length` body and kept the connection open.
+    var finishedBytes: Int64 = 0
+    var countable = true
+
+    init(server: ServerContext) {
+        self.server = server
+    }
+
+    static func of(_ connection: OpaquePointer) -> ConnectionState? {
+        pg_mhd_socket_context(connection).map { Unmanaged<ConnectionState>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
 /// One request from its request line to its completion. Only the connection's thread
 /// touches it.
 final class RequestState {
@@ -255,6 +322,11 @@ final class RequestState {
     var discardedBytes = 0
     /// The body's size, kept after the body itself is handed over or dropped.
     var bodyBytes = 0
+    /// The head's size as libmicrohttpd received it (request line to the empty line).
+    var headBytes = 0
+    /// Answered in a way that leaves input unread or closes the connection (a refusal,
+    /// an early answer, a chunked body).
+    var closing = false
 
     init(rawTargetProblem: Int32) {
         self.rawTargetProblem = rawTargetProblem
@@ -266,7 +338,8 @@ final class RequestState {
 /// The URI log callback: called for every request as soon as its request line is
 /// parsed, before libmicrohttpd decodes the target. It creates the request's state, so
 /// every request, also one libmicrohttpd answers by itself, reaches `requestCompleted`.
-private let requestLineParsed: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, _ in
+private let requestLineParsed: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, connection in
+    if let connection { ConnectionState.of(connection)?.phase = .headerLines }
     let state = RequestState(rawTargetProblem: layoutChecks ? pg_mhd_raw_target_problem(uri) : 0)
     return Unmanaged.passRetained(state).toOpaque()
 }
@@ -286,6 +359,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if !state.headSeen {
         // First call: only the head has arrived.
         state.headSeen = true
+        ConnectionState.of(connection)?.phase = .body
         let request = readHead(connection: connection, url: url, method: method)
         state.request = request
         context.inFlight.add(1, ordering: .relaxed)
@@ -293,20 +367,25 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         let layoutProblem = layoutChecks && state.rawTargetProblem == 0
             ? pg_mhd_head_layout_problem(connection, method, url, version) : state.rawTargetProblem
         let headSize = pg_mhd_head_size(connection)
+        state.headBytes = headSize
         let sizeViolation = headSize > context.check.maxHeadBytes
             ? FramingViolation(.headersTooLarge, "the request head is over \(context.check.maxHeadBytes) bytes") : nil
         if let violation = sizeViolation ?? layoutViolation(layoutProblem)
             ?? parsedHeadViolation(request, version: versionText, check: context.check) {
             state.answered = true
+            state.closing = true
             return queue(context.responder.refused(violation, remoteAddress: request.remoteAddress), on: connection,
                          closing: true)
         }
         if context.shuttingDown.load(ordering: .relaxed) {
             state.answered = true
+            state.closing = true
             return queue(context.responder.shuttingDown(request), on: connection)
         }
+        state.closing = closesAfter(request)
         if let declared = request.header("content-length").flatMap(Int.init), declared > context.maxBodyBytes {
             state.answered = true
+            state.closing = true
             return queue(context.responder.bodyTooLarge(request, limit: context.maxBodyBytes), on: connection)
         }
         return .YES
@@ -343,6 +422,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         state.job = nil
         state.answered = true
         guard let prepared = job.takeAnswer() else {
+            state.closing = true
             return queue(context.responder.shuttingDown(state.request), on: connection, closing: true)
         }
         return prepared.queue(on: connection)
@@ -350,12 +430,14 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if state.answered { return .YES }
     if pg_mhd_trailer_count(connection) > 0 {
         state.answered = true
+        state.closing = true
         let violation = FramingViolation(.malformedChunk, "trailer fields after a chunked body are not accepted")
         return queue(context.responder.refused(violation, remoteAddress: state.request.remoteAddress), on: connection,
                      closing: true)
     }
     if state.overLimit {
         state.answered = true
+        state.closing = true
         return queue(context.responder.bodyTooLarge(state.request, limit: context.maxBodyBytes), on: connection)
     }
     if context.responder.runsLong(state.request), let job = context.runOnPool(state.request, connection: connection) {
@@ -364,7 +446,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return .YES
     }
     state.answered = true
-    return queue(context.responder.respond(to: state.request), on: connection, closing: !layoutChecks)
+    return queue(context.responder.respond(to: state.request), on: connection, closing: closesAfter(state.request))
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
@@ -372,24 +454,121 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let connectionState = connection.flatMap(ConnectionState.of)
+    let replaced = connectionState?.libraryAnswerReplaced ?? false
+    connectionState?.phase = .requestLine
+    connectionState?.libraryAnswerReplaced = false
+    if replaced { connectionState?.countable = false }
     if state.headSeen {
         context.inFlight.subtract(1, ordering: .relaxed)
+        if let connectionState {
+            if state.closing || !state.answered {
+                connectionState.countable = false
+            } else {
+                connectionState.finishedBytes += Int64(state.headBytes) + Int64(state.bodyBytes)
+            }
+        }
         // The body and the answer are freed now: a worker trims the heap once the pool
         // has nothing to do (at once if it is idle already).
         if state.bodyBytes >= ServerContext.bigBodyBytes {
             context.trim.want()
             if context.pool.load == 0 { _ = context.pool.submit {} }
         }
-    } else if let connection {
-        // libmicrohttpd answered (or dropped) this request by itself, before the head
-        // was whole: a malformed Content-Length, a version it refuses, a head over its
-        // memory. Logged with the status it sent (0: none).
-        var address = [CChar](repeating: 0, count: 64)
-        pg_mhd_client_address(connection, &address, address.count)
-        let addressBytes = address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        context.responder.answeredByLibrary(status: Int(pg_mhd_status(connection)),
-                                            remoteAddress: String(decoding: addressBytes, as: UTF8.self))
+    } else if let connection, !replaced {
+        connectionState?.countable = false
+        // libmicrohttpd dropped this request before its head was whole (the client
+        // closed, or the idle timeout), or answered it by itself where the answer was
+        // not replaced. Logged with the status it sent (0: none).
+        context.responder.answeredByLibrary(status: Int(pg_mhd_status(connection)), remoteAddress: clientAddress(connection))
     }
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: each connection gets its `ConnectionState` as socket
+/// context when libmicrohttpd takes it, and gives it back when it is closed.
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let socketContext else { return }
+    if code == .CONNECTION_NOTIFY_STARTED {
+        let server = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        socketContext.pointee = Unmanaged.passRetained(ConnectionState(server: server)).toOpaque()
+    } else if code == .CONNECTION_NOTIFY_CLOSED, let pointer = socketContext.pointee {
+        let state = Unmanaged<ConnectionState>.fromOpaque(pointer).takeRetainedValue()
+        socketContext.pointee = nil
+        // libmicrohttpd closes without an answer, and without any callback, when a later
+        // request line has no space or starts with one, and at the idle timeout while a
+        // request line is unfinished; the client closing mid-line looks the same. Bytes
+        // received beyond the finished requests tell those apart from a plain close.
+        if let connection, state.countable, state.phase == .requestLine, !state.libraryAnswerReplaced {
+            let fd = pg_mhd_connection_fd(connection)
+            let received = fd >= 0 ? pg_tcp_bytes_received(fd) : -1
+            if received > state.finishedBytes {
+                state.server.responder.answeredByLibrary(status: 0, remoteAddress: clientAddress(connection))
+            }
+        }
+    }
+}
+
+/// libmicrohttpd is about to answer by itself (see mhd_own_answers.c): the responder's
+/// problem is written on the socket instead, `Connection: close`, the writing side shut,
+/// and libmicrohttpd closes the connection without sending anything. The socket stays
+/// open a moment longer in the gate, which drops what the client still sends, so the
+/// close does not reset the connection before the answer is read.
+private let libraryAnswer: pg_library_answer_handler = { connection, status in
+    guard let connection, let state = ConnectionState.of(connection),
+          let violation = libraryViolation(status: Int(status), phase: state.phase, connection: connection) else { return 0 }
+    let fd = pg_mhd_connection_fd(connection)
+    guard fd >= 0 else { return 0 }
+    let server = state.server
+    let answer = serialize(server.responder.refused(violation, remoteAddress: clientAddress(connection)), closing: true)
+    // Nothing of the previous answer is still queued (libmicrohttpd reads the next
+    // request only once it has been sent), so these bytes go out in order. One try:
+    // a client that does not read gets the close alone.
+    answer.withUnsafeBytes { raw in
+        _ = send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    }
+    shutdown(fd, Int32(SHUT_WR))
+    let kept = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+    if kept >= 0 { server.drainThenClose(kept) }
+    state.libraryAnswerReplaced = true
+    return 1
+}
+
+/// What libmicrohttpd refused, from its status and how far the request had come. Its
+/// own answers come from transmit_error_response_len (connection.c, 0.9.75): 400 for a
+/// request line whose version is not `HTTP/d.d`, a header line without a colon, a
+/// Content-Length that is not digits, a bad chunk; 413 for a Content-Length or chunk
+/// size over 2^64; 414 and 431 for a request line or head over its 64 KiB; 505 for a
+/// version other than 1.x. The 500 it sends when an application leaves upload data
+/// unread cannot happen here (every chunk is consumed) and is left as it is.
+private func libraryViolation(status: Int, phase: ConnectionState.Phase, connection: OpaquePointer) -> FramingViolation? {
+    switch status {
+    case 414:
+        return FramingViolation(.requestLineTooLong, "the request line does not fit in 64 KiB")
+    case 431:
+        return FramingViolation(.headersTooLarge, "the request head does not fit in 64 KiB")
+    case 505:
+        return FramingViolation(.httpVersionNotSupported, "only HTTP/1.1 and HTTP/1.0 are served")
+    case 400, 413:
+        switch phase {
+        case .requestLine:
+            return FramingViolation(.malformedRequestLine, "the request line does not end with an HTTP version")
+        case .headerLines:
+            if MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") != nil {
+                return FramingViolation(.invalidContentLength, "Content-Length must be 1 to 18 plain decimal digits")
+            }
+            return FramingViolation(.malformedHeader, "a header line has no colon")
+        case .body:
+            return FramingViolation(.malformedChunk,
+                                    "the chunked body is malformed: a chunk size that is not hexadecimal, a chunk not followed by CRLF, or a trailer line without a colon")
+        }
+    default:
+        return nil
+    }
+}
+
+private func clientAddress(_ connection: OpaquePointer) -> String {
+    var address = [CChar](repeating: 0, count: 64)
+    pg_mhd_client_address(connection, &address, address.count)
+    return String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// The layout check's verdict as a violation (see `pg_mhd_head_layout_problem`).
@@ -412,16 +591,13 @@ private func readHead(connection: OpaquePointer, url: UnsafePointer<CChar>?, met
         pointer.pointee.headersDone = true
         _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectValue, pointer)
     }
-    var address = [CChar](repeating: 0, count: 64)
-    pg_mhd_client_address(connection, &address, address.count)
-    let addressBytes = address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     return HTTPRequest(
         method: method.map { String(cString: $0) } ?? "",
         path: url.map { String(cString: $0) } ?? "/",
         query: collected.query,
         headers: collected.headers,
         body: [],
-        remoteAddress: String(decoding: addressBytes, as: UTF8.self))
+        remoteAddress: clientAddress(connection))
 }
 
 private struct CollectedValues {
@@ -483,7 +659,7 @@ final class PreparedResponse: @unchecked Sendable {
     deinit { MHD_destroy_response(handle) }
 
     func queue(on connection: OpaquePointer) -> MHD_Result {
-        MHD_queue_response(connection, UInt32(clamping: status), handle)
+        pg_mhd_queue_response(connection, UInt32(clamping: status), handle)
     }
 }
 

@@ -225,6 +225,46 @@ final class LiveGateway {
         #expect(gateway.service.metrics.render().contains("status=\"400\""))
     }
 
+    /// Where libmicrohttpd would answer by itself in HTML (a malformed Content-Length or
+    /// version on a later request, a bad chunk on any), the client gets the gateway's
+    /// problem, its request id, and the close; nothing after it runs.
+    @Test func libmicrohttpdsOwnAnswersAreProblemsToo() throws {
+        let gateway = try LiveGateway()
+        let probe = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+        let cases: [(text: String, status: Int, code: String, error: String?, header: String?)] = [
+            (probe + "POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", 400, "malformedRequest",
+             "invalidContentLength", "Content-Length"),
+            (probe + "POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999999999999\r\n\r\n", 400,
+             "malformedRequest", "invalidContentLength", "Content-Length"),
+            (probe + "GET /healthz HTTP/2.0\r\nHost: t\r\n\r\n", 505, "httpVersionNotSupported", nil, nil),
+            ("POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+             400, "malformedRequest", "malformedChunk", nil),
+        ]
+        for (text, status, code, error, header) in cases {
+            let client = try #require(RawHTTPClient(port: gateway.port))
+            client.send(text + "GET /v1/routes HTTP/1.1\r\nHost: t\r\n\r\n")
+            let (data, closed) = client.readUntilClose(seconds: 5)
+            #expect(closed, "\(code) \(error ?? "")")
+            var rest = data[...]
+            if text.hasPrefix(probe), let first = RawResponse(parsing: Array(rest)) {
+                #expect(first.status == 200)
+                rest = rest.dropFirst(first.length)
+            }
+            let response = try #require(RawResponse(parsing: Array(rest)), "\(String(decoding: rest, as: UTF8.self))")
+            #expect(response.status == status)
+            #expect(response.header("content-type") == "application/problem+json")
+            #expect(response.header("connection")?.lowercased() == "close")
+            #expect(response.header("x-request-id") != nil)
+            let problem = try gateway.object(response)
+            #expect(problem["code"]?.stringValue == code)
+            let first = problem["errors"]?.arrayValue?.first?.objectValue
+            #expect(first?["code"]?.stringValue == error)
+            #expect(first?["header"]?.stringValue == header)
+            #expect(rest.count == response.length, "something followed the refusal")
+        }
+        #expect(gateway.service.metrics.render().contains("status=\"505\""))
+    }
+
     @Test func aNumberAPhoneCannotReadIs422WithItsPointer() throws {
         let gateway = try LiveGateway()
         let body = #"{"alert":{"body":"x"},"data":{"n":1e999,"id":9007199254740993},"devices":["\#(Fixtures.token("a", 1))"]}"#

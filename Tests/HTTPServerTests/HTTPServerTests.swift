@@ -11,6 +11,8 @@ import TestSupport
 /// Echoes what it saw, so tests can check what the server delivered.
 struct EchoResponder: HTTPResponder {
     var delayMicroseconds: UInt32 = 0
+    /// Where refusals and unanswered requests are noted, as a gateway would log them.
+    var record: EventRecord?
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if delayMicroseconds > 0 { usleep(delayMicroseconds) }
@@ -30,8 +32,31 @@ struct EchoResponder: HTTPResponder {
     }
 
     func refused(_ violation: FramingViolation, remoteAddress: String) -> HTTPResponse {
-        HTTPResponse(status: violation.status, headers: [("Content-Type", "text/plain")],
-                     body: Array(violation.code.rawValue.utf8))
+        record?.note("refused")
+        return HTTPResponse(status: violation.status, headers: [("Content-Type", "text/plain")],
+                            body: Array(violation.code.rawValue.utf8))
+    }
+
+    func answeredByLibrary(status: Int, remoteAddress: String) {
+        record?.note("closed \(status)")
+    }
+}
+
+/// What a responder was told, in order.
+final class EventRecord: Sendable {
+    private let list = Mutex<[String]>([])
+
+    func note(_ event: String) { list.withLock { $0.append(event) } }
+    func clear() { list.withLock { $0.removeAll() } }
+    var events: [String] { list.withLock { $0 } }
+
+    /// The events once there are `count` (or after `seconds`), and a little longer, so
+    /// that one too many is seen too.
+    func wait(for count: Int, seconds: Double) -> [String] {
+        let deadline = Double(DispatchTime.now().uptimeNanoseconds) / 1e9 + seconds
+        while events.count < count && Double(DispatchTime.now().uptimeNanoseconds) / 1e9 < deadline { usleep(10_000) }
+        usleep(50_000)
+        return events
     }
 }
 

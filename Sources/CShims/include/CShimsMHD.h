@@ -22,11 +22,30 @@ struct MHD_Daemon *pg_mhd_start_daemon(unsigned int flags,
                                        MHD_RequestCompletedCallback completed, void *completed_cls,
                                        void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection),
                                        void *uri_log_cls,
+                                       MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
                                        unsigned int connection_limit,
                                        unsigned int per_ip_connection_limit,
                                        unsigned int connection_timeout_seconds,
                                        unsigned int thread_pool_size,
                                        size_t connection_memory_limit);
+
+// The socket of a connection, and the context MHD_OPTION_NOTIFY_CONNECTION's callback
+// set for it (NULL if none).
+int pg_mhd_connection_fd(struct MHD_Connection *connection);
+void *pg_mhd_socket_context(struct MHD_Connection *connection);
+
+// --- libmicrohttpd's own answers (mhd_own_answers.c) --------------------------------
+// Queues one of pushgate's responses (libmicrohttpd's MHD_queue_response itself).
+enum MHD_Result pg_mhd_queue_response(struct MHD_Connection *connection, unsigned int status,
+                                      struct MHD_Response *response);
+// Called on the connection's thread when libmicrohttpd is about to answer a request by
+// itself with `status` (400, 413, 414, 431, 505, 500), before anything is sent. A non-zero
+// return means the handler answered; libmicrohttpd then sends nothing and closes the
+// connection. Zero lets libmicrohttpd's own answer go out.
+typedef int (*pg_library_answer_handler)(struct MHD_Connection *connection, unsigned int status);
+void pg_mhd_set_library_answer_handler(pg_library_answer_handler handler);
+// 1 if libmicrohttpd's own calls to MHD_queue_response reach pushgate's definition.
+int pg_mhd_library_answers_interposed(void);
 
 // The client's address as text ("127.0.0.1", "::1"); empty when unknown.
 void pg_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
@@ -47,6 +66,10 @@ size_t pg_mhd_head_size(struct MHD_Connection *connection);
 unsigned int pg_mhd_trailer_count(struct MHD_Connection *connection);
 // The status libmicrohttpd queued (its own error answers included); 0 if none.
 unsigned int pg_mhd_status(struct MHD_Connection *connection);
+
+// Data bytes received on a TCP socket so far (TCP_INFO's tcpi_bytes_received, less
+// the peer's FIN); -1 if unknown.
+long long pg_tcp_bytes_received(int fd);
 
 // Returns freed heap memory to the system (glibc's malloc_trim(0), every arena).
 void pg_malloc_trim(void);
