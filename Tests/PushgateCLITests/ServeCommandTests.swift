@@ -85,6 +85,53 @@ import TestSupport
         #expect((last?["message"] as? String)?.contains("pushgate serve:") == true)
     }
 
+    /// A whole run in the JSON format: every stderr line from the start-up notices to
+    /// "stopped", request lines included (one answered, one refused for its framing, one
+    /// libmicrohttpd would have answered itself), is one JSON object.
+    @Test func everyLineOfAJSONRunIsAnObject() throws {
+        let config = try Self.writeConfig(#"{"listen": "127.0.0.1:0", "logFormat": "json", "requestLog": "stderr"}"#)
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["serve", "--config", config.path]
+        process.currentDirectoryURL = config.deletingLastPathComponent()
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        let errors = Pipe.closedOnExec()
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var seen = ""
+        var port: Int?
+        while port == nil {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+            if let range = seen.range(of: "listening on http://127.0.0.1:") {
+                let digits = seen[range.upperBound...].prefix { $0.isNumber }
+                if seen[range.upperBound...].dropFirst(digits.count).first != nil { port = Int(digits) }
+            }
+        }
+        let bound = try #require(port, "serve did not start: \(seen)")
+        #expect(RawHTTPClient.exchange(port: bound, method: "GET", path: "/healthz?a=1", headers: [], body: [])?.status == 200)
+        for text in ["GET /x HTTP/1.1\r\nHost: t\r\nX-A: a\r\n b\r\n\r\n",
+                     "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/2.0\r\nHost: t\r\n\r\n"] {
+            let client = try #require(RawHTTPClient(port: bound))
+            client.send(text)
+            #expect(client.waitForClose(seconds: 5))
+        }
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        seen += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = seen.split(separator: "\n")
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count, "not JSON objects: \(lines.filter { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) == nil })")
+        #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("pushgate: listening on") == true })
+        #expect(objects.last?["message"] as? String == "pushgate: stopped")
+        let statuses = objects.compactMap { $0["status"] as? Int }
+        #expect(statuses.filter { $0 == 200 }.count == 2, "\(statuses)")
+        #expect(statuses.contains(400) && statuses.contains(505), "\(statuses)")
+    }
+
     /// A storage that cannot be opened, once the format is known, is a JSON line as well.
     @Test func aStorageFailureAtStartIsAJSONLogLine() throws {
         let config = try Self.writeConfig(#"{"listen": "127.0.0.1:0", "logFormat": "json"}"#)
