@@ -163,6 +163,12 @@ public final class APNsFleet: Sendable {
         tokens.compactMap { $0.hold()?.until }.max()
     }
 
+    /// The first step of a stop: no APNs request of any pool starts from now on (see
+    /// `CurlHTTP2Transport.stopStartingRequests`).
+    public func stopStartingRequests() {
+        for transport in transports { transport.stopStartingRequests() }
+    }
+
     public func shutdown() {
         for transport in transports { transport.shutdown() }
     }

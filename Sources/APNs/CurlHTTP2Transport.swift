@@ -126,6 +126,14 @@ public final class CurlHTTP2Transport: HTTPTransport {
         return workers[first % workers.count]
     }
 
+    /// The first step of a stop: from now on no request starts (none goes on the wire, not
+    /// even one libcurl would send again on a fresh connection). Requests waiting for a
+    /// stream or a connection, and every later `send`, finish at once as `notStarted`;
+    /// requests already sent go on and are answered.
+    public func stopStartingRequests() {
+        for worker in workers { worker.stopStartingRequests() }
+    }
+
     /// Stops the threads; requests not yet answered finish as `cancelled`.
     public func shutdown() {
         for worker in workers { worker.shutdown() }
@@ -165,6 +173,7 @@ public final class CurlHTTP2Transport: HTTPTransport {
 final class CurlWorker: Sendable {
     private let multi: CurlMultiHandle
     private let inbox = TransportInbox()
+    private let gate = StartGate()
     let statistics = TransportStatistics()
     private let timeoutMilliseconds: Int
     private let clock: any TimeSource
@@ -174,7 +183,7 @@ final class CurlWorker: Sendable {
         self.multi = multi
         self.clock = clock
         timeoutMilliseconds = settings.timeoutMilliseconds
-        let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, clock: clock)
+        let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
         let inbox = self.inbox
         let thread = Thread { loop.run(inbox: inbox) }
         thread.name = name
@@ -182,7 +191,8 @@ final class CurlWorker: Sendable {
     }
 
     func send(_ request: TransportRequest) async -> TransportOutcome {
-        await withCheckedContinuation { continuation in
+        if gate.isClosed { return .failure(StartGate.refusal) }
+        return await withCheckedContinuation { continuation in
             let job = TransportJob(request: request, continuation: continuation,
                                    deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
             // The thread is woken only when it is about to sleep with room for more
@@ -203,10 +213,27 @@ final class CurlWorker: Sendable {
         }
     }
 
+    func stopStartingRequests() {
+        gate.close()
+        multi.wakeup()  // the thread gives back what waits in its queue now
+    }
+
     func shutdown() {
         inbox.state.withLock { $0.stopping = true }
         multi.wakeup()
     }
+}
+
+/// Closed at the start of a stop: no request of this worker starts after that. Read by
+/// callers, by the transport thread before it hands a request to libcurl, and in libcurl's
+/// pre-request callback right before any send.
+final class StartGate: Sendable {
+    private let closed = Atomic<Bool>(false)
+
+    func close() { closed.store(true, ordering: .releasing) }
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    static let refusal = TransportFailure(.notStarted, "not sent: the process is stopping and starts no request to APNs")
 }
 
 /// What the circuit breaker says about APNs.

@@ -31,6 +31,7 @@ final class CurlLoop: @unchecked Sendable {
     private let multi: CurlMultiHandle
     private let settings: TransportSettings
     private let statistics: TransportStatistics
+    private let gate: StartGate
     private let maxInFlight: Int
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [PooledEasy] = []
@@ -59,8 +60,10 @@ final class CurlLoop: @unchecked Sendable {
     /// After a lost connection: 25 ms, doubling per loss in a row, at most 2 s.
     static let reconnectBackoff = Backoff(initial: .milliseconds(25), maximum: .seconds(2))
 
-    init(multi: CurlMultiHandle, settings: TransportSettings, statistics: TransportStatistics, clock: any TimeSource) {
+    init(multi: CurlMultiHandle, settings: TransportSettings, statistics: TransportStatistics, gate: StartGate,
+         clock: any TimeSource) {
         self.multi = multi
+        self.gate = gate
         self.clock = clock
         self.settings = settings
         self.statistics = statistics
@@ -135,6 +138,7 @@ final class CurlLoop: @unchecked Sendable {
             let (incoming, stopping) = inbox.take()
             for job in incoming { waiting.push(job) }
             if stopping { break }
+            if gate.isClosed { refuseQueued() }
             var now = clock.monotonicMilliseconds()
             if !parked.isEmpty, now >= reconnectAt {
                 for job in parked { waiting.push(job) }
@@ -165,6 +169,10 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func start(_ job: TransportJob, now: UInt64) {
+        guard !gate.isClosed else {
+            refuse(job)
+            return
+        }
         guard job.deadline > now else {
             complete(job, .failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
             return
@@ -184,7 +192,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL,
                                     timeoutMilliseconds: Int(job.deadline - now) + Self.backstopMilliseconds,
-                                    maxSends: settings.maxResends + 1, clock: clock)
+                                    maxSends: settings.maxResends + 1, gate: gate, clock: clock)
         transfer.startedAt = now
         transfer.onResend = resendHandler
         if active.isEmpty { lastProgress = now }
@@ -321,6 +329,8 @@ final class CurlLoop: @unchecked Sendable {
         let message = curlMessage(result, detail)
         if job.sends > 0 { breakerSucceeded() }  // it reached a server
         switch result {
+        case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .stopping:
+            refuse(job)
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .deadline:
             complete(job, .failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed before a stream was free")))
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .sendLimit:
@@ -442,6 +452,33 @@ final class CurlLoop: @unchecked Sendable {
         guard breaker.consecutiveFailures > 0 || breaker.isOpen else { return }
         breaker.recordSuccess()
         statistics.values.withLock { $0.unreachableSince = nil }
+    }
+
+    /// The gate closed: what waits in the queue or for a reconnect is given back now, and
+    /// so is what libcurl holds but has not sent yet (waiting for a stream or a
+    /// connection: its pre-request callback never ran).
+    private func refuseQueued() {
+        while let job = waiting.pop() { refuse(job) }
+        for job in parked { refuse(job) }
+        parked.removeAll()
+        for (easy, transfer) in active where transfer.job.sends == 0 {
+            active.removeValue(forKey: easy)
+            curl_multi_remove_handle(multi.pointer, easy)
+            idleHandles.append(transfer.easy)
+            refuse(transfer.job)
+        }
+    }
+
+    /// A request that may not start because the process is stopping: `notStarted` when
+    /// nothing of it was ever sent (the caller gives the device back), else it ends as
+    /// unanswered (sent before, no answer, not sent again).
+    private func refuse(_ job: TransportJob) {
+        if job.sends == 0 {
+            job.finish(.failure(StartGate.refusal))
+        } else {
+            job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered; not sent again: "
+                + "the process is stopping")))
+        }
     }
 
     private func cancelEverything() {

@@ -16,7 +16,7 @@ final class CurlTransfer {
     var responseBody: [UInt8] = []
     /// A response header arrived: from then on the answer wins over the deadline.
     var answerStarted = false
-    enum Abort { case deadline, sendLimit }
+    enum Abort { case deadline, sendLimit, stopping }
     /// Why the pre-request callback stopped a send, if it did.
     var abort: Abort?
     /// Monotonic milliseconds when it was handed to libcurl.
@@ -35,9 +35,13 @@ final class CurlTransfer {
     static let maximumResponseBody = 16 * 1024
 
     private let clock: any TimeSource
+    /// Closed when the process stops: no send from then on.
+    private let gate: StartGate
 
-    init(job: TransportJob, easy: PooledEasy, baseURL: String, timeoutMilliseconds: Int, maxSends: Int, clock: any TimeSource) {
+    init(job: TransportJob, easy: PooledEasy, baseURL: String, timeoutMilliseconds: Int, maxSends: Int, gate: StartGate,
+         clock: any TimeSource) {
         self.job = job
+        self.gate = gate
         self.clock = clock
         self.easy = easy
         self.maxSends = maxSends
@@ -69,10 +73,14 @@ final class CurlTransfer {
         return job.sends > 0 && Int(uploaded) >= job.request.body.count
     }
 
-    /// Called by libcurl before each send, its own re-sends included: no send after the
-    /// deadline, none beyond the bound.
+    /// Called by libcurl before each send, its own re-sends included: no send once the
+    /// process is stopping, none after the deadline, none beyond the bound.
     func maySend(localPort: Int32) -> Bool {
         self.localPort = localPort
+        if gate.isClosed {
+            abort = .stopping
+            return false
+        }
         sentAt = clock.monotonicMilliseconds()
         if sentAt >= job.deadline {
             abort = .deadline

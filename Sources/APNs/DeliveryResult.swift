@@ -61,6 +61,9 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         case keyStopped
         /// The transport was shut down before the request finished.
         case cancelled
+        /// Not sent: the process is stopping, so the transport starts no request any more
+        /// (`stopStartingRequests`); nothing of it reached APNs.
+        case notStarted
         /// Anything else libcurl reported.
         case transportError
     }

@@ -246,14 +246,15 @@ public final class Dispatcher: Sendable {
             let route = message.stored.route
             Task.detached(executorPreference: executor) { [self] in
                 guard !stopping.load(ordering: .relaxed) else {
-                    // Claimed, not yet sent when the stop began: given back, no attempt spent.
-                    var back = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .pending, lease: claim.lease)
-                    back.refundAttempt = true
-                    finish(back)
+                    finish(Self.givenBack(claim))  // claimed, not yet sent when the stop began
                     return
                 }
                 let started = clock.wallSeconds()
                 let result = await chosen.send(request)
+                if case .transportFailed(let failure) = result, failure.code == .notStarted {
+                    finish(Self.givenBack(claim))  // queued in the transport when the stop began
+                    return
+                }
                 if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, pushType: pushType, seconds: clock.wallSeconds() - started) }
                 let update = outcome(of: result, for: claim, route: route)
                 metrics.recordNotification(app: app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
@@ -261,6 +262,14 @@ public final class Dispatcher: Sendable {
                 finish(update)
             }
         }
+    }
+
+    /// A claimed device that was never sent because the process is stopping: back to
+    /// pending, no attempt spent.
+    static func givenBack(_ claim: ClaimedDelivery) -> DeliveryUpdate {
+        var back = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .pending, lease: claim.lease)
+        back.refundAttempt = true
+        return back
     }
 
     private func finish(_ update: DeliveryUpdate) {

@@ -72,6 +72,8 @@ enum ServeCommand {
         // and new connections are refused (the listening socket is closed); then requests
         // and sends in flight finish side by side until the deadline.
         assembled.durable.dispatcher.beginStop()
+        // Requests already handed to a transport but not yet on the wire are given back too.
+        assembled.fleet.stopStartingRequests()
         let deadline = assembled.settings.shutdownDeadlineSeconds
         let clock = SystemClock()
         let stopBy = clock.monotonicSeconds() + deadline

@@ -1,0 +1,58 @@
+import APNs
+import Foundation
+import Testing
+import TestSupport
+
+/// The first step of a stop (`stopStartingRequests`): no request starts any more, not one
+/// waiting in the transport's queue, not a client's own retry; each comes back
+/// `notStarted`, and only what was already on the wire is answered.
+@Suite struct StopStartingTests {
+    static func code(_ result: DeliveryResult) -> String {
+        switch result {
+        case .delivered: return "delivered"
+        case .transportFailed(let failure): return failure.code.rawValue
+        default: return "\(result)"
+        }
+    }
+
+    @Test func queuedRequestsAndRetriesDoNotStartAfterTheStop() async throws {
+        // Two slow answers hold both streams for 5 s (the window the test relies on, wide
+        // for a loaded machine); the first is a 503, so the client would retry it after the stop.
+        let retried = TestRequests.token(0)
+        let fake = try FakeAPNs(script: ["delayMs": 5000,
+                                         "tokens": [retried: [["status": 503, "reason": "ServiceUnavailable"], ["status": 200]]]])
+        defer { fake.stop() }
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        // One connection, two streams: two requests in flight, the rest wait in the transport.
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 30_000))
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens,
+                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
+        let results = await withTaskGroup(of: (Int, DeliveryResult).self, returning: [Int: DeliveryResult].self) { group in
+            for i in 0..<2 {
+                group.addTask { (i, await client.send(TestRequests.alert(i))) }
+            }
+            #expect(await eventually(timeout: .seconds(60)) { fake.received().count >= 2 }, "two requests on the wire")
+            for i in 2..<8 {
+                group.addTask { (i, await client.send(TestRequests.alert(i))) }
+            }
+            // The six are handed over (queued behind the two slow streams), or about to be.
+            try? await Task.sleep(nanoseconds: 100_000_000)
+            transport.stopStartingRequests()
+            var all: [Int: DeliveryResult] = [:]
+            for await (i, result) in group { all[i] = result }
+            return all
+        }
+        let codes = (0..<8).map { results[$0].map(Self.code) ?? "missing" }
+        #expect(codes[0] == "notStarted", "answered 503 after the stop: its retry does not start (\(codes))")
+        #expect(codes[1] == "delivered", "on the wire before the stop: answered (\(codes))")
+        #expect(codes[2...].allSatisfy { $0 == "notStarted" }, "\(codes)")
+        // A send after the stop is refused at once, without a request.
+        #expect(Self.code(await client.send(TestRequests.alert(9))) == "notStarted")
+        let received = fake.received().compactMap { $0["token"]?.stringValue }
+        #expect(received.sorted() == [TestRequests.token(0), TestRequests.token(1)].sorted(),
+                "only the two sent before the stop reached the fake, once each: \(received)")
+    }
+}

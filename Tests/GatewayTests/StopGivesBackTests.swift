@@ -1,0 +1,45 @@
+import APNs
+import Foundation
+import Storage
+import Testing
+import TestSupport
+import Timing
+@testable import Gateway
+@testable import Outbox
+
+/// At the stop, the dispatcher starts nothing and the transport starts nothing it holds:
+/// against a fake that answers slowly, the devices queued inside the transport come back
+/// pending with no attempt spent, and only what was on the wire is sent.
+@Suite struct StopGivesBackTests {
+    @Test func devicesQueuedInTheTransportAtTheStopAreGivenBackUnsent() async throws {
+        let fake = try FakeAPNsServer(scriptJSON: #"{"delayMs": 5000}"#)
+        defer { fake.stop() }
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
+                                          keyId: FakeAPNsServer.keyId)
+        // Two streams on the wire, held 5 s by the slow answers (the window the test relies on,
+        // wide for a loaded machine); the dispatcher's window of 10 puts 8 more in the transport's queue.
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 30_000))
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let campaign = NewCampaign(id: "slow", createdAt: SystemClock().wallSeconds(), dryRun: false, message: FairLaneTests.message,
+                                   body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
+        _ = try storage.insert(campaign, deliveries: (0..<20).map { NewDelivery(token: Fixtures.token("5d", $0)) },
+                               now: SystemClock().wallSeconds())
+        let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
+                                    options: .init(inFlight: 10, claimBatch: 10))
+        try dispatcher.start()
+        #expect(await eventually(timeout: .seconds(60)) { fake.received().count >= 2 && dispatcher.inFlight == 10 },
+                "two on the wire, eight waiting in the transport")
+        dispatcher.beginStop()
+        transport.stopStartingRequests()
+        #expect(dispatcher.stop(deadlineSeconds: 20), "everything in flight answered or given back before the deadline")
+        #expect(fake.received().count == 2, "nothing reached the fake after the stop")
+        let summary = try #require(try storage.campaign(id: "slow"))
+        #expect(summary.counts[.delivered] == 2 && summary.counts[.pending] == 18 && summary.counts[.inFlight, default: 0] == 0,
+                "\(summary.counts)")
+        let rows = try storage.results(campaign: summary.seq, offset: 0, limit: 20)
+        #expect(rows.filter { $0.state == .pending }.allSatisfy { $0.attempts == 0 }, "given back without spending an attempt")
+    }
+}
