@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// The link engine's source as the generated file carries it: the files the gateway
 /// compiles (embedded at build time, see Plugins/EmbedLinkEngine), each declaration moved
 /// into one namespace enum so that nothing the engine declares can clash with the app's
@@ -48,8 +50,8 @@ public enum EngineSource {
     static func declaredTypeNames() -> Set<String> {
         var names: Set<String> = []
         for file in files {
-            for line in file.text.split(separator: "\n", omittingEmptySubsequences: false) {
-                if let name = declaredName(Substring(line)) { names.insert(name) }
+            for line in lines(of: file.text) {
+                if let name = declaredName(line) { names.insert(name) }
             }
         }
         return names
@@ -59,11 +61,16 @@ public enum EngineSource {
     static func privateTypeNames() -> Set<String> {
         var names: Set<String> = []
         for file in files {
-            for line in file.text.split(separator: "\n") where line.hasPrefix("private ") || line.hasPrefix("fileprivate ") {
+            for line in lines(of: file.text) where line.hasPrefix("private ") || line.hasPrefix("fileprivate ") {
                 if let name = declaredName(line) { names.insert(name) }
             }
         }
         return names
+    }
+
+    /// The file's lines, cut by the one line splitter.
+    static func lines(of text: String) -> [Substring] {
+        LineSplitter.lines(of: Array(text.utf8)).map { Substring($0) }
     }
 
     static let modifiers: Set<Substring> = ["public", "private", "fileprivate", "internal", "final", "indirect"]
@@ -86,9 +93,7 @@ public enum EngineSource {
         var out = ""
         var wrapOpen = false
         var inExtension = false
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() }
-        for line in lines {
+        for line in lines(of: text) {
             if line.hasPrefix("import ") { continue }
             var line = line
             if let r = line.firstRange(of: "public "), line[..<r.lowerBound].allSatisfy({ $0 == " " }) {

@@ -111,10 +111,14 @@ public struct ServerSettings: Sendable {
                 reader.report(.wrongType, at: place(itemPath), "expected an object {name, sha256, rateLimit?, apps?, role?}, found \(item.kindDescription)")
                 continue
             }
-            let keyMembers = ["name", "sha256", "rateLimit", "apps", "role"]
-            for key in object.keys where !keyMembers.contains(key) {
-                reader.report(.unknownKey, at: place(itemPath.appending(key)), Diagnostic.unknownKeyMessage(key, expected: keyMembers))
+            // The one reader's rules, on a reader of its own (no overrides inside a list
+            // item), whose problems are then placed like the others.
+            func adopt(_ scratch: ConfigReader) {
+                for d in scratch.diagnostics { reader.report(d.code, at: place(d.location.path ?? itemPath), d.message) }
             }
+            var members = ConfigReader(document: reader.file)
+            members.rejectUnknownKeys(object, at: itemPath, keys: ["name", "sha256", "rateLimit", "apps", "role"])
+            adopt(members)
             let name = object["name"]?.stringValue ?? ""
             if name.isEmpty || name.utf8.count > 64 || !name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
                 reader.report(object["name"] == nil ? .missing : .invalidValue, at: place(itemPath.appending("name")),
@@ -129,9 +133,9 @@ public struct ServerSettings: Sendable {
             }
             var limit: RateLimit?
             if let limitJSON = object["rateLimit"] {
-                var scratch = ConfigReader(document: reader.file)  // no overrides inside a list item
+                var scratch = ConfigReader(document: reader.file)
                 limit = readRateLimit(limitJSON, reader: &scratch, at: itemPath.appending("rateLimit"))
-                for d in scratch.diagnostics { reader.report(d.code, at: place(d.location.path ?? itemPath), d.message) }
+                adopt(scratch)
             }
             // Which apps the key may use (every app when absent), and whether it is an admin.
             var apps: [String]?

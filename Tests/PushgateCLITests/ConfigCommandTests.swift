@@ -149,3 +149,21 @@ import Testing
         #expect(try CLI.run(["config", "--help"]).status == 0)
     }
 }
+
+extension ConfigCommandTests {
+    /// An API key's unknown member gets the one reader's wording and code, placed in the
+    /// file, or on the variable when the list came from `PUSHGATE_SERVER_API_KEYS`.
+    @Test func anAPIKeysUnknownMemberIsReportedLikeEveryOther() throws {
+        let hash = String(repeating: "ab", count: 32)
+        let dir = try Self.folder(#"{"topic": "com.example.shop", "server": {"apiKeys": [{"name": "ops", "sha256": "\#(hash)", "rol": "admin"}]}}"#)
+        let r = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(#"conf/gateway.json#/server/apiKeys/0/rol: unknown key "rol"; expected one of: name, sha256, rateLimit, apps, role [unknownKey]"#),
+                "\(r.stderr)")
+        let env = try CLI.run(["config", "check"], environment: Self.environment([
+            "PUSHGATE_SERVER_API_KEYS": #"[{"name": "ops", "sha256": "\#(hash)", "rol": "admin"}]"#]))
+        #expect(env.status == 2)
+        #expect(env.stderr.contains(#"environment variable PUSHGATE_SERVER_API_KEYS: unknown key "rol""#) && env.stderr.contains("[unknownKey]"),
+                "\(env.stderr)")
+    }
+}
