@@ -16,17 +16,17 @@ import TestSupport
     }
 
     @Test func queuedRequestsAndRetriesDoNotStartAfterTheStop() async throws {
-        // Two slow answers hold both streams for 5 s (the window the test relies on, wide
-        // for a loaded machine); the first is a 503, so the client would retry it after the stop.
+        // The fake holds every answer until told: both streams stay busy, with no timing
+        // window. The first device is answered 503, so the client would retry it after the stop.
         let retried = TestRequests.token(0)
-        let fake = try FakeAPNs(script: ["delayMs": 5000,
-                                         "tokens": [retried: [["status": 503, "reason": "ServiceUnavailable"], ["status": 200]]]])
+        let fake = try FakeAPNs(script: ["tokens": [retried: [["status": 503, "reason": "ServiceUnavailable"], ["status": 200]]]])
         defer { fake.stop() }
+        fake.holdAnswers()
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
         let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
         // One connection, two streams: two requests in flight, the rest wait in the transport.
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 30_000))
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 60_000))
         defer { transport.shutdown() }
         let client = APNsClient(transport: transport, tokens: tokens,
                                 retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
@@ -38,9 +38,10 @@ import TestSupport
             for i in 2..<8 {
                 group.addTask { (i, await client.send(TestRequests.alert(i))) }
             }
-            // The six are handed over (queued behind the two slow streams), or about to be.
+            // The six are handed over (queued behind the two held streams), or about to be.
             try? await Task.sleep(nanoseconds: 100_000_000)
             transport.stopStartingRequests()
+            fake.releaseAnswers()
             var all: [Int: DeliveryResult] = [:]
             for await (i, result) in group { all[i] = result }
             return all

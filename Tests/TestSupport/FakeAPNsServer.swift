@@ -124,6 +124,11 @@ public final class FakeAPNsServer: @unchecked Sendable {
     /// are refused) until `openPort()`.
     public func closePort() { command("close") }
 
+    /// Answers nothing from now on, keeping every answer (streams stay open) until
+    /// `releaseAnswers`: a test decides when streams free up, with no timing window.
+    public func holdAnswers() { command("hold") }
+    public func releaseAnswers() { command("release") }
+
     /// Listens again on the same port.
     public func openPort() { command("open") }
 

@@ -14,7 +14,7 @@ Commands on stdin, one per line: "close" stops listening and cuts every connecti
 unreachable APNs), "open" listens again on the same port, "key REASON" answers 403 REASON
 to every request whose provider token verified (Apple refusing the key: InvalidProviderToken
 for a revoked key, BadEnvironmentKeyInToken, ...), "key ok" accepts the key again. End of
-stdin stops the fake.
+stdin stops the fake. "hold" keeps every answer (streams stay open) until "release".
 
 Like APNs, a connection belongs to the key of the first token accepted on it: a token of
 another key id on it is answered 403 UnrelatedKeyIdInToken.
@@ -129,6 +129,9 @@ class Fake:
         self.connections = 0
         self.goaways_sent = 0
         self.refused = 0
+        # "hold" keeps every answer until "release" (a test decides when streams free up).
+        self.holding = False
+        self.held = []
 
     def check_token(self, authorization):
         """Returns (reason or None, iat, kid)."""
@@ -380,6 +383,9 @@ class Connection(asyncio.Protocol):
             return
         if action in ("hang", "silent"):
             return
+        if fake.holding:
+            fake.held.append((self, stream_id, n, token, headers, bytes(body), answer))
+            return
         delay = answer.get("delayMs", fake.script.get("delayMs", 0)) / 1000.0
         if delay > 0:
             asyncio.get_event_loop().call_later(delay, self.respond, stream_id, n, token, headers, bytes(body), answer)
@@ -536,6 +542,13 @@ def main():
         elif line.startswith(b"key "):
             problem = line[4:].decode()
             fake.key_problem = None if problem == "ok" else problem
+        elif line == b"hold":
+            fake.holding = True
+        elif line == b"release":
+            fake.holding = False
+            held, fake.held = fake.held, []
+            for connection, *answer in held:
+                connection.respond(*answer)  # flushes its own answer
         elif line == b"open" and state["server"] is None:
             loop.create_task(reopen())
             return
