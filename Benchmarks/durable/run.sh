@@ -120,17 +120,18 @@ PY
   kill "$sampler" 2>/dev/null || true
   echo "database: $(pg_sql postgres "SELECT pg_size_pretty(pg_database_size('$db'))"), WAL written: $(pg_sql postgres "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn'))")"
   echo "claim statements (pg_stat_statements; ms per call):"
+  # Labelled by text pg_stat_statements keeps (it replaces constants with $n).
   pg_sql postgres "SELECT format('  %-26s %8s calls, mean %6s, max %8s, stddev %6s', CASE
         WHEN query LIKE '%FROM campaigns%SKIP LOCKED%' THEN 'sendable campaigns'
-        WHEN query LIKE '%lease_until <=%SKIP LOCKED%' THEN 'expired leases taken over'
-        WHEN query LIKE '%state = 0 AND next_at%SKIP LOCKED%' THEN 'pending devices'
-        WHEN query LIKE '%state = 2 AND next_at%SKIP LOCKED%' THEN 'due retries'
+        WHEN query LIKE '%state IN (%SKIP LOCKED%' THEN 'stopped campaigns closed'
+        WHEN query LIKE '%ORDER BY lease_until%SKIP LOCKED%' THEN 'expired leases taken over'
+        WHEN query LIKE '%ORDER BY next_at, idx%SKIP LOCKED%' THEN 'due devices claimed'
         WHEN query LIKE 'UPDATE deliveries d SET state = u.state%' THEN 'results recorded'
-        ELSE 'COMMIT (every transaction)' END,
+        WHEN query = 'COMMIT' THEN 'COMMIT (every transaction)'
+        ELSE left(regexp_replace(query, '\s+', ' ', 'g'), 26) END,
       calls, round(mean_exec_time::numeric, 2), round(max_exec_time::numeric, 2), round(stddev_exec_time::numeric, 2))
     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$db')
-      AND (query LIKE '%SKIP LOCKED%' AND query LIKE '%deliveries%' OR query LIKE '%FROM campaigns%SKIP LOCKED%'
-           OR query LIKE 'UPDATE deliveries d SET state = u.state%' OR query = 'COMMIT')
+      AND (query LIKE '%SKIP LOCKED%' OR query LIKE 'UPDATE deliveries d SET state = u.state%' OR query = 'COMMIT')
     ORDER BY calls DESC"
   python3 - "$work/$label-samples.txt" "$accepted_at" "$completed_at" <<'PY'
 import collections, sys
@@ -152,6 +153,7 @@ print(f"running statements waiting on (share of those seen): {top}")
 PY
   echo "lock waits over 100 ms logged by the server: $(grep -c " $db .*still waiting for" "$pgdir/server.log" || true)," \
     "deadlocks: $(pg_sql postgres "SELECT deadlocks FROM pg_stat_database WHERE datname = '$db'")"
+  grep -A1 " $db .*still waiting for" "$pgdir/server.log" | head -6 | cut -c1-240 || true
 }
 
 for scenario in $scenarios; do
