@@ -149,6 +149,12 @@ public final class APNsFleet: Sendable {
         }
     }
 
+    /// The token manager of an app's key in an environment (channel management signs with
+    /// it too); nil for an app or environment not configured.
+    public func tokenManager(app: String, environment: APNsEnvironment) -> ProviderTokenManager? {
+        parts[SenderKey(app: app, environment: environment)]?.tokens
+    }
+
     /// How many app and environment senders there are (a readiness check compares).
     public var senderCount: Int { parts.count }
 

@@ -17,11 +17,14 @@ public struct GatewayComponents: Sendable {
     public var readiness: [ReadinessCheck]
     /// `guard.confirmAbove`: big campaigns must confirm their device count.
     public var sendGuard: SendGuard
+    /// Each app's channel management client; nil in a dry run.
+    public var channels: ChannelClientLookup?
 
     public init(apps: AppDirectory, sender: any NotificationSender,
                 dryRunSender: any NotificationSender, configuredIsDryRun: Bool, readiness: [ReadinessCheck],
-                sendGuard: SendGuard = SendGuard()) {
+                sendGuard: SendGuard = SendGuard(), channels: ChannelClientLookup? = nil) {
         self.sendGuard = sendGuard
+        self.channels = channels
         self.apps = apps
         self.sender = sender
         self.dryRunSender = dryRunSender
@@ -59,6 +62,7 @@ public enum GatewayAPI {
         CampaignEndpoints.register(in: &builder, apps: apps, configuredIsDryRun: components.configuredIsDryRun,
                                    sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics)
         TokenEndpoints.register(in: &builder, apps: apps, storage: campaigns.storage, clock: clock)
+        ChannelEndpoints.register(in: &builder, apps: apps, clients: components.channels)
         let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),

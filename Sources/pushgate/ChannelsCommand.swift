@@ -84,6 +84,22 @@ enum ChannelsCommand {
         }
     }
 
+    /// For `serve`: each app's management client in each of its environments, signed by
+    /// the fleet's token manager of its key (the one its pushes use). Nil for a dry run.
+    static func lookup(_ apps: [AppConfig], fleet: APNsFleet) -> ChannelClientLookup? {
+        let byName = Dictionary(apps.map { ($0.name, (bundleId: $0.bundleId, apns: $0.apns)) }, uniquingKeysWith: { first, _ in first })
+        guard byName.values.contains(where: { !$0.apns.dryRun }) else { return nil }
+        return { name, environment in
+            guard let (bundleId, apns) = byName[name], !apns.dryRun, apns.environments.contains(environment),
+                  let tokens = fleet.tokenManager(app: name, environment: environment) else { return nil }
+            var chosen = apns
+            chosen.environment = environment
+            return ChannelManagementClient(bundleId: bundleId, baseURL: chosen.manageBaseURL, tokens: tokens,
+                                           transport: CurlOneShot(caFile: apns.caFile, timeoutMilliseconds: Int(apns.requestTimeoutSeconds * 1000)),
+                                           retry: apns.retry)
+        }
+    }
+
     /// The app's management client in the chosen environment: its key and provider token
     /// (shared through storage), `apns.manageURL` or Apple's management host.
     static func managementClient(_ config: GatewayConfig, _ app: AppConfig, environment name: String?)

@@ -228,7 +228,8 @@ enum ServeCommand {
             apps: AppDirectory(config.apps.map(\.gatewayApp)),
             sender: fleet.sender(app: config.apps[0].name, configuration: first),
             dryRunSender: fleet.sender(app: config.apps[0].name, environment: first.environment.rawValue, dryRun: true),
-            configuredIsDryRun: first.dryRun, readiness: readiness, sendGuard: config.sendGuard)
+            configuredIsDryRun: first.dryRun, readiness: readiness, sendGuard: config.sendGuard,
+            channels: ChannelsCommand.lookup(config.apps, fleet: fleet))
         do throws(APIRouter.ConflictError) {
             let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: durable.campaigns)
             return .success(Assembled(settings: settings, service: service, durable: durable, fleet: fleet,

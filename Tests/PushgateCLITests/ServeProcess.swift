@@ -94,12 +94,12 @@ extension FakeAPNsServer {
     /// its log; returns its path. `storage`: the section's JSON (default: the SQLite file
     /// `database`); `dispatcher`: more members of that section; `webhook`: that section's JSON.
     func gatewayConfig(database: String, inFlight: Int, claimBatch: Int = 20, storage: String? = nil, dispatcher: String = "",
-                       maxBodyBytes: Int = 4194304, webhook: String? = nil, name: String = "gateway.json") throws -> String {
+                       maxBodyBytes: Int = 4194304, webhook: String? = nil, name: String = "gateway.json", apns: String = "") throws -> String {
         let root = CLI.packageRoot.path
         let text = """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"url": "https://127.0.0.1:\(port)", "caFile": "\(caFile)", "teamId": "\(Self.teamId)",
-                  "keyId": "\(Self.keyId)", "keyFile": "\(Self.keyFile)", "connections": 1},
+                  "keyId": "\(Self.keyId)", "keyFile": "\(Self.keyFile)", "connections": 1\(apns)},
          "server": {"listen": "127.0.0.1:0", "requestLog": "off", "maxBodyBytes": \(maxBodyBytes)},
          "storage": \(storage ?? "{\"path\": \"\(database)\"}"),
          "dispatcher": {"inFlight": \(inFlight), "claimBatch": \(claimBatch)\(dispatcher)}\(webhook.map { ", \"webhook\": " + $0 } ?? "")}
