@@ -59,7 +59,7 @@ public final class APNsClient: NotificationSender {
             }
             if response.status == 200 {
                 tokens.accepted()
-                return .delivered(apnsId: response.apnsId ?? "")
+                return .delivered(apnsId: response.apnsId ?? "", uniqueId: response.uniqueId)
             }
             let error = APNsErrorBody(response.body, status: response.status)
             if response.status == 403, error.reason == .expiredProviderToken, !refreshedToken {

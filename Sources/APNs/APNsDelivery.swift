@@ -10,6 +10,8 @@ public struct APNsDelivery: Sendable {
     public let notices: [String]
     /// The libcurl transport, when not a dry run (for shutdown and statistics).
     public let transport: CurlHTTP2Transport?
+    /// The APNs environment its answers come from.
+    public let environment: APNsEnvironment
 
     /// Placeholder identifiers for a dry run with no credentials configured.
     public static let dryRunTeamId = "DRYRUNTEAM"
@@ -21,6 +23,7 @@ public struct APNsDelivery: Sendable {
                 tokenStore: (any ProviderTokenStore)? = nil) throws(APNsConfigurationError) {
         let (tokens, notices) = try Self.providerTokens(for: configuration, clock: clock, tokenStore: tokenStore)
         self.tokens = tokens
+        environment = configuration.environment
         if configuration.dryRun {
             sender = DryRunSender(tokens: tokens, baseURL: configuration.baseURL, topicOverride: configuration.topic)
             transport = nil

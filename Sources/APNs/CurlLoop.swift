@@ -322,7 +322,7 @@ final class CurlLoop: @unchecked Sendable {
             breakerSucceeded()
             consecutiveConnectionLosses = 0
             if streamLimit < settings.maxConcurrentStreams { setStreamLimit(streamLimit + 1) }
-            complete(job, .response(TransportResponse(status: status, apnsId: transfer.apnsId,
+            complete(job, .response(TransportResponse(status: status, apnsId: transfer.apnsId, uniqueId: transfer.uniqueId,
                                                    retryAfter: transfer.retryAfter, body: transfer.responseBody)))
             return
         }

@@ -12,6 +12,7 @@ final class CurlTransfer {
     let easy: PooledEasy
     private let maxSends: Int
     var apnsId: String?
+    var uniqueId: String?
     var retryAfter: String?
     var responseBody: [UInt8] = []
     /// A response header arrived: from then on the answer wins over the deadline.
@@ -182,12 +183,13 @@ private let curlReadHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
         let name = line[..<colon]
         let isID = headerName(name, is: "apns-id")
-        guard isID || headerName(name, is: "retry-after") else { return }
+        let isUniqueID = !isID && headerName(name, is: "apns-unique-id")
+        guard isID || isUniqueID || headerName(name, is: "retry-after") else { return }
         var value = line[(colon + 1)...]
         while let b = value.first, b == 0x20 || b == 0x09 { value = value.dropFirst() }
         while let b = value.last, b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { value = value.dropLast() }
         let text = String(decoding: value, as: UTF8.self)
-        if isID { transfer.apnsId = text } else { transfer.retryAfter = text }
+        if isID { transfer.apnsId = text } else if isUniqueID { transfer.uniqueId = text } else { transfer.retryAfter = text }
     }
     return length
 }

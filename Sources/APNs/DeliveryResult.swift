@@ -3,8 +3,9 @@ import StrictJSON
 
 /// What happened to one notification, after every retry.
 public enum DeliveryResult: Sendable, Equatable {
-    /// APNs accepted it (HTTP 200) and gave it this `apns-id`.
-    case delivered(apnsId: String)
+    /// APNs accepted it (HTTP 200) and gave it this `apns-id`; the sandbox also gives an
+    /// `apns-unique-id`, which the Push Notifications Console looks up.
+    case delivered(apnsId: String, uniqueId: String? = nil)
     /// APNs refused it for good, or transient failures outlasted the retry budget.
     /// `retryAfterSeconds`: APNs' `Retry-After` on that last answer (no attempt before it).
     case failed(status: Int, reason: APNsReason, retryAfterSeconds: Int? = nil)

@@ -17,12 +17,16 @@ public struct TransportRequest: Sendable {
 public struct TransportResponse: Sendable, Equatable {
     public var status: Int
     public var apnsId: String?
+    /// `apns-unique-id`: the sandbox's id for the notification in the Push Notifications
+    /// Console (Apple sends it in the development environment only).
+    public var uniqueId: String?
     public var retryAfter: String?
     public var body: [UInt8]
 
-    public init(status: Int, apnsId: String? = nil, retryAfter: String? = nil, body: [UInt8] = []) {
+    public init(status: Int, apnsId: String? = nil, uniqueId: String? = nil, retryAfter: String? = nil, body: [UInt8] = []) {
         self.status = status
         self.apnsId = apnsId
+        self.uniqueId = uniqueId
         self.retryAfter = retryAfter
         self.body = body
     }

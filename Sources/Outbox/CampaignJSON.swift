@@ -26,6 +26,9 @@ public enum CampaignJSON {
                         if let status = row.status { w.member("status", status) }
                         if let reason = row.reason { w.member("reason", reason) }
                         if let id = row.apnsID { w.member("apns_id", id) }
+                        if let id = row.apnsUniqueID { w.member("apns_unique_id", id) }
+                        // An answer from APNs came from the campaign's environment.
+                        if row.status != nil, !summary.environment.isEmpty { w.member("environment", summary.environment) }
                         if let ts = row.timestampMilliseconds { w.member("timestamp_ms", Int(ts)) }
                         if let next = row.nextAttemptAt { w.member("next_attempt_at", timestamp(next)) }
                     }

@@ -287,10 +287,11 @@ public final class Dispatcher: Sendable {
     func outcome(of result: DeliveryResult, for claim: ClaimedDelivery, route: CampaignRoute) -> DeliveryUpdate {
         var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, lease: claim.lease)
         switch result {
-        case .delivered(let id):
+        case .delivered(let id, let uniqueId):
             update.state = .delivered
             update.status = 200
             update.apnsID = id
+            update.apnsUniqueID = uniqueId
         case .unregistered(let reason, let timestamp):
             update.state = .unregistered
             update.status = 410

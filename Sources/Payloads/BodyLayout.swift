@@ -11,6 +11,8 @@ struct BodyLayout: Sendable {
         case text(CompiledText)
         /// `,"deeplink":…,"route":{…}` for this device (only when the link varies).
         case link
+        /// A variable written as a JSON number (a Live Activity template's `numbers`).
+        case number(name: String, campaignValue: String?)
     }
 
     var pieces: [Piece] = []

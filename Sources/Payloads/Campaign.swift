@@ -63,6 +63,8 @@ public struct Campaign: Sendable, Equatable {
     /// `rate_per_second`: at most this many of its devices sent per second.
     public var ratePerSecond: Double?
     public static let maxRatePerSecond: Double = 1_000_000
+    /// One device in 1000 s: a slower rate's bucket window overflows a double (5e-324/s).
+    public static let minRatePerSecond: Double = 0.001
     /// `live_activity`: the ActivityKit push's event and content (push type `liveactivity`).
     public var liveActivity: LiveActivity?
     /// `mdm`: the device's PushMagic (push type `mdm`); placeholders take each device's value.

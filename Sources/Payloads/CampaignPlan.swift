@@ -113,6 +113,12 @@ public struct CampaignPlan: Sendable {
                 } else if let missing = text.append(for: device, to: &out) {
                     throw CampaignPlanner.missingVariable(missing, at: path)
                 }
+            case .number(let name, let campaignValue):
+                guard let value = device.variable(name) ?? campaignValue else { throw CampaignPlanner.missingVariable(name, at: path) }
+                if let why = TemplateNumbers.problem(value) {
+                    throw PayloadError(.invalidValue, at: path, "variable \(TextSafety.quoted(name)) goes into the Live Activity as a number: \(why)")
+                }
+                out.append(contentsOf: value.utf8)
             case .link:
                 guard let deviceLink else { continue }
                 switch deviceLink.resolve(for: device, at: path) {

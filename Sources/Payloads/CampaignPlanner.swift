@@ -15,6 +15,10 @@ public struct CampaignPlanner: Sendable {
     public var requireDevices: Bool
     /// UNIX seconds now: a Live Activity's `timestamp` when the campaign gives none.
     public var now: @Sendable () -> Int64 = { Int64(time(nil)) }
+    /// How the sender authenticates with APNs. pushgate signs with provider tokens only,
+    /// and Apple takes MDM pushes only with the MDM push certificate, so with `.token`
+    /// every `mdm` campaign is refused (`mdmRequiresCertificate`).
+    public var authentication: ProviderAuthentication = .token
 
     public init(bundleId: String, links: any DeepLinkChecking, templates: any TemplateStore, requireDevices: Bool = true) {
         self.bundleId = bundleId
@@ -82,6 +86,8 @@ public struct CampaignPlanner: Sendable {
         }
         let defaults = template?.defaults ?? Template.Defaults()
         let implied: PushType? = campaign.liveActivity != nil ? .liveactivity : campaign.mdm != nil ? .mdm : nil
+        // A Live Activity template's campaign without live_activity updates the activity.
+        let liveActivity = campaign.liveActivity ?? (template?.liveActivity != nil ? LiveActivity(event: .update) : nil)
         let pushType = campaign.pushType ?? implied ?? defaults.pushType ?? .alert
         let sound = campaign.sound ?? defaults.sound
         let interruptionLevel = campaign.interruptionLevel ?? defaults.interruptionLevel
@@ -109,20 +115,30 @@ public struct CampaignPlanner: Sendable {
                                          "missing: an alert push needs an alert (or a template), a sound or a badge"))
         }
         let priority = campaign.priority ?? pushType.defaultPriority
+        if priority == 1 {
+            problems += Self.priorityOneProblems(campaign, sound: sound, interruptionLevel: interruptionLevel,
+                                                 soundPath: campaign.sound != nil ? .root.appending("sound") : templatePath,
+                                                 levelPath: campaign.interruptionLevel != nil ? .root.appending("interruption_level") : templatePath)
+        }
+        if pushType == .mdm, authentication == .token {
+            problems.append(PayloadError(.mdmRequiresCertificate, at: campaign.pushType != nil ? .root.appending("push_type") : .root.appending("mdm"),
+                                         "APNs takes MDM pushes only over a connection authenticated with the MDM push certificate (Apple: \"MDM doesn't support the token based push process\"); pushgate signs with provider tokens, so it cannot send them"))
+        }
         let now = self.now()
         if pushType == .liveactivity {
-            if let activity = campaign.liveActivity {
+            if let activity = liveActivity {
                 problems += LiveActivityRules.problems(
-                    campaign, activity: activity, priority: campaign.priority,
+                    campaign, activity: activity, template: template?.liveActivity, priority: campaign.priority,
                     hasTitle: strings.title != nil || inline?.titleLocKey != nil, hasBody: strings.body != nil || inline?.locKey != nil,
                     alertPath: alertPath, now: now, reported: problems)
             } else if !problems.contains(where: { $0.path.description.hasPrefix("live_activity") }) {
                 problems.append(PayloadError(.missing, at: .root.appending("live_activity"),
                                              "missing: a liveactivity push needs live_activity (its event and content)"))
             }
-        } else if campaign.liveActivity != nil {
+        } else if campaign.liveActivity != nil || template?.liveActivity != nil {
+            let what = campaign.liveActivity != nil ? "live_activity" : "a template with live_activity"
             problems.append(PayloadError(.conflictingFields, at: campaign.pushType != nil ? .root.appending("push_type") : templatePath,
-                                         "live_activity goes with push_type \"liveactivity\", not \"\(pushType.rawValue)\""))
+                                         "\(what) goes with push_type \"liveactivity\", not \"\(pushType.rawValue)\""))
         }
         if pushType == .widgets || pushType == .controls || pushType == .mdm {
             problems += SilentPushBodies.problems(campaign, pushType: pushType)
@@ -179,8 +195,9 @@ public struct CampaignPlanner: Sendable {
             b.beginObject()
             if pushType == .widgets || pushType == .controls {
                 b.value("content-changed", .bool(true))
-            } else if pushType == .liveactivity, let activity = campaign.liveActivity {
-                LiveActivityRules.writeAPS(activity, campaign: campaign, strings: strings, hasAlert: hasAlert, sound: sound, now: now, into: &b)
+            } else if pushType == .liveactivity, let activity = liveActivity {
+                LiveActivityRules.writeAPS(activity, template: template?.liveActivity, campaign: campaign, strings: strings,
+                                           hasAlert: hasAlert, sound: sound, now: now, into: &b)
             } else {
                 Self.writeNotificationAPS(campaign, strings: strings, inline: inline, hasAlert: hasAlert, sound: sound,
                                           contentAvailable: contentAvailable, defaults: defaults, interruptionLevel: interruptionLevel, into: &b)
@@ -196,7 +213,12 @@ public struct CampaignPlanner: Sendable {
         var bodies = PlannedBodies(shared: [], own: [:], failure: nil)
 
         // Every device's variables, link and body, so each problem is found now.
-        let required = Self.requiredVariables(strings, link: deviceLink?.pattern, mdm: pushType == .mdm ? campaign.mdm : nil)
+        var required = Self.requiredVariables(strings, link: deviceLink?.pattern, mdm: pushType == .mdm ? campaign.mdm : nil)
+        if pushType == .liveactivity, let activity = liveActivity, let content = template?.liveActivity {
+            for name in LiveActivityRules.templateValues(activity, content).flatMap(\.variableNames) where !required.contains(name) {
+                required.append(name)
+            }
+        }
         var deviceProblems: [PayloadError] = []
         for (position, (i, device)) in zip(campaign.deviceIndices, campaign.devices).enumerated() {
             let path = JSONPath.root.appending("devices").appending(index: i)
@@ -273,6 +295,24 @@ public struct CampaignPlanner: Sendable {
         b.number("relevance-score", campaign.relevanceScore)
     }
 
+    /// Apple: priority 1 puts the device's power "over all other factors for delivery"
+    /// and does not wake the device, which a time-sensitive or critical notification
+    /// exists to do (it lights up the screen at once).
+    static func priorityOneProblems(_ campaign: Campaign, sound: Sound?, interruptionLevel: InterruptionLevel?,
+                                    soundPath: JSONPath, levelPath: JSONPath) -> [PayloadError] {
+        var problems: [PayloadError] = []
+        let at = campaign.priority != nil ? JSONPath.root.appending("priority") : levelPath
+        if let level = interruptionLevel, level == .timeSensitive || level == .critical {
+            problems.append(PayloadError(.priorityOneCannotInterrupt, at: at,
+                                         "priority 1 never wakes the device, but interruption level \(level.rawValue) is presented at once: use priority 10 (or 5)"))
+        }
+        if case .critical(true, _, _)? = sound {
+            problems.append(PayloadError(.priorityOneCannotInterrupt, at: campaign.priority != nil ? at : soundPath,
+                                         "priority 1 never wakes the device, but a critical alert sound plays at once: use priority 10"))
+        }
+        return problems
+    }
+
     static func missingVariable(_ name: String, at path: JSONPath) -> PayloadError {
         PayloadError(.missingVariable, at: path, "missing variable \(TextSafety.quoted(name))")
     }
@@ -306,4 +346,12 @@ public struct CampaignPlanner: Sendable {
         }
         return out
     }
+}
+
+/// How a sender proves itself to APNs.
+public enum ProviderAuthentication: Sendable {
+    /// A JWT signed with a `.p8` key (pushgate's only kind).
+    case token
+    /// A TLS client certificate (the MDM push certificate for `mdm`).
+    case certificate
 }

@@ -148,8 +148,8 @@ public enum CampaignReader {
         }
         if let value = object["rate_per_second"] {
             if case .number = value, let rate = value.doubleValue {
-                if rate > 0 && rate <= Campaign.maxRatePerSecond { c.ratePerSecond = rate } else {
-                    r.problem(.invalidValue, at: root.appending("rate_per_second"), "expected devices per second, more than 0 and at most \(Int(Campaign.maxRatePerSecond)), found \(ConfigReader.shown(value))")
+                if rate >= Campaign.minRatePerSecond && rate <= Campaign.maxRatePerSecond { c.ratePerSecond = rate } else {
+                    r.problem(.invalidValue, at: root.appending("rate_per_second"), "expected devices per second, at least \(Campaign.minRatePerSecond) and at most \(Int(Campaign.maxRatePerSecond)), found \(ConfigReader.shown(value))")
                 }
             } else {
                 r.wrongType(value, at: root.appending("rate_per_second"), expected: "devices per second (a number)")

@@ -60,6 +60,40 @@ struct LayoutBuilder {
         pending.endString()
     }
 
+    /// A member whose value is a template's JSON: strings with placeholders become holes,
+    /// and so do the placeholders written as numbers.
+    mutating func templated(_ key: String, _ value: TemplateLiveActivity.Value) {
+        pending.key(key)
+        templatedValue(value)
+    }
+
+    private mutating func templatedValue(_ value: TemplateLiveActivity.Value) {
+        switch value {
+        case .constant(let json):
+            pending.value(json)
+        case .text(let text):
+            pending.beginString()
+            flush()
+            layout.pieces.append(.text(CompiledText(text, campaignVariables: campaignVariables)))
+            pending.endString()
+        case .number(let name):
+            pending.number("")  // the separator before it, and a value is due no more
+            flush()
+            layout.pieces.append(.number(name: name, campaignValue: campaignVariables.value(named: name)))
+        case .object(let members):
+            pending.beginObject()
+            for member in members {
+                pending.key(member.key)
+                templatedValue(member.value)
+            }
+            pending.endObject()
+        case .array(let items):
+            pending.beginArray()
+            items.forEach { templatedValue($0) }
+            pending.endArray()
+        }
+    }
+
     /// Members rendered once for the whole campaign (the link's), spliced in as they are:
     /// they bring their own leading comma.
     mutating func fragment(_ members: [UInt8]) {

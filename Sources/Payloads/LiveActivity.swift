@@ -159,7 +159,7 @@ enum LiveActivityRules {
 
     /// `reported`: the problems found so far; a member already reported as unreadable is
     /// not reported missing as well.
-    static func problems(_ campaign: Campaign, activity: LiveActivity, priority: Int?, hasTitle: Bool, hasBody: Bool,
+    static func problems(_ campaign: Campaign, activity: LiveActivity, template: TemplateLiveActivity?, priority: Int?, hasTitle: Bool, hasBody: Bool,
                          alertPath: JSONPath, now: Int64, reported: [PayloadError]) -> [PayloadError] {
         let hasAlert = hasTitle || hasBody
         var problems: [PayloadError] = []
@@ -207,9 +207,9 @@ enum LiveActivityRules {
         let start = activity.event == .start
         switch activity.event {
         case .start:
-            requires("content_state", activity.contentState != nil, "the activity's first content")
-            requires("attributes_type", activity.attributesType != nil, "the name of the app's ActivityAttributes type")
-            requires("attributes", activity.attributes != nil, "the activity's static attributes")
+            requires("content_state", activity.contentState != nil || template != nil, "the activity's first content")
+            requires("attributes_type", activity.attributesType != nil || template?.attributesType != nil, "the name of the app's ActivityAttributes type")
+            requires("attributes", activity.attributes != nil || template?.attributes != nil, "the activity's static attributes")
             if !hasAlert {
                 problems.append(PayloadError(.liveActivityRequiresMember, at: .root.appending("alert"),
                                              "missing: a Live Activity start needs an alert (Apple: so that starting it does not surprise the person)"))
@@ -219,7 +219,7 @@ enum LiveActivityRules {
                                              "a started activity gets updates either by token (input_push_token) or on a channel (input_push_channel), not both"))
             }
         case .update:
-            requires("content_state", activity.contentState != nil, "the content it shows from now on")
+            requires("content_state", activity.contentState != nil || template != nil, "the content it shows from now on")
         case .end:
             forbids("stale_date", activity.staleDate != nil, "an ended activity does not go stale; dismissal_date says when it goes")
         }
@@ -245,17 +245,36 @@ enum LiveActivityRules {
         return problems
     }
 
+    /// The template's values the push uses: what the campaign's `live_activity` does not
+    /// give itself (the content state; for a start, the attributes).
+    static func templateValues(_ activity: LiveActivity, _ template: TemplateLiveActivity) -> [TemplateLiveActivity.Value] {
+        var values: [TemplateLiveActivity.Value] = []
+        if activity.event != .end, activity.contentState == nil { values.append(template.contentState) }
+        if activity.event == .start, activity.attributes == nil, let attributes = template.attributes { values.append(attributes) }
+        return values
+    }
+
     /// Writes the `aps` members of an ActivityKit push (the caller has opened `aps`).
-    static func writeAPS(_ activity: LiveActivity, campaign: Campaign, strings: Template.Strings, hasAlert: Bool,
-                         sound: Sound?, now: Int64, into b: inout LayoutBuilder) {
+    /// What the campaign leaves out comes from its template's `live_activity`.
+    static func writeAPS(_ activity: LiveActivity, template: TemplateLiveActivity?, campaign: Campaign, strings: Template.Strings,
+                         hasAlert: Bool, sound: Sound?, now: Int64, into b: inout LayoutBuilder) {
+        let start = activity.event == .start
         b.number("timestamp", String(activity.timestamp ?? campaign.sendAt ?? now))
         b.string("event", activity.event.rawValue)
-        if let state = activity.contentState { b.value("content-state", .object(state)) }
+        if let state = activity.contentState {
+            b.value("content-state", .object(state))
+        } else if let state = template?.contentState, activity.event != .end {
+            b.templated("content-state", state)
+        }
         b.number("stale-date", activity.staleDate.map(String.init))
         b.number("dismissal-date", activity.dismissalDate.map(String.init))
         b.number("relevance-score", activity.relevanceScore)
-        b.string("attributes-type", activity.attributesType)
-        if let attributes = activity.attributes { b.value("attributes", .object(attributes)) }
+        b.string("attributes-type", activity.attributesType ?? (start ? template?.attributesType : nil))
+        if let attributes = activity.attributes {
+            b.value("attributes", .object(attributes))
+        } else if start, let attributes = template?.attributes {
+            b.templated("attributes", attributes)
+        }
         if activity.inputPushToken { b.number("input-push-token", "1") }
         b.string("input-push-channel", activity.inputPushChannel)
         guard hasAlert else { return }

@@ -44,6 +44,12 @@ public enum PayloadErrorCode: String, Sendable, CaseIterable {
     case liveActivityDateOrder
     /// A member a fixed body (`widgets`, `controls`, `mdm`) has no place for.
     case pushTypeForbidsMember
+    /// Priority 1 (the device's power first, never woken) on a push that must interrupt:
+    /// interruption level `time-sensitive` or `critical`, or a critical sound.
+    case priorityOneCannotInterrupt
+    /// An `mdm` push signed with a provider token: Apple takes MDM pushes only over a
+    /// connection authenticated with the MDM push certificate.
+    case mdmRequiresCertificate
     /// A number in `data`, `relevance_score` or a template variable that a phone's
     /// parser cannot read as written (beyond a double's range, or an integer past ±2^53).
     case unsafeNumber

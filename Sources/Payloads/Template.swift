@@ -48,8 +48,11 @@ public struct Template: Sendable, Equatable {
     public var localeTags: [String] = []
     /// Descriptions of placeholders, by name (`variables` in the file).
     public var variableDescriptions: [String: String] = [:]
+    /// The Live Activity content the template produces (`live_activity`); its campaigns
+    /// are `liveactivity` pushes and say only the event.
+    public var liveActivity: TemplateLiveActivity?
 
-    static let knownKeys = ["description", "default_locale", "defaults", "deeplink", "variables", "strings", "locales"]
+    static let knownKeys = ["description", "default_locale", "defaults", "deeplink", "variables", "strings", "locales", "live_activity"]
     static let defaultKeys = ["push_type", "sound", "category", "thread_id", "interruption_level"]
     static let stringKeys = ["title", "subtitle", "body"]
 
@@ -117,6 +120,7 @@ public struct Template: Sendable, Equatable {
         for text in texts.compactMap({ $0 }) {
             for name in text.variableNames where !names.contains(name) { names.append(name) }
         }
+        for name in liveActivity?.variableNames ?? [] where !names.contains(name) { names.append(name) }
         return names.map { ($0, variableDescriptions[$0]) }
     }
 
@@ -176,13 +180,22 @@ public struct Template: Sendable, Equatable {
                 }
             }
         }
+        var liveActivity: TemplateLiveActivity?
+        if let value = object["live_activity"] {
+            liveActivity = TemplateLiveActivity.read(value, at: root.appending("live_activity"), &r)
+            if let type = defaults.pushType, type != .liveactivity {
+                r.problem(.invalidTemplate, at: root.appending("defaults").appending("push_type"),
+                          "a template with live_activity makes liveactivity pushes, not \(type.rawValue)")
+            }
+            defaults.pushType = .liveactivity
+        }
         var strings = Strings()
         if let s = r.object(object, "strings", at: root) {
             strings = readStrings(s, at: root.appending("strings"), &r)
-            if strings.body == nil && !s.members.contains(where: { $0.key == "body" }) {
+            if liveActivity == nil, strings.body == nil && !s.members.contains(where: { $0.key == "body" }) {
                 r.problem(.missing, at: root.appending("strings").appending("body"), "missing: the default body")
             }
-        } else if object["strings"] == nil {
+        } else if object["strings"] == nil && object["live_activity"] == nil {
             r.problem(.missing, at: root.appending("strings"), "missing: {\"title\", \"subtitle\", \"body\"} in the default language")
         }
         var locales: [String: Strings] = [:]
@@ -207,7 +220,8 @@ public struct Template: Sendable, Equatable {
             }
         }
         let template = Template(name: name, description: description, defaults: defaults, deeplink: deeplink,
-                                strings: strings, locales: locales, defaultLocale: defaultLocale, localeTags: localeTags, variableDescriptions: descriptions)
+                                strings: strings, locales: locales, defaultLocale: defaultLocale, localeTags: localeTags, variableDescriptions: descriptions,
+                                liveActivity: liveActivity)
         let used = Set(template.variables.map(\.name))
         for name in describedOrder where !used.contains(name) {
             r.problem(.invalidTemplate, at: .root.appending("variables").appending(name),

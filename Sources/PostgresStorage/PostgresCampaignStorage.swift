@@ -302,7 +302,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
 
     public func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
         try reading { db throws(StorageError) in
-            let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at"
+            let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at, apns_unique_id"
             let page: PGResult
             if let states {
                 // Device indices are dense, so the unfiltered page seeks to its first index;
@@ -318,7 +318,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
                 let state = DeliveryState(rawValue: Int(page.int(i, 2))) ?? .pending
                 return DeliveryResultRow(index: Int(page.int(i, 0)), token: page.text(i, 1), state: state, attempts: Int(page.int(i, 3)),
                                          status: page.optionalInt(i, 4).map(Int.init), reason: page.optionalText(i, 5),
-                                         apnsID: page.optionalText(i, 6), timestampMilliseconds: page.optionalInt(i, 7),
+                                         apnsID: page.optionalText(i, 6), apnsUniqueID: page.optionalText(i, 9), timestampMilliseconds: page.optionalInt(i, 7),
                                          nextAttemptAt: state == .retrying ? page.double(i, 8) : nil)
             }
         }

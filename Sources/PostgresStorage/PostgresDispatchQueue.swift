@@ -157,12 +157,12 @@ extension PostgresCampaignStorage {
         // Only the current lease records: a late answer from a lease that expired and was
         // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
         let changed = try db.execute("""
-            UPDATE deliveries d SET state = u.state, status = u.status, reason = u.reason, apns_id = u.apns_id,
+            UPDATE deliveries d SET state = u.state, status = u.status, reason = u.reason, apns_id = u.apns_id, apns_unique_id = u.unique_id,
                 timestamp_ms = u.ts, next_at = u.next_at, finished_at = u.fin, attempts = d.attempts - u.refund,
                 lease_owner = NULL, lease_until = NULL
             FROM unnest($1::bigint[], $2::int[], $3::smallint[], $4::int[], $5::text[], $6::text[], $7::bigint[],
-                        $8::float8[], $9::float8[], $10::int[], $11::bigint[])
-                AS u(campaign, idx, state, status, reason, apns_id, ts, next_at, fin, refund, lease)
+                        $8::float8[], $9::float8[], $10::int[], $11::bigint[], $12::text[])
+                AS u(campaign, idx, state, status, reason, apns_id, ts, next_at, fin, refund, lease, unique_id)
             WHERE d.campaign = u.campaign AND d.idx = u.idx AND d.state = 1 AND d.lease = u.lease
             RETURNING d.campaign, d.idx, d.state, d.token
             """, [
@@ -177,6 +177,7 @@ extension PostgresCampaignStorage {
                 .text(PGArray.doubles(rows.map { $0.state.isFinal ? now : nil })),
                 .text(PGArray.integers(rows.map { $0.refundAttempt ? 1 : 0 })),
                 .text(PGArray.integers(rows.map(\.lease))),
+                .text(PGArray.texts(rows.map(\.apnsUniqueID))),
             ])
         var tally = StateTally()
         var settled: Set<Int64> = []

@@ -140,6 +140,10 @@ enum PostgresSchema {
         UPDATE campaigns SET lane = 1 WHERE devices > 100;
         CREATE INDEX deliveries_retry ON deliveries(campaign, next_at, idx) WHERE state = 2;
         """,
+        // 4: the sandbox's `apns-unique-id` (SQLite's 9).
+        """
+        ALTER TABLE deliveries ADD COLUMN apns_unique_id TEXT;
+        """,
     ]
 
     /// For migration 2: the value of header `name` in the old `headers` column ("name:

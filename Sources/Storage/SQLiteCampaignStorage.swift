@@ -292,7 +292,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
 
     public func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
         try reading { db throws(StorageError) in
-            let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at"
+            let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at, apns_unique_id"
             let page: SQLiteStatement
             if let states {
                 // Device indices are dense, so the unfiltered page seeks to its first index;
@@ -311,7 +311,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                 let state = DeliveryState(rawValue: Int(page.int(2))) ?? .pending
                 rows.append(DeliveryResultRow(index: Int(page.int(0)), token: page.text(1), state: state, attempts: Int(page.int(3)),
                                               status: page.optionalInt(4).map(Int.init), reason: page.optionalText(5),
-                                              apnsID: page.optionalText(6), timestampMilliseconds: page.optionalInt(7),
+                                              apnsID: page.optionalText(6), apnsUniqueID: page.optionalText(9), timestampMilliseconds: page.optionalInt(7),
                                               nextAttemptAt: state == .retrying ? page.double(8) : nil))
             }
             return rows

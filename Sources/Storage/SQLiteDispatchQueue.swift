@@ -169,12 +169,12 @@ extension SQLiteCampaignStorage {
             // Only the current lease records: a late answer from a lease that expired and was
             // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
             try db.statement("""
-                UPDATE deliveries SET state = ?, status = ?, reason = ?, apns_id = ?, timestamp_ms = ?,
+                UPDATE deliveries SET state = ?, status = ?, reason = ?, apns_id = ?, apns_unique_id = ?, timestamp_ms = ?,
                     next_at = ?, finished_at = ?, attempts = attempts - ?, lease_owner = NULL, lease_until = NULL
                 WHERE campaign = ? AND idx = ? AND state = 1 AND lease = ?
                 """)
                 .bind(.integer(update.state.rawValue), .optional(update.status.map(Int64.init)), .optional(update.reason),
-                      .optional(update.apnsID), .optional(update.timestampMilliseconds),
+                      .optional(update.apnsID), .optional(update.apnsUniqueID), .optional(update.timestampMilliseconds),
                       .double(update.nextAttemptAt ?? now), final ? .double(now) : .null, .integer(update.refundAttempt ? 1 : 0),
                       .int(update.campaign), .integer(update.index), .int(update.lease)).run()
             guard db.changes == 1 else { continue }

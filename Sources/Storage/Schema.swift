@@ -152,6 +152,11 @@ enum Schema {
         UPDATE campaigns SET lane = 1 WHERE devices > 100;
         CREATE INDEX deliveries_retry ON deliveries(campaign, next_at, idx) WHERE state = 2;
         """,
+        // 9: the sandbox's `apns-unique-id` of a delivered notification (what the Push
+        // Notifications Console looks up).
+        """
+        ALTER TABLE deliveries ADD COLUMN apns_unique_id TEXT;
+        """,
     ]
 
     /// The first version whose file uses incremental auto-vacuum (retention frees pages

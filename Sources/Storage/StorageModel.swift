@@ -401,6 +401,8 @@ public struct DeliveryUpdate: Sendable {
     public var status: Int?
     public var reason: String?
     public var apnsID: String?
+    /// `apns-unique-id` (sandbox answers only).
+    public var apnsUniqueID: String?
     public var timestampMilliseconds: Int64?
     /// For `.retrying`: when to try again.
     public var nextAttemptAt: Double?
@@ -432,11 +434,14 @@ public struct DeliveryResultRow: Sendable, Equatable {
     public var status: Int?
     public var reason: String?
     public var apnsID: String?
+    /// `apns-unique-id` (sandbox answers only).
+    public var apnsUniqueID: String?
     public var timestampMilliseconds: Int64?
     public var nextAttemptAt: Double?
 
     public init(index: Int, token: String, state: DeliveryState, attempts: Int, status: Int?, reason: String?,
-                apnsID: String?, timestampMilliseconds: Int64?, nextAttemptAt: Double?) {
+                apnsID: String?, apnsUniqueID: String? = nil, timestampMilliseconds: Int64?, nextAttemptAt: Double?) {
+        self.apnsUniqueID = apnsUniqueID
         self.index = index
         self.token = token
         self.state = state

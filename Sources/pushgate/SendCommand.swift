@@ -73,7 +73,8 @@ enum SendCommand {
         }
         let job = SendJob(plan: plan, delivery: delivery, reader: reader,
                           devicesPath: devicesPath == "-" ? standardInputName : devicesPath ?? "",
-                          report: SendReport(json: args.has("json"), dryRun: delivery.transport == nil), deviceLimit: limit)
+                          report: SendReport(json: args.has("json"), dryRun: delivery.transport == nil,
+                                             environment: delivery.environment.rawValue), deviceLimit: limit)
         let report = runAndWait { await job.run() }
         delivery.transport?.shutdown()
         report.printSummary()

@@ -11,6 +11,8 @@ import Timing
 struct SendReport {
     let json: Bool
     let dryRun: Bool
+    /// The APNs environment the answers come from (each `--json` line with an answer names it).
+    let environment: String
     private let progress: Bool
     private var lastProgress: UInt64 = 0
     private let clock = SystemClock()
@@ -30,9 +32,10 @@ struct SendReport {
     var total: Int { delivered + dryRuns + unregistered + invalid + notSent + failures.values.reduce(0, +) }
     var allDelivered: Bool { unregistered == 0 && invalid == 0 && notSent == 0 && failures.isEmpty }
 
-    init(json: Bool, dryRun: Bool) {
+    init(json: Bool, dryRun: Bool, environment: String) {
         self.json = json
         self.dryRun = dryRun
+        self.environment = environment
         progress = isatty(2) == 1
     }
 
@@ -45,7 +48,7 @@ struct SendReport {
         if case .transportFailed(let failure) = result, failure.stopsTheSend {
             notSent += 1
             if stopReason == nil { stopReason = failure.message }
-            if json { Output.writeBytes(Self.jsonLine(device.token, result)) }
+            if json { Output.writeBytes(Self.jsonLine(device.token, result, environment: environment)) }
             showProgress(fraction: nil)
             return
         }
@@ -56,7 +59,7 @@ struct SendReport {
         case .failed, .transportFailed: failures[result.failureReason ?? "unknown", default: 0] += 1
         }
         if json {
-            Output.writeBytes(Self.jsonLine(device.token, result))
+            Output.writeBytes(Self.jsonLine(device.token, result, environment: environment))
         } else if case .dryRun = result {
         } else if case .delivered = result {
         } else {
@@ -165,7 +168,7 @@ struct SendReport {
         Output.write(text, to: json ? .stderr : .stdout)
     }
 
-    static func jsonLine(_ token: String, _ result: DeliveryResult) -> [UInt8] {
+    static func jsonLine(_ token: String, _ result: DeliveryResult, environment: String) -> [UInt8] {
         var w = JSONWriter(capacity: 160)
         w.object { w in
             w.member("token", token)
@@ -177,15 +180,19 @@ struct SendReport {
             }
             w.member("result", result.label)
             switch result {
-            case .delivered(let apnsId):
+            case .delivered(let apnsId, let uniqueId):
                 w.member("apnsId", apnsId)
+                if let uniqueId { w.member("apnsUniqueId", uniqueId) }
+                w.member("environment", environment)
             case .failed(let status, let reason, _):
                 w.member("status", status)
                 w.member("reason", reason.rawValue)
+                w.member("environment", environment)
             case .unregistered(let reason, let timestamp):
                 w.member("status", 410)
                 w.member("reason", reason.rawValue)
                 w.member("timestamp", orNull: timestamp.map { Int($0) })
+                w.member("environment", environment)
             case .transportFailed(let failure):
                 w.member("reason", failure.code.rawValue)
                 w.member("message", failure.message)

@@ -12,7 +12,7 @@ import Timing
         let (client, _, _) = try makeClient(fake)
         let results = await sendAll(client, (0..<20).map { TestRequests.alert($0) })
         for result in results {
-            guard case .delivered(let apnsId) = result else { Issue.record("not delivered: \(result)"); continue }
+            guard case .delivered(let apnsId, _) = result else { Issue.record("not delivered: \(result)"); continue }
             #expect(apnsId.count == 36)
         }
         let log = fake.log()

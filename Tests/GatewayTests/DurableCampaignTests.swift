@@ -244,3 +244,27 @@ extension LiveGateway {
         #expect(empty?.status == 415)
     }
 }
+
+/// Answers like Apple's development environment: each delivery with an `apns-unique-id`.
+final class SandboxSender: NotificationSender {
+    func send(_ request: APNsRequest) async -> DeliveryResult {
+        if request.deviceToken.hasPrefix("bad") { return .failed(status: 400, reason: .badDeviceToken) }
+        return .delivered(apnsId: request.header("apns-id") ?? "", uniqueId: "unique-" + request.deviceToken.prefix(8))
+    }
+}
+
+@Suite struct SandboxResultTests {
+    @Test func eachResultNamesItsEnvironmentAndASandboxDeliveryItsUniqueID() async throws {
+        let gateway = try LiveGateway(senderOverride: SandboxSender())
+        let good = Fixtures.token("a0a", 1)
+        let bad = Fixtures.token("bad", 1)
+        let accepted = try gateway.object(gateway.post([good, bad]))
+        let status = try await gateway.waitForCompletion(try #require(accepted["id"]?.stringValue))
+        let results = (status["results"]?.arrayValue ?? []).compactMap(\.objectValue)
+        #expect(results.count == 2)
+        #expect(results.first?["apns_unique_id"] == .string("unique-" + good.prefix(8)))
+        #expect(results.first?["environment"] == .string("sandbox"))
+        #expect(results.last?["apns_unique_id"] == nil)
+        #expect(results.last?["environment"] == .string("sandbox"), "a refusal came from the sandbox too")
+    }
+}

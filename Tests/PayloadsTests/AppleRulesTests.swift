@@ -27,7 +27,11 @@ import Testing
         case .liveactivity: #""live_activity": {"event": "update", "content_state": {}}, "#
         default: #""alert": "x", "#
         }
-        let r = try Fixtures.firstRequest(#"{\#(message)"push_type": "\#(type.rawValue)", "devices": ["\#(Fixtures.tokenA)"]}"#)
+        // MDM as a certificate-authenticated sender would send it (pushgate refuses it: it signs with tokens).
+        var planner = Fixtures.planner()
+        planner.authentication = type == .mdm ? .certificate : .token
+        let plan = try planner.plan(jsonBytes: Array(#"{\#(message)"push_type": "\#(type.rawValue)", "devices": ["\#(Fixtures.tokenA)"]}"#.utf8)).get()
+        let r = try plan.request(for: plan.devices[0], apnsID: APNsID.sequential(1))
         #expect(r.headers.map(\.name) == ["apns-push-type", "apns-topic", "apns-priority", "apns-id"])
         #expect(r.header("apns-push-type") == type.rawValue)
         #expect(r.header("apns-topic") == Self.expectedTopics[type])

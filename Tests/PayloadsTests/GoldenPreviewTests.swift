@@ -7,11 +7,11 @@ import Testing
 /// deliberate change, rerun with PUSHGATE_UPDATE_GOLDENS=1 and review the diff.
 @Suite struct GoldenPreviewTests {
     static let campaigns = ["order-ready", "price-drop", "abandoned-cart", "inline-alert",
-                            "live-activity-start", "live-activity-update", "live-activity-end"]
+                            "live-activity-start", "live-activity-update", "live-activity-end", "live-activity-template"]
 
     @Test(arguments: campaigns)
     func previewMatchesGolden(_ name: String) throws {
-        let plan = try Fixtures.planner().plan(jsonBytes: try Fixtures.bytes("config/campaigns/\(name).json")).get()
+        let plan = try Fixtures.planner().plan(jsonBytes: try Fixtures.bytes("config/\(name == "live-activity-template" ? "live-activity" : "campaigns")/\(name).json")).get()
         let preview = try CampaignPreview(plan: plan) { APNsID.sequential($0 + 1) }
         try compare(Array(preview.text.utf8), golden: "\(name).txt")
         try compare(preview.json + Array("\n".utf8), golden: "\(name).json")

@@ -21,12 +21,13 @@ enum Fixtures {
         }
     }()
 
-    static func template(_ name: String) throws -> Template {
-        try Template.parse(jsonBytes: bytes("Templates/\(name).json"), name: name).get()
+    static func template(_ name: String, folder: String = "Templates") throws -> Template {
+        try Template.parse(jsonBytes: bytes("\(folder)/\(name).json"), name: name).get()
     }
 
     static let shippedTemplates: TemplateLibrary = {
-        TemplateLibrary(["order_ready", "price_drop", "abandoned_cart"].compactMap { try? template($0) })
+        TemplateLibrary(["order_ready", "price_drop", "abandoned_cart"].compactMap { try? template($0) }
+                        + [try? template("delivery_status", folder: "config/live-activity")].compactMap { $0 })
     }()
 
     static func planner(templates: TemplateLibrary = shippedTemplates, requireDevices: Bool = true) -> CampaignPlanner {

@@ -127,6 +127,24 @@ import TestSupport
         #expect(try CLI.run(["jwt", "extra"]).status == 2)
     }
 
+    @Test func aSandboxSendReportsEachDevicesUniqueIDAndEnvironment() throws {
+        let fake = try FakeAPNsServer(scriptJSON: #"{"environment": "sandbox", "tokens": {"\#(String(repeating: "b", count: 64))": [{"status": 400, "reason": "BadDeviceToken"}]}}"#)
+        defer { fake.stop() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString).txt")
+        try [String(repeating: "a", count: 64), String(repeating: "b", count: 64)].joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        var environment = Self.realSend(fake.url, caFile: fake.caFile)
+        environment["PUSHGATE_APNS_ENVIRONMENT"] = "sandbox"
+        let r = try CLI.run(["send", "--campaign", Self.campaign, "--devices", file.path, "--json"], environment: environment)
+        #expect(r.status == 1, "one device failed: \(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let delivered = try #require(lines.first { $0.contains(String(repeating: "a", count: 64)) })
+        let answered = fake.log().first { $0.string("token") == String(repeating: "a", count: 64) }
+        let unique = try #require(answered?.string("uniqueId"))
+        #expect(delivered.contains(#""apnsUniqueId":"\#(unique)","environment":"sandbox""#), "\(delivered)")
+        let failed = try #require(lines.first { $0.contains(String(repeating: "b", count: 64)) })
+        #expect(failed.contains(#""result":"failed","status":400,"reason":"BadDeviceToken","environment":"sandbox""#), "\(failed)")
+    }
+
     @Test func sendsToAFakeAPNsAndReportsEveryDevice() throws {
         let fake = try FakeAPNsServer(scriptJSON: #"{"tokens":{"\#(String(repeating: "0", count: 63))2":[{"status":410,"reason":"Unregistered","timestamp":1700000000000}]}}"#)
         defer { fake.stop() }

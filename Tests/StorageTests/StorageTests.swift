@@ -121,6 +121,19 @@ extension CampaignStorage {
         #expect(try storage.campaign(id: "c1")?.finishedAt == 1001)
     }
 
+    @Test(arguments: Backend.allCases) func aSandboxDeliveryKeepsItsUniqueID(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        _ = try storage.insert(newCampaign("c1"), deliveries: [NewDelivery(token: token(1)), NewDelivery(token: token(2))], now: 1000)
+        let claimed = try storage.claim(limit: 2, now: 1000)
+        let seq = claimed[0].campaign
+        var sandbox = DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "id-0", lease: claimed[0].lease)
+        sandbox.apnsUniqueID = "9a6b9ac6-8f1e-4c2a-9d3b-2f1e0c9b8a7d"
+        try storage.record([sandbox, DeliveryUpdate(campaign: seq, index: 1, state: .delivered, status: 200, apnsID: "id-1", lease: claimed[1].lease)], now: 1001)
+        let rows = try storage.results(campaign: seq, offset: 0, limit: 2)
+        #expect(rows.map(\.apnsUniqueID) == ["9a6b9ac6-8f1e-4c2a-9d3b-2f1e0c9b8a7d", nil])
+        #expect(rows.map(\.apnsID) == ["id-0", "id-1"])
+    }
+
     @Test func requeueAfterCrashReturnsInFlightRowsOnly() throws {
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath())
         _ = try storage.insert(newCampaign("c1"), deliveries: (0..<4).map { NewDelivery(token: token($0)) }, now: 1000)

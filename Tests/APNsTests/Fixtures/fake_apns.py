@@ -19,6 +19,10 @@ stdin stops the fake. "hold" keeps every answer (streams stay open) until "relea
 Like APNs, a connection belongs to the key of the first token accepted on it: a token of
 another key id on it is answered 403 UnrelatedKeyIdInToken.
 
+Script "environment": "sandbox" — answer like the development server, which adds an
+apns-unique-id header (the Push Notifications Console's id for the notification) to its
+answers; production answers carry only apns-id.
+
 Script "appleClockAheadSeconds": N — the fake's clock runs N seconds ahead of this host's
 when it checks a token's age, so a token younger than an hour here can be ExpiredProviderToken
 there (clock skew).
@@ -56,12 +60,12 @@ from cryptography.hazmat.primitives import serialization
 import fake_broadcast  # the channel management API and the broadcast send path
 
 PUSH_TYPES = {"alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
-              "liveactivity", "pushtotalk", "widgets"}
+              "liveactivity", "pushtotalk", "widgets", "controls"}
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 TOKEN_RE = re.compile(r"^[0-9a-f]{64,200}$")
 # Apple's per-push-type topic suffixes (the bundle id comes before them).
 TOPIC_SUFFIXES = [".voip-ptt", ".voip", ".complication", ".pushkit.fileprovider", ".location-query",
-                  ".push-type.liveactivity", ".push-type.widgets"]
+                  ".push-type.liveactivity", ".push-type.widgets", ".push-type.controls"]
 
 
 class Fake:
@@ -119,6 +123,7 @@ class Fake:
         # "keyProblems": {"KEYID": "InvalidProviderToken", ...}: one key refused, the others not.
         self.key_problems = dict(self.script.get("keyProblems", {}))
         self.clock_ahead = self.script.get("appleClockAheadSeconds", 0)
+        self.sandbox = self.script.get("environment") == "sandbox"
         self.token_window = args.token_update_window
         self.current_tokens = {}  # (iss, kid) -> (token, first seen)
         self.log = open(args.log, "a", buffering=1)
@@ -433,6 +438,9 @@ class Connection(asyncio.Protocol):
         response = [(":status", str(status)), ("apns-id", apns_id)] + extra
         if broadcast_side:
             response.append(("apns-request-id", h.get("apns-request-id") or str(uuid.uuid4())))
+        unique_id = str(uuid.uuid4()) if fake.sandbox and not broadcast_side else None
+        if unique_id:
+            response.append(("apns-unique-id", unique_id))
         if "retryAfter" in answer and status != 200:
             response.append(("retry-after", str(answer["retryAfter"])))
         payload = b""
@@ -471,7 +479,7 @@ class Connection(asyncio.Protocol):
             "method": h.get(":method"), "path": path, "channel": dict(extra).get("apns-channel-id") or h.get("apns-channel-id"), "time": time.time(), "iat": iat, "kid": kid,
             "topic": h.get("apns-topic"), "pushType": h.get("apns-push-type"), "priority": h.get("apns-priority"),
             "bodyBytes": len(body), "openStreams": open_streams, "violation": violation[1] if violation else None,
-            "tokenProblem": token_reason,
+            "tokenProblem": token_reason, "uniqueId": unique_id,
             # Which provider token signed it (a digest: the log never holds a credential).
             "tokenSha": hashlib.sha256((h.get("authorization") or "").encode()).hexdigest()[:16],
             "headers": sorted(name for name, _ in headers if not name.startswith(":")),
