@@ -1,8 +1,6 @@
 import APNs
-import Dispatch
 import HTTPServer
 import StrictJSON
-import Synchronization
 
 /// Finds an app's channel management client in an environment; nil when channels cannot
 /// be managed (a dry run: channels live at Apple).
@@ -106,7 +104,7 @@ enum ChannelEndpoints {
         case .success(let value): operation = value
         }
         guard let client = clients?(app.name, environment) else { return Problem.channelsUnavailable.response }
-        let result = waitFor { await client.perform(operation) }
+        let result = runAndWait { await client.perform(operation) }
         switch result.outcome {
         case .success(let answer):
             let status = if case .created = answer { 201 } else { 200 }
@@ -114,19 +112,6 @@ enum ChannelEndpoints {
         case .failure(let failure):
             return Problem.channelFailure(failure, requestId: result.requestId, operation: operation).response
         }
-    }
-
-    /// The async client from a synchronous handler, on the worker's own thread.
-    static func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let value = await work()
-            result.withLock { $0 = value }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 }!
     }
 }
 

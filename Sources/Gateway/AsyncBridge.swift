@@ -1,9 +1,10 @@
 import Dispatch
 import Synchronization
 
-/// Runs async work from a synchronous command and waits for its result. Commands are
-/// plain functions returning an exit status; this is the one place that crosses over.
-func runAndWait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+/// Runs async work from synchronous code and waits for its result: commands (plain
+/// functions returning an exit status) and HTTP handlers (which run on a worker thread)
+/// cross over here, and nowhere else.
+public func runAndWait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
     let result = Mutex<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
