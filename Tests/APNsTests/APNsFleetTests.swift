@@ -96,7 +96,10 @@ import Testing
         #expect(log.allSatisfy { $0.int("status") == 200 }, "\(log.compactMap { $0.string("reason") })")
         var keysPerConnection: [Int: Set<String>] = [:]
         for entry in log { keysPerConnection[entry.int("connection") ?? 0, default: []].insert(entry.string("kid") ?? "") }
-        #expect(keysPerConnection.count == 2 && keysPerConnection.values.allSatisfy { $0.count == 1 }, "\(keysPerConnection)")
+        // Every connection carried one key, and both keys were sent. (Not "two connections":
+        // under load a pool may open a second one when a handshake is slow.)
+        #expect(keysPerConnection.values.allSatisfy { $0.count == 1 }
+                && Set(keysPerConnection.values.flatMap { $0 }) == [FakeAPNs.keyId, "PROMOKEY01"], "\(keysPerConnection)")
     }
 
     @Test func anAppWithoutItsEnvironmentFallsBackToTheFirstAppsSender() throws {
