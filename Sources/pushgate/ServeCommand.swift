@@ -169,7 +169,9 @@ enum ServeCommand {
         let metrics = Metrics()
         let durable = DurableAssembly.assemble(
             durableSettings, storage: storage, fleet: fleet, instance: instance,
-            defaultInFlight: max(1, first.connections * first.maxConcurrentStreams), metrics: metrics,
+            defaultInFlight: DurableSettings.Dispatcher.defaultInFlight(
+                connections: first.connections, streamsPerConnection: first.maxConcurrentStreams),
+            metrics: metrics,
             log: { log.message(.warn, $0) })
         metrics.observeSendingPause { fleet.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
         metrics.observeAPNsReachability { fleet.transports.allSatisfy { $0.reachability == .reachable } }

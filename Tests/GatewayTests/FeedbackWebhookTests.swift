@@ -137,6 +137,10 @@ final class WebhookReceiver: HTTPResponder {
         #expect(settings.webhook == nil)
         var defaultsReader = ConfigReader(file: "config/gateway.json")
         let defaults = DurableSettings(storage: nil, dispatcher: nil, webhook: nil, defaultPath: "../var/pushgate.db", reader: &defaultsReader)
+        // Unset, the window follows the APNs connections: 800 with the shipped 2 × 100 streams.
+        #expect(defaults.dispatcher.inFlight == nil)
+        #expect(DurableSettings.Dispatcher.defaultInFlight(connections: 2, streamsPerConnection: 100) == 800)
+        #expect(DurableSettings.Dispatcher.defaultInFlight(connections: 1, streamsPerConnection: 1) == 4)
         #expect(defaults.storage.path == "config/../var/pushgate.db" && defaults.storage.synchronousFull)
         #expect(defaults.dispatcher.leaseSeconds == 30)
         var badReader = ConfigReader(file: "config/gateway.json")
