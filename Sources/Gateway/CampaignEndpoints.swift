@@ -189,6 +189,10 @@ enum CampaignEndpoints {
             return .failure(.validation([Diagnostic(.devicesInHeader, at: .pointer(.root.appending("devices")),
                                                     "with application/x-ndjson the devices go one per line after the campaign, not in it")]))
         }
+        if plan.channel != nil {
+            return .failure(.validation([Diagnostic(PayloadErrorCode.conflictingFields.diagnosticCode, at: .pointer(.root.appending("channel")),
+                                                    "a channel campaign has no device lines: send it as application/json")]))
+        }
         var errors: [Diagnostic] = []
         var count = 0
         for line in lines {

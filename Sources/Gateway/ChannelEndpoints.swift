@@ -1,4 +1,5 @@
 import APNs
+import Payloads
 import HTTPServer
 import StrictJSON
 

@@ -244,6 +244,8 @@ public final class Dispatcher: Sendable {
             let pushType = message.stored.message.pushType
             let app = message.stored.app
             let route = message.stored.route
+            // A broadcast's answer is known by the apns-request-id it sent (APNs echoes it).
+            let requestID = message.stored.message.channel != nil ? request.header("apns-request-id") : nil
             Task.detached(executorPreference: executor) { [self] in
                 guard !stopping.load(ordering: .relaxed) else {
                     finish(Self.givenBack(claim))  // claimed, not yet sent when the stop began
@@ -256,7 +258,7 @@ public final class Dispatcher: Sendable {
                     return
                 }
                 if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, pushType: pushType, seconds: clock.wallSeconds() - started) }
-                let update = outcome(of: result, for: claim, route: route)
+                let update = outcome(of: result, for: claim, route: route, requestID: requestID)
                 metrics.recordNotification(app: app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
                                            reason: update.reason ?? "")
                 finish(update)
@@ -284,13 +286,14 @@ public final class Dispatcher: Sendable {
     /// 503 after the client's own quick retries, or no answer at all — come back later, up
     /// to `maxAttempts`, never before APNs' `Retry-After`. A held key (`keyStopped`) and an unreachable APNs are not the
     /// device's problem: it waits and costs the device nothing.
-    func outcome(of result: DeliveryResult, for claim: ClaimedDelivery, route: CampaignRoute) -> DeliveryUpdate {
+    /// `requestID`: a broadcast's `apns-request-id`, recorded as its id.
+    func outcome(of result: DeliveryResult, for claim: ClaimedDelivery, route: CampaignRoute, requestID: String? = nil) -> DeliveryUpdate {
         var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, lease: claim.lease)
         switch result {
         case .delivered(let id, let uniqueId):
             update.state = .delivered
             update.status = 200
-            update.apnsID = id
+            update.apnsID = requestID ?? id
             update.apnsUniqueID = uniqueId
         case .unregistered(let reason, let timestamp):
             update.state = .unregistered
@@ -299,7 +302,7 @@ public final class Dispatcher: Sendable {
             update.timestampMilliseconds = timestamp
         case .dryRun(let prepared):
             update.state = .dryRun
-            update.apnsID = prepared.headers.first { $0.name == "apns-id" }?.value
+            update.apnsID = prepared.headers.first { $0.name == "apns-id" || $0.name == "apns-request-id" }?.value
         case .failed(let status, let reason, let retryAfter):
             update.status = status
             update.reason = reason.rawValue

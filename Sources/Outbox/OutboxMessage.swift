@@ -29,7 +29,7 @@ struct OutboxMessage: Sendable {
         dryRun = stored.dryRun
         message = PushType(rawValue: stored.message.pushType).map {
             APNsMessage(pushType: $0, topic: stored.message.topic, priority: stored.message.priority,
-                        expiration: stored.message.expiration, collapseId: stored.message.collapseId)
+                        expiration: stored.message.expiration, collapseId: stored.message.collapseId, channel: stored.message.channel)
         }
         body = stored.body
         apnsIDPrefix = stored.apnsIDPrefix
@@ -51,7 +51,7 @@ extension StoredMessage {
     /// The stored form of a plan's typed message.
     public init(_ message: APNsMessage) {
         self.init(pushType: message.pushType.rawValue, topic: message.topic, priority: message.priority,
-                  expiration: message.expiration, collapseId: message.collapseId)
+                  expiration: message.expiration, collapseId: message.collapseId, channel: message.channel)
     }
 }
 

@@ -69,6 +69,9 @@ public struct Campaign: Sendable, Equatable {
     public var liveActivity: LiveActivity?
     /// `mdm`: the device's PushMagic (push type `mdm`); placeholders take each device's value.
     public var mdm: TemplateText?
+    /// `channel`: a broadcast channel id (base64, as APNs gave it) instead of `devices`:
+    /// one broadcast request reaches every Live Activity subscribed to the channel.
+    public var channel: String?
 
     public init() {}
 }

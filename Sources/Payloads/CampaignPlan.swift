@@ -36,12 +36,16 @@ public struct CampaignPlan: Sendable {
         self.layout = layout
         self.deviceLink = deviceLink
         message = APNsMessage(pushType: pushType, topic: topic, priority: priority,
-                              expiration: campaign.expiration, collapseId: campaign.collapseId)
+                              expiration: campaign.expiration, collapseId: campaign.collapseId, channel: campaign.channel)
         bodies = PlannedBodies(shared: [], own: [:], failure: nil)
     }
 
     /// Where problems with a device that is not in the campaign's list point.
     public static let devicesPath = JSONPath.root.appending("devices")
+
+    /// The broadcast channel the campaign goes to instead of devices (then `devices` is that
+    /// one channel).
+    public var channel: String? { campaign.channel }
 
     /// The campaign's own devices (a sender may also bring devices from elsewhere).
     public var devices: [Device] { campaign.devices }

@@ -49,8 +49,12 @@ public struct CampaignPlanner: Sendable {
 
     /// Goes on after problems in the document's shape, so that the per-device checks
     /// (variables, links, sizes) are reported with them.
-    func plan(_ campaign: Campaign, problemsSoFar: [PayloadError]) -> Result<CampaignPlan, CampaignRejection> {
+    func plan(_ given: Campaign, problemsSoFar: [PayloadError]) -> Result<CampaignPlan, CampaignRejection> {
         var problems = problemsSoFar
+        // A channel campaign's one recipient is the channel: the rest of planning, preview,
+        // intake and sending see it as the campaign's only device.
+        var campaign = given
+        if let channel = given.channel, given.devices.isEmpty { campaign.devices = [Device(token: channel)] }
         var templateMissing = false
         let templatePath = JSONPath.root.appending("template")
 
@@ -85,7 +89,7 @@ public struct CampaignPlanner: Sendable {
             break
         }
         let defaults = template?.defaults ?? Template.Defaults()
-        let implied: PushType? = campaign.liveActivity != nil ? .liveactivity : campaign.mdm != nil ? .mdm : nil
+        let implied: PushType? = campaign.liveActivity != nil || campaign.channel != nil ? .liveactivity : campaign.mdm != nil ? .mdm : nil
         // A Live Activity template's campaign without live_activity updates the activity.
         let liveActivity = campaign.liveActivity ?? (template?.liveActivity != nil ? LiveActivity(event: .update) : nil)
         let pushType = campaign.pushType ?? implied ?? defaults.pushType ?? .alert
@@ -124,11 +128,16 @@ public struct CampaignPlanner: Sendable {
             problems.append(PayloadError(.mdmRequiresCertificate, at: campaign.pushType != nil ? .root.appending("push_type") : .root.appending("mdm"),
                                          "APNs takes MDM pushes only over a connection authenticated with the MDM push certificate (Apple: \"MDM doesn't support the token based push process\"); pushgate signs with provider tokens, so it cannot send them"))
         }
+        if campaign.channel != nil {
+            problems += Self.channelProblems(campaign, pushType: pushType, activity: liveActivity, templatePath: templatePath)
+        }
         let now = self.now()
         if pushType == .liveactivity {
             if let activity = liveActivity {
+                // Apple's broadcast page names low priority (1) beside medium and high.
+                let checkedPriority = campaign.channel != nil && campaign.priority == 1 ? nil : campaign.priority
                 problems += LiveActivityRules.problems(
-                    campaign, activity: activity, template: template?.liveActivity, priority: campaign.priority,
+                    campaign, activity: activity, template: template?.liveActivity, priority: checkedPriority,
                     hasTitle: strings.title != nil || inline?.titleLocKey != nil, hasBody: strings.body != nil || inline?.locKey != nil,
                     alertPath: alertPath, now: now, reported: problems)
             } else if !problems.contains(where: { $0.path.description.hasPrefix("live_activity") }) {
@@ -177,7 +186,7 @@ public struct CampaignPlanner: Sendable {
             }
         }
 
-        if requireDevices && campaign.devices.isEmpty && (!campaign.devicesGiven || problems.isEmpty) {
+        if requireDevices && campaign.devices.isEmpty && campaign.channel == nil && (!campaign.devicesGiven || problems.isEmpty) {
             problems.append(PayloadError(.noDevices, at: .root.appending("devices"), "missing: at least one device token"))
         }
         // Without its template the body cannot be built, so per-device checks would only add noise.
@@ -221,7 +230,8 @@ public struct CampaignPlanner: Sendable {
         }
         var deviceProblems: [PayloadError] = []
         for (position, (i, device)) in zip(campaign.deviceIndices, campaign.devices).enumerated() {
-            let path = JSONPath.root.appending("devices").appending(index: i)
+            // A channel has no per-device values: what is missing, the campaign must give.
+            let path = campaign.channel != nil ? JSONPath.root.appending("variables") : JSONPath.root.appending("devices").appending(index: i)
             let missing = required.filter { name in device.variable(name) == nil && campaign.variables.value(named: name) == nil }
             for name in missing { deviceProblems.append(Self.missingVariable(name, at: path)) }
             guard missing.isEmpty else { continue }
@@ -249,6 +259,27 @@ public struct CampaignPlanner: Sendable {
         problems += Self.mergingSharedMissingVariables(deviceProblems, deviceCount: campaign.devices.count)
         guard problems.isEmpty else { return .failure(CampaignRejection(problems: problems)) }
         return .success(plan)
+    }
+
+    /// Apple's broadcast rules: channels carry Live Activity pushes only, and a broadcast
+    /// updates or ends the activities subscribed to the channel (an activity is started
+    /// through its push-to-start token, with `input_push_channel` to subscribe it). The
+    /// broadcast request has no `apns-collapse-id`.
+    static func channelProblems(_ campaign: Campaign, pushType: PushType, activity: LiveActivity?, templatePath: JSONPath) -> [PayloadError] {
+        var problems: [PayloadError] = []
+        if pushType != .liveactivity {
+            problems.append(PayloadError(.channelRequiresLiveActivity, at: campaign.pushType != nil ? .root.appending("push_type") : templatePath,
+                                         "a broadcast channel carries Live Activity pushes only (push_type \"liveactivity\"), not \"\(pushType.rawValue)\""))
+        }
+        if campaign.collapseId != nil {
+            problems.append(PayloadError(.channelForbidsMember, at: .root.appending("collapse_id"),
+                                         "a broadcast request has no apns-collapse-id"))
+        }
+        if activity?.event == .start {
+            problems.append(PayloadError(.channelForbidsMember, at: .root.appending("live_activity").appending("event"),
+                                         "a broadcast updates or ends the activities subscribed to the channel; start one with its push-to-start token (and input_push_channel to subscribe it)"))
+        }
+        return problems
     }
 
     /// The `aps` members of every push type but `liveactivity` (the caller has opened `aps`).

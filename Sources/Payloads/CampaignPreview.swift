@@ -86,14 +86,15 @@ public struct CampaignPreview: Sendable {
     public static let redactedAuthorization = HTTPHeader("authorization", "bearer <redacted>")
 
     public var text: String {
-        var out = "campaign ok: \(Self.count(plan.devices.count, "device")), push type \(plan.pushType.rawValue), topic \(plan.topic), priority \(plan.priority)\n"
+        let audience = plan.channel.map { "channel \(TextSafety.escapedForDisplay($0)) (one broadcast)" } ?? Self.count(plan.devices.count, "device")
+        var out = "campaign ok: \(audience), push type \(plan.pushType.rawValue), topic \(plan.topic), priority \(plan.priority)\n"
         if let t = plan.template {
             out += "template \(t.name)"
             if case .template(_, let locale?) = plan.campaign.message { out += ", locale \(locale)" }
             out += "\n"
         }
         for (i, e) in entries.enumerated() {
-            out += "\ndevice \(i + 1) of \(plan.devices.count)\n"
+            out += plan.channel != nil ? "\nbroadcast\n" : "\ndevice \(i + 1) of \(plan.devices.count)\n"
             if let link = e.link { out += "deeplink \(TextSafety.escapedForDisplay(link.canonical)) → route \(link.route)\n" }
             out += "\(e.request.method) \(e.request.path)\n"
             for h in [Self.redactedAuthorization] + e.request.headers {
@@ -120,6 +121,7 @@ public struct CampaignPreview: Sendable {
             w.member("priority", plan.priority)
             w.member("template", orNull: plan.template?.name)
             w.member("device_count", plan.devices.count)
+            if let channel = plan.channel { w.member("channel", channel) }
             w.member("shown", entries.count)
             w.member("requests", array: { w in
                 for (index, e) in entries.enumerated() {

@@ -10,7 +10,7 @@ public enum CampaignReader {
         "collapse_id", "thread_id", "category", "badge", "sound", "interruption_level", "relevance_score",
         "mutable_content", "content_available", "target_content_id", "data", "devices", "truncate", "dry_run",
         "send_at", "expires_at", "confirm_devices", "app", "environment", "lane", "rate_per_second",
-        "live_activity", "mdm",
+        "live_activity", "mdm", "channel",
     ]
     static let alertKeys: [String] = [
         "title", "subtitle", "body", "title-loc-key", "title-loc-args", "subtitle-loc-key",
@@ -130,6 +130,16 @@ public enum CampaignReader {
             let (valid, indices) = readDevices(devices, hasTemplate: templateName != nil || object["mdm"] != nil, &r)
             c.devices = valid
             c.deviceIndices = indices  // after `devices`, whose didSet resets it
+        }
+        if let channel = r.plainString(object, "channel", at: root) {
+            if let why = BroadcastChannelID.problem(with: channel) {
+                r.problem(.invalidChannelId, at: root.appending("channel"), why)
+            }
+            c.channel = channel  // read even when invalid, so the rules below see a channel campaign
+            if object["devices"] != nil {
+                r.problem(.conflictingFields, at: root.appending("devices"),
+                          "give either \"channel\" (one broadcast to every activity subscribed to it) or \"devices\", not both")
+            }
         }
         c.truncate = r.bool(object, "truncate", at: root, default: false)
         c.dryRun = r.bool(object, "dry_run", at: root, default: false)

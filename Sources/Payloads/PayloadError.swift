@@ -54,6 +54,17 @@ public enum PayloadErrorCode: String, Sendable, CaseIterable {
     /// parser cannot read as written (beyond a double's range, or an integer past ±2^53).
     case unsafeNumber
     case payloadTooLarge
+    // Broadcast channels (a campaign with `channel` instead of `devices`).
+    /// Not a channel id APNs could have given (standard base64 with `=` padding).
+    case invalidChannelId
+    /// A channel campaign whose push type is not `liveactivity`: channels carry Live
+    /// Activity pushes only.
+    case channelRequiresLiveActivity
+    /// A member a broadcast has no place for (`collapse_id`, a `start` event, device variables).
+    case channelForbidsMember
+    /// A non-zero `expiration` to a channel that stores no message (Apple: such a channel
+    /// takes only broadcasts with `apns-expiration: 0`).
+    case channelStoresNoMessage
 }
 
 /// One problem, with where it is in the campaign document and a message that quotes

@@ -131,14 +131,14 @@ public final class PostgresCampaignStorage: CampaignStorage {
             }
             let row = try db.execute("""
                 INSERT INTO campaigns(id, created_at, dry_run, push_type, topic, priority, expiration, collapse_id,
-                                      body, apns_id_prefix, devices, app, environment, owner, send_at, expires_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, $12, $13, $14, $15) RETURNING seq
+                                      body, apns_id_prefix, devices, app, environment, owner, send_at, expires_at, channel)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, $12, $13, $14, $15, $16) RETURNING seq
                 """, [.text(campaign.id), .double(campaign.createdAt), .text(campaign.dryRun ? "t" : "f"),
                       .text(campaign.message.pushType), .text(campaign.message.topic), .integer(campaign.message.priority),
                       .optional(campaign.message.expiration), .optional(campaign.message.collapseId),
                       .bytes(campaign.body), .text(campaign.apnsIDPrefix),
                       .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
-                      .optional(campaign.sendAt), .optional(campaign.expiresAt)])
+                      .optional(campaign.sendAt), .optional(campaign.expiresAt), .optional(campaign.message.channel)])
             let seq = row.int(0, 0)
             var count = 0
             var failed = 0

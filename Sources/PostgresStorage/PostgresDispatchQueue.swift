@@ -128,12 +128,13 @@ extension PostgresCampaignStorage {
     public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
         try reading { db throws(StorageError) in
             let find = try db.execute("""
-                SELECT id, dry_run, push_type, topic, priority, expiration, collapse_id, body, apns_id_prefix, app, environment
+                SELECT id, dry_run, push_type, topic, priority, expiration, collapse_id, body, apns_id_prefix, app, environment, channel
                 FROM campaigns WHERE seq = $1
                 """, [.int(seq)])
             guard find.rows > 0 else { return nil }
             let message = StoredMessage(pushType: find.text(0, 2), topic: find.text(0, 3), priority: Int(find.int(0, 4)),
-                                        expiration: find.optionalInt(0, 5), collapseId: find.optionalText(0, 6))
+                                        expiration: find.optionalInt(0, 5), collapseId: find.optionalText(0, 6),
+                                        channel: find.optionalText(0, 11))
             return CampaignMessage(id: find.text(0, 0), dryRun: find.bool(0, 1), message: message,
                                    body: find.bytes(0, 7), apnsIDPrefix: find.text(0, 8), app: find.text(0, 9), environment: find.text(0, 10))
         }

@@ -144,6 +144,10 @@ enum PostgresSchema {
         """
         ALTER TABLE deliveries ADD COLUMN apns_unique_id TEXT;
         """,
+        // 5: a channel campaign's broadcast channel id (SQLite's 10).
+        """
+        ALTER TABLE campaigns ADD COLUMN channel TEXT;
+        """,
     ]
 
     /// For migration 2: the value of header `name` in the old `headers` column ("name:

@@ -120,15 +120,16 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                 }
                 try db.statement("""
                     INSERT INTO campaigns(id, created_at, dry_run, push_type, topic, priority, expiration, collapse_id,
-                                          body, apns_id_prefix, devices, remaining, app, environment, owner, send_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
+                                          body, apns_id_prefix, devices, remaining, app, environment, owner, send_at, expires_at, channel)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)
                     """)
                     .bind(.text(campaign.id), .double(campaign.createdAt), .int(campaign.dryRun ? 1 : 0),
                           .text(campaign.message.pushType), .text(campaign.message.topic), .integer(campaign.message.priority),
                           .optional(campaign.message.expiration), .optional(campaign.message.collapseId),
                           .blob(campaign.body), .text(campaign.apnsIDPrefix),
                           .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
-                          campaign.sendAt.map { .double($0) } ?? .null, campaign.expiresAt.map { .double($0) } ?? .null).run()
+                          campaign.sendAt.map { .double($0) } ?? .null, campaign.expiresAt.map { .double($0) } ?? .null,
+                          .optional(campaign.message.channel)).run()
                 let seq = db.lastInsertRowID
                 let checkDead = try db.statement("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
                 let anyDead = try checkDead.step() && checkDead.int(0) == 1

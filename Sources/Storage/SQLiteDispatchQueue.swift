@@ -132,12 +132,13 @@ extension SQLiteCampaignStorage {
     public func message(campaign seq: Int64) throws(StorageError) -> CampaignMessage? {
         try reading { db throws(StorageError) in
             let find = try db.statement("""
-                SELECT id, dry_run, push_type, topic, priority, expiration, collapse_id, body, apns_id_prefix, app, environment
+                SELECT id, dry_run, push_type, topic, priority, expiration, collapse_id, body, apns_id_prefix, app, environment, channel
                 FROM campaigns WHERE seq = ?
                 """).bind(.int(seq))
             guard try find.step() else { return nil }
             let message = StoredMessage(pushType: find.text(2), topic: find.text(3), priority: Int(find.int(4)),
-                                        expiration: find.optionalInt(5), collapseId: find.optionalText(6))
+                                        expiration: find.optionalInt(5), collapseId: find.optionalText(6),
+                                        channel: find.optionalText(11))
             return CampaignMessage(id: find.text(0), dryRun: find.int(1) != 0, message: message,
                                    body: find.blob(7), apnsIDPrefix: find.text(8), app: find.text(9), environment: find.text(10))
         }

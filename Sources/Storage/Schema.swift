@@ -157,6 +157,11 @@ enum Schema {
         """
         ALTER TABLE deliveries ADD COLUMN apns_unique_id TEXT;
         """,
+        // 10: a channel campaign's broadcast channel id (NULL: the campaign goes to devices);
+        // its one delivery row holds the channel id as its token.
+        """
+        ALTER TABLE campaigns ADD COLUMN channel TEXT;
+        """,
     ]
 
     /// The first version whose file uses incremental auto-vacuum (retention frees pages

@@ -49,13 +49,17 @@ public struct StoredMessage: Sendable, Equatable {
     public var priority: Int
     public var expiration: Int64?
     public var collapseId: String?
+    /// The broadcast channel id of a channel campaign (its one delivery is the broadcast).
+    public var channel: String?
 
-    public init(pushType: String, topic: String, priority: Int, expiration: Int64? = nil, collapseId: String? = nil) {
+    public init(pushType: String, topic: String, priority: Int, expiration: Int64? = nil, collapseId: String? = nil,
+                channel: String? = nil) {
         self.pushType = pushType
         self.topic = topic
         self.priority = priority
         self.expiration = expiration
         self.collapseId = collapseId
+        self.channel = channel
     }
 }
 

@@ -1,4 +1,5 @@
 import APNs
+import Payloads
 import Foundation
 import StrictJSON
 import Testing

@@ -3,11 +3,12 @@ import Payloads
 import Testing
 
 /// Byte-for-byte previews of the shipped example campaigns (one per shipped template, an
-/// inline alert, and a Live Activity's start, update and end), with sequential `apns-id`s so the output is stable. After a
+/// inline alert, a Live Activity's start, update and end, and a broadcast on a channel), with sequential `apns-id`s so the output is stable. After a
 /// deliberate change, rerun with PUSHGATE_UPDATE_GOLDENS=1 and review the diff.
 @Suite struct GoldenPreviewTests {
     static let campaigns = ["order-ready", "price-drop", "abandoned-cart", "inline-alert",
-                            "live-activity-start", "live-activity-update", "live-activity-end", "live-activity-template"]
+                            "live-activity-start", "live-activity-update", "live-activity-end", "live-activity-template",
+                            "live-activity-channel"]
 
     @Test(arguments: campaigns)
     func previewMatchesGolden(_ name: String) throws {
