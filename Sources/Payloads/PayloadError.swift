@@ -62,9 +62,6 @@ public enum PayloadErrorCode: String, Sendable, CaseIterable {
     case channelRequiresLiveActivity
     /// A member a broadcast has no place for (`collapse_id`, a `start` event, device variables).
     case channelForbidsMember
-    /// A non-zero `expiration` to a channel that stores no message (Apple: such a channel
-    /// takes only broadcasts with `apns-expiration: 0`).
-    case channelStoresNoMessage
 }
 
 /// One problem, with where it is in the campaign document and a message that quotes

@@ -127,6 +127,11 @@ enum SendCommand {
             let lines = outboxOnly.map { Diagnostic(.invalidValue, at: source.location(of: JSONPath.root.appending($0.0)), $0.2).description }
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
         }
+        if plan.channel != nil, devicesPath != nil {
+            return .failure(CLIFailure(message: Diagnostic(PayloadErrorCode.conflictingFields.diagnosticCode, at: .option("--devices"),
+                                                           "a channel campaign is one broadcast to the channel; it has no device list").description,
+                                       status: ExitStatus.usage))
+        }
         var reader: DeviceLineReader?
         if let devicesPath {
             do { reader = try DeviceLineReader(path: devicesPath) } catch { return .failure(error) }

@@ -276,6 +276,18 @@ extension CampaignStorage {
         #expect(message.body == campaign.body)
     }
 
+    /// A channel campaign keeps its channel id; its one delivery's token is the channel.
+    @Test(arguments: Backend.allCases) func aChannelCampaignKeepsItsChannel(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        var campaign = newCampaign("c1")
+        campaign.message = StoredMessage(pushType: "liveactivity", topic: "com.example.shop.push-type.liveactivity", priority: 5,
+                                         expiration: 0, channel: "dHN0LXNyY2gtY2hubA==")
+        _ = try storage.insert(campaign, deliveries: [NewDelivery(token: "dHN0LXNyY2gtY2hubA==")], now: 1000)
+        let claimed = try storage.claim(limit: 1, now: 1000)
+        #expect(claimed.map(\.token) == ["dHN0LXNyY2gtY2hubA=="])
+        #expect(try storage.message(campaign: claimed[0].campaign)?.message == campaign.message)
+    }
+
     /// Schema 7 turns the header text of older databases into the typed columns.
     @Test func migratesStoredHeaderTextToTypedColumns() throws {
         let path = temporaryDatabasePath()

@@ -366,7 +366,9 @@ class Connection(asyncio.Protocol):
         n = fake.received
         h = dict(headers)
         path = h.get(":path", "")
-        token = path[len("/3/device/"):] if path.startswith("/3/device/") else ""
+        # A broadcast's audience is its channel: the script's "tokens" answer channel ids too.
+        token = path[len("/3/device/"):] if path.startswith("/3/device/") else \
+            (h.get("apns-channel-id") or "") if path.startswith("/4/broadcasts/") else ""
         answer = fake.answer_for(n, token)
         action = "refuse" if answer.get("refuse") else "reset" if "reset" in answer else \
             "hang" if answer.get("noAnswer") else "answer"

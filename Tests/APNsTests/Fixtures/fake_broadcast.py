@@ -16,6 +16,9 @@ FeatureNotEnabled, MissingPushType, InvalidPushType; a bad message-storage-polic
 BadMessageStoragePolicy (Apple documents no reason for it; pushgate checks it before sending).
 Channels belong to a bundle id; ids are base64 of 16 random bytes, so some hold "/" and "+".
 
+A broadcast is answered as the script's "tokens" say for its channel id (a 500, then 200),
+else with Apple's checks below.
+
 Script members: "channelLimit": N (CannotCreateChannelConfig past N channels of a bundle id,
 Apple's is 10,000), "broadcastDisabled": [bundle ids] (FeatureNotEnabled), "channels":
 {"<bundle id>": {"<id>": policy}} (channels that exist from the start).
