@@ -158,9 +158,12 @@ public struct ChannelResult: Sendable, Equatable {
 extension DiagnosticCode {
     /// Not a channel id APNs could have given (checked before anything is sent).
     public static let invalidChannelId = DiagnosticCode(rawValue: "invalidChannelId")
+    /// A channel campaign to a channel that stores no message (`message-storage-policy` 0)
+    /// without `"expiration": 0`: Apple takes only broadcasts that expire at once there.
+    public static let channelStoresNoMessage = DiagnosticCode(rawValue: "channelStoresNoMessage")
 }
 
 extension DiagnosticDomain {
     /// Broadcast channels: pushgate's own checks (Apple's answers are in `apns`).
-    public static let channels = DiagnosticDomain("channels", [.invalidChannelId])
+    public static let channels = DiagnosticDomain("channels", [.invalidChannelId, .channelStoresNoMessage])
 }

@@ -12,10 +12,11 @@ enum CampaignEndpoints {
     static let maxPageSize = 1000
 
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, configuredIsDryRun: Bool,
-                         sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics) {
+                         sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics,
+                         channels: ChannelClientLookup? = nil) {
         builder.add("POST", "/v1/campaigns", operation: "campaigns.create") { request, parameters in
             create(request, parameters, apps: apps, configuredIsDryRun: configuredIsDryRun, sendGuard: sendGuard,
-                   campaigns: campaigns, metrics: metrics)
+                   campaigns: campaigns, metrics: metrics, channels: channels)
         }
 
         // A key sees the campaigns it created; an admin key (or no keys at all) sees every one.
@@ -98,7 +99,8 @@ enum CampaignEndpoints {
     }
 
     static func create(_ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory, configuredIsDryRun: Bool,
-                       sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
+                       sendGuard: SendGuard = SendGuard(), campaigns: DurableCampaigns, metrics: Metrics,
+                       channels: ChannelClientLookup? = nil) -> HTTPResponse {
         var idempotency: (key: String, sha256: String)?
         if let key = request.header("idempotency-key") {
             guard IdempotencyKey.isValid(key) else { return Problem.invalidIdempotencyKey.response }
@@ -154,6 +156,11 @@ enum CampaignEndpoints {
             if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
                                                at: .pointer(.root.appending("confirm_devices"))) {
                 return Problem.confirmationRequired(refusal).response
+            }
+            let dryRun = plan.campaign.dryRun || configuredIsDryRun
+            if let channel = plan.channel, !dryRun, let client = channels?(app.name, app.environment(of: plan)),
+               let problem = ChannelCheck.problem(plan, channel: channel, client: client) {
+                return problem.response
             }
             return answer(try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                                idempotency: idempotency, rejectDuplicateTokens: false, app: app.name,

@@ -60,7 +60,7 @@ public enum GatewayAPI {
         TemplateEndpoints.register(in: &builder, apps: apps)
         PreviewPageEndpoints.register(in: &builder)
         CampaignEndpoints.register(in: &builder, apps: apps, configuredIsDryRun: components.configuredIsDryRun,
-                                   sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics)
+                                   sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics, channels: components.channels)
         TokenEndpoints.register(in: &builder, apps: apps, storage: campaigns.storage, clock: clock)
         ChannelEndpoints.register(in: &builder, apps: apps, clients: components.channels)
         let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty).utf8)

@@ -10,10 +10,18 @@ import TestSupport
     static let stored = "c2NvcmVzLWxpdmUtbWF0Y2g="
     static let flaky = "Zmxha3ktY2hhbm5lbC0xMg=="
     static let unknown = "bm8tc3VjaC1jaGFubmVs"
+    static let unstored = "bm90aGluZy1zdG9yZWQtaGVyZQ=="
 
-    /// The fake knows `stored` and `flaky` (their policy: 1, the most recent message stored).
+    /// The fake knows `stored` and `flaky` (policy 1, the most recent message stored) and
+    /// `unstored` (policy 0, no message stored).
     static func script(_ extra: String = "") -> String {
-        #"{"environment": "sandbox", "channels": {"com.example.shop": {"\#(stored)": 1, "\#(flaky)": 1}}\#(extra)}"#
+        #"{"environment": "sandbox", "channels": {"com.example.shop": {"\#(stored)": 1, "\#(flaky)": 1, "\#(unstored)": 0}}\#(extra)}"#
+    }
+
+    /// `serve` with the fake as both the push host and the channel management host.
+    static func config(_ fake: FakeAPNsServer, dispatcher: String = "") throws -> String {
+        try fake.gatewayConfig(database: fake.directory.appendingPathComponent("gateway.db").path, inFlight: 10, dispatcher: dispatcher,
+                               apns: #", "manageURL": "\#(fake.url)""#)
     }
 
     static func campaign(_ channel: String, _ extra: String = "") -> [UInt8] {
@@ -47,7 +55,7 @@ import TestSupport
     @Test func aChannelCampaignIsOneBroadcastWithTheSameProviderTokenAndItsResultIsRecorded() throws {
         let fake = try FakeAPNsServer(scriptJSON: Self.script())
         defer { fake.stop() }
-        let server = try ServeProcess(config: try fake.gatewayConfig(database: fake.directory.appendingPathComponent("gateway.db").path, inFlight: 10))
+        let server = try ServeProcess(config: try Self.config(fake))
         defer { _ = server.terminate() }
 
         let id = try Self.create(server, Self.campaign(Self.stored))
@@ -75,12 +83,14 @@ import TestSupport
     @Test func applesRefusalsAreFinalOrRetriedAsAppleSays() throws {
         let fake = try FakeAPNsServer(scriptJSON: Self.script(#", "tokens": {"\#(Self.flaky)": [{"status": 500, "reason": "InternalServerError"}, {"status": 429, "reason": "TooManyRequests"}, {"status": 200}]}"#))
         defer { fake.stop() }
-        let server = try ServeProcess(config: try fake.gatewayConfig(database: fake.directory.appendingPathComponent("gateway.db").path, inFlight: 10,
-                                                                     dispatcher: #", "retryBaseSeconds": 0.05, "retryMaxSeconds": 0.1"#))
+        let server = try ServeProcess(config: try Self.config(fake, dispatcher: #", "retryBaseSeconds": 0.05, "retryMaxSeconds": 0.1"#))
         defer { _ = server.terminate() }
 
-        // No such channel: 400 ChannelNotRegistered, final at the first answer.
+        // No such channel, and APNs unreachable when it is accepted (so the channel cannot be
+        // read first): sent once APNs is back, 400 ChannelNotRegistered, final at the first answer.
+        fake.closePort()
         let gone = try Self.create(server, Self.campaign(Self.unknown))
+        fake.openPort()
         let (_, goneEntry) = try #require(Self.finished(server, gone))
         #expect(goneEntry.string("state") == "failed" && goneEntry.string("reason") == "ChannelNotRegistered" && goneEntry.int("status") == 400, "\(goneEntry)")
         #expect(Self.broadcasts(fake, Self.unknown).count == 1, "a final answer is not asked again")
@@ -96,7 +106,7 @@ import TestSupport
     @Test func aChannelCampaignInTheOutboxSurvivesARestartAndIsSentOnce() throws {
         let fake = try FakeAPNsServer(scriptJSON: Self.script())
         defer { fake.stop() }
-        let config = try fake.gatewayConfig(database: fake.directory.appendingPathComponent("gateway.db").path, inFlight: 10)
+        let config = try Self.config(fake)
         fake.closePort()  // APNs unreachable: the campaign waits in the outbox
         let first = try ServeProcess(config: config)
         let id = try Self.create(first, Self.campaign(Self.stored))
@@ -119,7 +129,7 @@ import TestSupport
     @Test func theLocalRulesAnswer422WithTheirCodesAndNothingIsSent() throws {
         let fake = try FakeAPNsServer(scriptJSON: Self.script())
         defer { fake.stop() }
-        let server = try ServeProcess(config: try fake.gatewayConfig(database: fake.directory.appendingPathComponent("gateway.db").path, inFlight: 10))
+        let server = try ServeProcess(config: try Self.config(fake))
         defer { _ = server.terminate() }
         let device = String(repeating: "ab", count: 32)
         let cases: [([UInt8], String, String)] = [
@@ -134,6 +144,25 @@ import TestSupport
             #expect(answer.status == 422 && error?.string("code") == code && error?.string("pointer") == pointer,
                     "\(String(decoding: answer.body, as: UTF8.self))")
         }
+        // The channel is read at Apple first: one that does not exist, or stores no message
+        // while the campaign's expiration is not 0, is refused before it is stored.
+        let found: [([UInt8], String, String)] = [
+            (Self.campaign(Self.unknown), "ChannelNotRegistered", "/channel"),
+            (Self.campaign(Self.unstored), "channelStoresNoMessage", "/channel"),
+            (Self.campaign(Self.unstored, #", "expiration": 1900000000"#), "channelStoresNoMessage", "/expiration"),
+        ]
+        for (body, code, pointer) in found {
+            let answer = try #require(server.request("POST", "/v1/campaigns", json: body))
+            let error = try JSONParser().parse(answer.body).objectValue?["errors"]?.arrayValue?.first?.objectValue
+            #expect(answer.status == 422 && error?.string("code") == code && error?.string("pointer") == pointer,
+                    "\(String(decoding: answer.body, as: UTF8.self))")
+        }
+        let reads = fake.log().filter { $0.string("method") == "GET" && $0.string("path") == "/1/apps/com.example.shop/channels" }
+        #expect(reads.count == 3 && Self.broadcasts(fake, Self.unstored).isEmpty, "read, never sent")
+        let expiring = try Self.create(server, Self.campaign(Self.unstored, #", "expiration": 0"#))
+        let (_, expiringEntry) = try #require(Self.finished(server, expiring))
+        #expect(expiringEntry.string("state") == "delivered", "\(expiringEntry)")
+
         let lines = Array((String(decoding: Self.campaign(Self.stored), as: UTF8.self) + "\n" + device + "\n").utf8)
         let ndjson = try #require(server.request("POST", "/v1/campaigns", headers: [("Content-Type", "application/x-ndjson")], body: lines))
         #expect(ndjson.status == 422 && String(decoding: ndjson.body, as: UTF8.self).contains("conflictingFields"))
@@ -147,7 +176,7 @@ import TestSupport
         let dry = try Self.create(server, Self.campaign(Self.stored, #", "dry_run": true"#))
         let (_, dryEntry) = try #require(Self.finished(server, dry))
         #expect(dryEntry.string("state") == "dry-run" && dryEntry.string("apns_id") != nil, "\(dryEntry)")
-        #expect(fake.log().isEmpty, "nothing reached APNs")
+        #expect(fake.log().filter { $0.string("path")?.hasPrefix("/4/") == true }.count == 1, "only the campaign with expiration 0 was broadcast")
     }
 
     @Test func sendSendsAChannelCampaignAsOneBroadcast() throws {
