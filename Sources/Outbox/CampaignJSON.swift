@@ -79,6 +79,7 @@ public enum CampaignJSON {
         w.member("lane", summary.lane.name)
         w.member("rate_per_second", orNull: summary.ratePerSecond)
         w.member("devices", summary.devices)
+        if let channel = summary.channel { w.member("channel", channel) }
         w.member("not_sent", summary.notSent(at: now))
         w.member("counts", object: { w in
             for state in states {

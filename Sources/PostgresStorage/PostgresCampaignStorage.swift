@@ -261,7 +261,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
 
     static let summaryColumns = """
         seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at,
-        lane, rate_per_second
+        lane, rate_per_second, channel
         """
 
     static func summary(_ row: PGResult, _ i: Int) -> CampaignSummary {
@@ -274,6 +274,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
         summary.environment = row.text(i, 7)
         summary.owner = row.text(i, 8)
         summary.lane = Lane(rawValue: Int(row.int(i, 13))) ?? .bulk
+        summary.channel = row.optionalText(i, 15)
         summary.ratePerSecond = row.optionalDouble(i, 14)
         return summary
     }

@@ -255,7 +255,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
 
     static let summaryColumns = """
         seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at,
-        lane, rate_per_second
+        lane, rate_per_second, channel
         """
 
     static func summary(_ row: SQLiteStatement) -> CampaignSummary {
@@ -267,6 +267,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         summary.environment = row.text(7)
         summary.owner = row.text(8)
         summary.lane = Lane(rawValue: Int(row.int(13))) ?? .bulk
+        summary.channel = row.optionalText(15)
         summary.ratePerSecond = row.optionalDouble(14)
         return summary
     }

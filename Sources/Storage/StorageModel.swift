@@ -231,6 +231,8 @@ public struct CampaignSummary: Sendable, Equatable {
     public var controlledAt: Double?
     public var lane: Lane = .transactional
     public var ratePerSecond: Double?
+    /// A channel campaign's broadcast channel id.
+    public var channel: String?
 
     public init(seq: Int64, id: String, createdAt: Double, dryRun: Bool, devices: Int, finishedAt: Double?,
                 counts: [DeliveryState: Int], sendAt: Double? = nil, expiresAt: Double? = nil,

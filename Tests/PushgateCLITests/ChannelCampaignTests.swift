@@ -61,6 +61,7 @@ import TestSupport
         let id = try Self.create(server, Self.campaign(Self.stored))
         let (detail, entry) = try #require(Self.finished(server, id))
         #expect(detail["counts"]?.objectValue?.int("delivered") == 1, "\(detail)")
+        #expect(detail.string("channel") == Self.stored, "the campaign names its channel")
         #expect(entry.string("token") == Self.stored && entry.string("state") == "delivered" && entry.int("status") == 200, "\(entry)")
         // The id recorded is the apns-request-id the broadcast carried (APNs echoes it).
         let requestID = try #require(entry.string("apns_id"))

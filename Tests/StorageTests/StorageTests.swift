@@ -286,6 +286,8 @@ extension CampaignStorage {
         let claimed = try storage.claim(limit: 1, now: 1000)
         #expect(claimed.map(\.token) == ["dHN0LXNyY2gtY2hubA=="])
         #expect(try storage.message(campaign: claimed[0].campaign)?.message == campaign.message)
+        #expect(try storage.campaign(id: "c1")?.channel == "dHN0LXNyY2gtY2hubA==")
+        #expect(try storage.campaigns(limit: 10, before: nil, owner: nil).map(\.channel) == ["dHN0LXNyY2gtY2hubA=="])
     }
 
     /// Schema 7 turns the header text of older databases into the typed columns.
