@@ -11,9 +11,10 @@ import TestSupport
 /// (and `ignored_auth` sees what happens with a wrong one or none); the examples and the coverage phase
 /// (every documented bound and pattern, each side of it) run against a loopback one
 /// without keys, whose document declares no security. A scheduled campaign made first
-/// gives the progress, pause, resume and cancel operations a real id. One worker: the
-/// CPython 3.11 of Debian 12 can fail parsing in two threads at once ("AST constructor
-/// recursion depth mismatch"), which hypothesis does while generating.
+/// gives the progress, pause, resume and cancel operations a real id. The three runs go
+/// side by side, each against its own server, as three processes of one worker each:
+/// the CPython 3.11 of Debian 12 can fail parsing in two threads at once ("AST
+/// constructor recursion depth mismatch"), which hypothesis does while generating.
 @Suite(.serialized) struct OpenAPIConformanceTests {
     static let root = CLI.packageRoot
     static let schemathesis = root.appendingPathComponent(".build/api-venv/bin/schemathesis")
@@ -39,19 +40,23 @@ import TestSupport
             try ServeProcess.dryRunConfig(name, in: folder, templates: Self.root.appendingPathComponent("Templates").path, keys: keys)
         }
         // No rate limit in the way of a fast client (the limiter has tests of its own).
-        let keyed = try ServeProcess(config: try config("keyed", keys: #"[{"name": "openapi", "sha256": "\#(hash)", "rateLimit": {"perSecond": 100000, "burst": 100000}}]"#))
+        let keys = #"[{"name": "openapi", "sha256": "\#(hash)", "rateLimit": {"perSecond": 100000, "burst": 100000}}]"#
+        let keyed = try ServeProcess(config: try config("keyed", keys: keys))
         defer { _ = keyed.terminate() }
         let open = try ServeProcess(config: try config("open", keys: "[]"))
         defer { _ = open.terminate() }
-
         // The failed-login limiter answers 429 to every request of an address over it,
-        // valid key or not, so the check that sends wrong keys (ignored_auth) has a run of
-        // its own, after the others.
+        // valid key or not, so the check that sends wrong keys (ignored_auth) has a
+        // server of its own.
+        let wrongKeys = try ServeProcess(config: try config("wrong-keys", keys: keys))
+        defer { _ = wrongKeys.terminate() }
+
         let runs: [(server: ServeProcess, authorization: String?, options: [String], strict: Bool)] = [
             (keyed, "Bearer \(key)", ["--checks", "all", "--exclude-checks", "ignored_auth"], true),
             (open, nil, ["--checks", "all", "--phases", "examples,coverage"], true),
-            (keyed, "Bearer \(key)", ["--checks", "ignored_auth", "--phases", "examples,fuzzing", "--max-examples", "3"], false),
+            (wrongKeys, "Bearer \(key)", ["--checks", "ignored_auth", "--phases", "examples,fuzzing", "--max-examples", "3"], false),
         ]
+        var started: [(mode: String, strict: Bool, result: Task<CLIResult, any Error>)] = []
         for run in runs {
             let id = try Self.scheduledCampaign(port: run.server.port, authorization: run.authorization)
             var arguments = ["--config-file", Self.root.appendingPathComponent("Tests/API/schemathesis.toml").path,
@@ -61,16 +66,24 @@ import TestSupport
             var environment = ProcessInfo.processInfo.environment
             environment["PUSHGATE_CAMPAIGN_ID"] = id
             let (given, variables) = (arguments, environment)
-            let result = try await PreviewPageBrowserTests.offThePool {
-                // In the temporary folder: schemathesis keeps a cache in its working directory.
-                try CLI.run(given, workingDirectory: folder, environment: variables, wrapper: ["/usr/bin/timeout", "400"], program: Self.schemathesis)
-            }
+            // Each in a folder of its own: schemathesis keeps a cache in its working directory.
+            let directory = folder.appendingPathComponent("run-\(started.count)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let mode = (run.authorization == nil ? "without keys " : "with a key ") + run.options.joined(separator: " ")
+            started.append((mode, run.strict, Task {
+                try await PreviewPageBrowserTests.offThePool {
+                    try CLI.run(given, workingDirectory: directory, environment: variables, wrapper: ["/usr/bin/timeout", "400"],
+                                program: Self.schemathesis)
+                }
+            }))
+        }
+        for (mode, strict, task) in started {
+            let result = try await task.value
             #expect(result.status == 0, "schemathesis (\(mode)) exited \(result.status):\n\(result.stdout.suffix(6000))\n\(result.stderr.suffix(1000))")
             #expect(result.stdout.contains(" passed"), "schemathesis (\(mode)) ran nothing: \(result.stdout.suffix(2000))")
             // Nothing found means no warning either (operations never reached, data mostly
             // rejected…), except in the run whose wrong keys trip the limiter on purpose.
-            if run.strict {
+            if strict {
                 #expect(!result.stdout.contains("WARNINGS"), "schemathesis (\(mode)) warned:\n\(result.stdout.suffix(3000))")
             }
         }
