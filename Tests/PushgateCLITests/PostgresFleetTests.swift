@@ -86,8 +86,6 @@ import TestSupport
         #expect(Set(Self.answeredTimes(fake).keys) == Set(tokens))
     }
 
-    /// 20,000 devices in `make test` (a debug build on a shared 2-core machine sends a few
-    /// hundred a second across the fleet); `PUSHGATE_FLEET_DEVICES=100000` for the full run.
     @Test func aStorageFailureNamesTheURLWithoutItsPassword() throws {
         let fake = try FakeAPNsProcess(script: "{}")
         defer { fake.stop() }
@@ -107,6 +105,10 @@ import TestSupport
                 "\(unreadable.stderr)")
     }
 
+    /// 100,000 devices in `make test`, which runs it alone after the parallel suite
+    /// (`PUSHGATE_FLEET_DEVICES=100000`): three debug serves load both cores for minutes,
+    /// and timing tests beside them would wait. 20,000 when the variable is not set, as in
+    /// a plain `swift test --parallel`.
     @Test func threeInstancesShareOneCampaignThroughTwoKills() throws {
         let devices = ProcessInfo.processInfo.environment["PUSHGATE_FLEET_DEVICES"].flatMap(Int.init) ?? 20_000
         let url = try PostgresCluster.shared().newDatabaseURL()
@@ -136,12 +138,22 @@ import TestSupport
         #expect(counts?["delivered"]?.int64Value == Int64(devices), "\(String(describing: counts))")
         #expect(survivor.terminate() == 0)
         servers.removeAll()
-        let times = Self.answeredTimes(fake)
+        // The fake's log read once: parsing 100,000 lines takes seconds in a debug build.
+        let log = fake.log()
+        var times: [String: Int] = [:]
+        var providerTokens: Set<String> = []
+        var refused = 0
+        for entry in log {
+            if let token = entry.string("token"), let status = entry.int("status") {
+                if status == 200 { times[token, default: 0] += 1 } else { refused += 1 }
+            }
+            if let sha = entry.string("tokenSha") { providerTokens.insert(sha) }
+        }
+        #expect(refused == 0, "every request answered 200")
         #expect(times.count == devices, "every token reached")
         let repeats = times.values.reduce(0) { $0 + $1 - 1 }
         #expect(repeats <= 2 * Self.inFlight, "\(repeats) sent twice; two kills of an in-flight window of \(Self.inFlight)")
-        #expect(fake.tokensSeen().count == 1, "one provider token across the fleet")
-        #expect(fake.answers().allSatisfy { $0.status == 200 })
+        #expect(providerTokens.count == 1, "one provider token across the fleet")
     }
 
     @Test func pauseAndCancelThroughOneInstanceStopTheOthers() throws {
