@@ -159,8 +159,8 @@ enum CampaignEndpoints {
             }
             let dryRun = plan.campaign.dryRun || configuredIsDryRun
             if let channel = plan.channel, !dryRun, let client = channels?(app.name, app.environment(of: plan)),
-               let problem = ChannelCheck.problem(plan, channel: channel, client: client) {
-                return problem.response
+               let finding = ChannelCheck.finding(plan, channel: channel, client: client) {
+                return Problem.validation([finding]).response
             }
             return answer(try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                                idempotency: idempotency, rejectDuplicateTokens: false, app: app.name,

@@ -145,8 +145,24 @@ enum SendCommand {
             }
             .flatMap { apns in
                 APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, config: gateway, app: app, tokenStore: $0) }
+                    .flatMap { delivery in checkChannel(plan, apns: apns, app: app, delivery: delivery, source: source).map { delivery } }
             }
             .map { (plan, $0, reader, gateway.sendGuard) }
+    }
+
+    /// A channel campaign's channel, read at Apple with the delivery's provider token before
+    /// anything is sent (as `POST /v1/campaigns` does): an unknown channel, or a non-zero
+    /// expiration to one that stores no message, is a finding (exit 1). No answer: go on.
+    static func checkChannel(_ plan: CampaignPlan, apns: APNsConfiguration, app: AppConfig, delivery: APNsDelivery,
+                             source: CampaignSource) -> Result<Void, CLIFailure> {
+        guard let channel = plan.channel, delivery.transport != nil else { return .success(()) }
+        let client = ChannelManagementClient(bundleId: app.bundleId, baseURL: apns.manageBaseURL, tokens: delivery.tokens,
+                                             transport: CurlOneShot(caFile: apns.caFile, timeoutMilliseconds: Int(apns.requestTimeoutSeconds * 1000)),
+                                             retry: apns.retry)
+        guard let finding = ChannelCheck.finding(plan, channel: channel, client: client) else { return .success(()) }
+        delivery.transport?.shutdown()
+        let location: DiagnosticLocation = if case .pointer(let path) = finding.location { source.location(of: path) } else { finding.location }
+        return .failure(CLIFailure(message: Diagnostic(finding.code, at: location, finding.message).description, status: ExitStatus.findings))
     }
 
     /// The guard, before anything is sent: the campaign's devices plus the `--devices` file's

@@ -185,7 +185,8 @@ import TestSupport
         defer { fake.stop() }
         let file = fake.directory.appendingPathComponent("channel.json")
         try Data(Self.campaign(Self.stored)).write(to: file)
-        let environment = SendCommandTests.realSend(fake.url, caFile: fake.caFile)
+        var environment = SendCommandTests.realSend(fake.url, caFile: fake.caFile)
+        environment["PUSHGATE_APNS_MANAGE_URL"] = fake.url
         let r = try CLI.run(["send", "--campaign", file.path, "--json"], environment: environment)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains(#""token":"\#(Self.stored)""#) && r.stdout.contains(#""result":"delivered""#), "\(r.stdout)")
@@ -196,5 +197,14 @@ import TestSupport
         let refused = try CLI.run(["send", "--campaign", file.path, "--devices", list.path], environment: environment)
         #expect(refused.status == 2 && refused.stderr.contains("conflictingFields"), "\(refused.stderr)")
         #expect(Self.broadcasts(fake, Self.stored).count == 1, "nothing more was sent")
+
+        // The channel is read first: an unknown one, or a non-zero expiration to one that
+        // stores no message, is a finding (exit 1) and nothing is broadcast.
+        for (body, code) in [(Self.campaign(Self.unknown), "ChannelNotRegistered"), (Self.campaign(Self.unstored), "channelStoresNoMessage")] {
+            try Data(body).write(to: file)
+            let r = try CLI.run(["send", "--campaign", file.path], environment: environment)
+            #expect(r.status == 1 && r.stderr.contains(code) && r.stderr.contains("channel"), "\(r.stderr)")
+        }
+        #expect(Self.broadcasts(fake, Self.unknown).isEmpty && Self.broadcasts(fake, Self.unstored).isEmpty)
     }
 }
