@@ -31,6 +31,9 @@ enum APNsBenchmark {
             for threads in [1, 2] {
                 if let m = program?.run(sink: sink, requests: requests, body: body, threads: threads) { bare[threads, default: []].append(m) }
             }
+            if let m = sendThroughTransport(sink: sink, body: body, connections: 1, threads: 1, onTransportThreads: false) {
+                ours["pool", default: []].append(m)
+            }
             for (connections, threads) in shapes {
                 if let m = sendThroughTransport(sink: sink, body: body, connections: connections, threads: threads) {
                     ours["\(connections)x\(threads)", default: []].append(m)
@@ -53,6 +56,9 @@ enum APNsBenchmark {
                 lines += "\n  bare, 2 threads        \(two) (2 multi handles, 1 connection each)"
             }
         }
+        if let pool = ours["pool"].map(Measurement.median) {
+            lines += "\n  tasks on the pool       \(pool) (1 × 1, the tasks on Swift's shared pool)"
+        }
         for (connections, threads) in shapes.dropFirst() {
             guard let m = ours["\(connections)x\(threads)"].map(Measurement.median) else { continue }
             lines += "\n  pushgate \(connections) conn × \(threads) thr  \(m)"
@@ -63,7 +69,7 @@ enum APNsBenchmark {
         print("""
         apns (TLS, 100 streams per connection, \(requests) requests, median of \(runs); the sink is one h2o thread\(pinning))
           h2load -c1 -m100       \(Int(h2load)) req/s
-          pushgate transport     \(single) (1 connection, 1 transport thread)
+          pushgate transport     \(single) (1 connection, 1 transport thread, the tasks on it)
         \(lines)
           ratio                  \(String(format: "%.0f", single.rate / h2load * 100))% of h2load
           Swift side alone       \(String(format: "%.1f", overhead.isEmpty ? 0 : overhead[overhead.count / 2])) µs CPU/request (instant transport, no libcurl)
@@ -91,13 +97,16 @@ enum APNsBenchmark {
     }
 
     /// Sends `requests` notifications through APNsClient + CurlHTTP2Transport, with twice
-    /// what the transport holds in flight.
-    static func sendThroughTransport(sink: H2OSink, body: String, connections: Int, threads: Int) -> Measurement? {
+    /// what the transport holds in flight; the tasks (the one feeding them too) on the
+    /// transport threads as `pushgate send` runs them, or on the shared pool.
+    static func sendThroughTransport(sink: H2OSink, body: String, connections: Int, threads: Int,
+                                     onTransportThreads: Bool = true) -> Measurement? {
         guard let transport = try? CurlHTTP2Transport(settings: TransportSettings(baseURL: sink.url, caFile: sink.caFile,
                                                                                    connections: connections, maxConcurrentStreams: 100,
                                                                                    threads: threads)) else { return nil }
         defer { transport.shutdown() }
-        return send(through: transport, body: body, inFlight: 200 * connections)
+        return send(through: transport, body: body, inFlight: 200 * connections,
+                    executors: onTransportThreads ? transport.executors : [])
     }
 
     /// The same load through a transport that answers 200 at once: what the Swift side
@@ -106,7 +115,8 @@ enum APNsBenchmark {
         send(through: InstantTransport(), body: body, inFlight: 200)
     }
 
-    static func send(through transport: any HTTPTransport, body: String, inFlight: Int) -> Measurement? {
+    static func send(through transport: any HTTPTransport, body: String, inFlight: Int,
+                     executors: [any TaskExecutor] = []) -> Measurement? {
         guard let key = try? SigningKey.ephemeral() else { return nil }
         let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: "TEAM123456", keyId: "KEY1234567"),
                                 retry: RetryPolicy())
@@ -119,25 +129,32 @@ enum APNsBenchmark {
         }
         let cpuBefore = cpuMicroseconds()
         let start = monotonicNanoseconds()
-        let delivered = blockingRun {
+        let work: @Sendable () async -> Int = {
             await withTaskGroup(of: Bool.self) { group in
                 var next = 0
                 var ok = 0
-                for _ in 0..<inFlight {
+                func add() {
                     let request = requests[next % requests.count]
-                    group.addTask { if case .delivered = await client.send(request) { true } else { false } }
+                    if executors.isEmpty {
+                        group.addTask { if case .delivered = await client.send(request) { true } else { false } }
+                    } else {
+                        group.addTask(executorPreference: executors[next % executors.count]) {
+                            if case .delivered = await client.send(request) { true } else { false }
+                        }
+                    }
                     next += 1
                 }
+                for _ in 0..<inFlight { add() }
                 while let result = await group.next() {
                     if result { ok += 1 }
-                    if next < Self.requests {
-                        let request = requests[next % requests.count]
-                        group.addTask { if case .delivered = await client.send(request) { true } else { false } }
-                        next += 1
-                    }
+                    if next < Self.requests { add() }
                 }
                 return ok
             }
+        }
+        let delivered = blockingRun {
+            if let first = executors.first { return await withTaskExecutorPreference(first, operation: work) }
+            return await work()
         }
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         let cpu = Double(cpuMicroseconds() - cpuBefore) / Double(Self.requests)

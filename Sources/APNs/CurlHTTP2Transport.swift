@@ -115,9 +115,27 @@ public final class CurlHTTP2Transport: HTTPTransport {
         await pickWorker().send(request)
     }
 
-    /// The next worker in turn; past one that cannot reach APNs while another can.
+    /// The transport threads as task executors, one per worker. A task that prefers one
+    /// (`group.addTask(executorPreference:)`, `Task(executorPreference:)`) runs on that
+    /// thread between its passes over libcurl, and its requests go to that thread's multi
+    /// handle: handing a request over and resuming the task with the answer then cross no
+    /// thread (no wakeup, no context switch), which is most of what an `async` send costs
+    /// on top of libcurl. Such a task must not block (no reads from a pipe, no long
+    /// locks): every transfer of the thread waits while it runs.
+    public var executors: [any TaskExecutor] { workers }
+
+    /// Whether the caller runs on one of this transport's threads (a task of `executors`).
+    public var isCurrentThreadATransportThread: Bool {
+        let me = pthread_self()
+        return workers.contains { $0.runs(on: me) }
+    }
+
+    /// The worker whose thread this is, if it is one of ours and can reach APNs (or none
+    /// can); else the next worker in turn, past one that cannot reach APNs while another can.
     private func pickWorker() -> CurlWorker {
         guard workers.count > 1 else { return workers[0] }
+        let me = pthread_self()
+        if let own = workers.first(where: { $0.runs(on: me) }), own.statistics.isReachable { return own }
         let first = nextWorker.wrappingAdd(1, ordering: .relaxed).oldValue
         for step in 0..<workers.count {
             let worker = workers[(first &+ step) % workers.count]
@@ -169,14 +187,16 @@ public final class CurlHTTP2Transport: HTTPTransport {
 }
 
 /// One transport thread: a libcurl multi handle, the thread that drives it (`CurlLoop`),
-/// and the inbox callers hand requests to.
-final class CurlWorker: Sendable {
+/// and the inbox callers hand requests (and tasks that prefer the thread) to.
+final class CurlWorker: TaskExecutor, Sendable {
     private let multi: CurlMultiHandle
     private let inbox = TransportInbox()
     private let gate = StartGate()
     let statistics = TransportStatistics()
     private let timeoutMilliseconds: Int
     private let clock: any TimeSource
+    /// The thread's `pthread_t` once it runs (0 before).
+    private let threadID = Atomic<UInt>(0)
 
     init?(settings: TransportSettings, clock: any TimeSource, name: String) {
         guard let multi = CurlMultiHandle() else { return nil }
@@ -184,11 +204,35 @@ final class CurlWorker: Sendable {
         self.clock = clock
         timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
-        let inbox = self.inbox
-        let thread = Thread { loop.run(inbox: inbox) }
+        // The thread keeps its worker (the executor of the tasks it runs) until it ends.
+        let thread = Thread { [self] in
+            threadID.store(UInt(pthread_self()), ordering: .releasing)
+            loop.run(inbox: inbox, executor: asUnownedTaskExecutor())
+        }
         thread.name = name
         thread.start()
     }
+
+    func runs(on thread: pthread_t) -> Bool { threadID.load(ordering: .relaxed) == UInt(thread) }
+
+    /// A task that prefers this thread: run by the loop on its next pass (woken if it
+    /// sleeps); once the thread has ended, on Dispatch's global queue.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let task = UnownedJob(job)
+        let wake: Bool? = inbox.state.withLock { state in
+            guard !state.ended else { return nil }
+            state.tasks.append(task)
+            defer { state.sleeps = false; state.waitsForWork = false }
+            return state.sleeps
+        }
+        switch wake {
+        case nil: DispatchQueue.global().async { task.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        case true?: multi.wakeup()
+        case false?: break
+        }
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     func send(_ request: TransportRequest) async -> TransportOutcome {
         if gate.isClosed { return .failure(StartGate.refusal) }
@@ -202,8 +246,9 @@ final class CurlWorker: Sendable {
             let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in
                 guard !state.stopping else { return (false, false) }
                 state.jobs.append(job)
-                defer { state.waitsForWork = false }
-                return (true, state.waitsForWork)
+                let wake = state.waitsForWork
+                if wake { state.waitsForWork = false; state.sleeps = false }
+                return (true, wake)
             }
             if !accepted {
                 job.finish(.failure(TransportFailure(.cancelled, "transport is shut down")))
@@ -244,33 +289,57 @@ public enum Reachability: Sendable, Equatable {
     case unreachable(since: Int64, lastError: String)
 }
 
-/// Requests handed over by callers, picked up by the transport thread.
+/// Requests handed over by callers, and tasks that prefer the transport thread, picked up
+/// by that thread.
 final class TransportInbox: Sendable {
     struct State {
         var jobs: [TransportJob] = []
+        var tasks: [UnownedJob] = []
         var stopping = false
         /// The thread sleeps (or is about to) with room for more requests: the next
         /// request must wake it.
         var waitsForWork = false
+        /// The thread sleeps (or is about to): the next task must wake it.
+        var sleeps = false
+        /// The thread has ended: tasks run elsewhere.
+        var ended = false
     }
     let state = Mutex(State())
 
-    /// Everything queued since the last call, and whether to stop.
-    func take() -> ([TransportJob], Bool) {
+    /// Everything queued since the last call, swapped into `jobs` and `tasks` (which the
+    /// caller has emptied, keeping their storage), and whether to stop.
+    func take(jobs: inout [TransportJob], tasks: inout [UnownedJob]) -> Bool {
         state.withLock { state in
-            defer { state.jobs.removeAll(keepingCapacity: true) }
+            swap(&state.jobs, &jobs)
+            swap(&state.tasks, &tasks)
             state.waitsForWork = false
-            return (state.jobs, state.stopping)
+            state.sleeps = false
+            return state.stopping
         }
     }
 
-    /// Called by the thread before it sleeps: false when requests (or a stop) arrived since
-    /// `take`, which it must take first. Otherwise the next request wakes it if it has room
-    /// (`wantsWork`); one that has none picks requests up when a transfer ends.
+    /// Called by the thread before it sleeps: false when requests, tasks (or a stop)
+    /// arrived since `take`, which it must take first. Otherwise the next task wakes it, and
+    /// so does the next request if it has room (`wantsWork`); one that has none picks
+    /// requests up when a transfer ends.
     func mayWait(wantsWork: Bool) -> Bool {
         state.withLock { state in
-            guard state.jobs.isEmpty, !state.stopping else { return false }
+            guard state.jobs.isEmpty, state.tasks.isEmpty, !state.stopping else { return false }
             state.waitsForWork = wantsWork
+            state.sleeps = true
+            return true
+        }
+    }
+
+    /// After the thread's last pass: the tasks still queued, or (none left) marks it ended
+    /// so that later tasks run elsewhere.
+    func takeLastTasks(into tasks: inout [UnownedJob]) -> Bool {
+        state.withLock { state in
+            guard !state.tasks.isEmpty else {
+                state.ended = true
+                return false
+            }
+            swap(&state.tasks, &tasks)
             return true
         }
     }

@@ -19,6 +19,8 @@ final class DeviceLineReader {
     private var lines: LineReader
     let path: String
     let totalBytes: Int
+    /// A regular file (its reads do not wait for a writer), not a pipe or a terminal.
+    let isRegularFile: Bool
     var bytesRead: Int { lines.bytesRead }
     /// A line longer than this is not a token (200 hex digits plus decoration).
     static let maximumLineBytes = 4096
@@ -35,7 +37,8 @@ final class DeviceLineReader {
             close(fd)
             throw CLIFailure(message: "\(TextSafety.quoted(path)): is a directory", status: ExitStatus.usage)
         }
-        totalBytes = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
+        isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
+        totalBytes = isRegularFile ? Int(info.st_size) : 0
         lines = LineReader(FileDescriptorSource(fd: fd), maxLineBytes: Self.maximumLineBytes, blockSize: 1 << 16)
     }
 

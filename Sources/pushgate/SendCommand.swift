@@ -281,6 +281,11 @@ final class SendJob: @unchecked Sendable {
     private let reader: DeviceLineReader?
     private let devicesPath: String
     private let concurrency: Int
+    /// The transport threads the tasks run on (`CurlHTTP2Transport.executors`), so that
+    /// handing a request over and taking its answer cross no thread; none (the shared
+    /// pool) in a dry run, or when the devices come from a pipe, whose reads could block
+    /// the thread every transfer waits on.
+    private let executors: [any TaskExecutor]
     private var report: SendReport
     /// Most devices to send (a `--devices` pipe that could not be counted ahead); nil: all.
     private let deviceLimit: Int?
@@ -297,9 +302,15 @@ final class SendJob: @unchecked Sendable {
         // Enough to keep every stream of every connection busy, bounded for memory.
         let streams = delivery.transport.map { $0.settings.connections * $0.settings.maxConcurrentStreams } ?? 32
         concurrency = min(4096, max(1, streams * 2))
+        executors = reader?.isRegularFile == false ? [] : delivery.transport?.executors ?? []
     }
 
     func run() async -> SendReport {
+        guard let first = executors.first else { return await feed() }
+        return await withTaskExecutorPreference(first) { await self.feed() }
+    }
+
+    private func feed() async -> SendReport {
         var campaignDevices = plan.devices.enumerated().makeIterator()
         let plan = self.plan
         let sender = self.sender
@@ -334,13 +345,14 @@ final class SendJob: @unchecked Sendable {
                 bucket = capped
                 return next
             }
+            var started = 0
             func feed() {
                 while inFlight < concurrency, let (position, device) = nextAllowed() {
                     inFlight += 1
-                    group.addTask {
-                        // The campaign's own devices were rendered by the planner; the file's
-                        // are rendered here, once. A device whose variables make the payload
-                        // invalid is rejected, not sent.
+                    // The campaign's own devices were rendered by the planner; the file's
+                    // are rendered here, once. A device whose variables make the payload
+                    // invalid is rejected, not sent.
+                    let send: @Sendable () async -> (Device, Result<DeliveryResult, PayloadError>)? = {
                         do throws(PayloadError) {
                             let request = if let position { plan.plannedRequest(forDeviceAt: position, apnsID: APNsID.random()) }
                                 else { try plan.request(for: device) }
@@ -349,6 +361,12 @@ final class SendJob: @unchecked Sendable {
                             return (device, .failure(error))
                         }
                     }
+                    if executors.isEmpty {
+                        group.addTask(operation: send)
+                    } else {
+                        group.addTask(executorPreference: executors[started % executors.count], operation: send)
+                    }
+                    started += 1
                 }
             }
             feed()

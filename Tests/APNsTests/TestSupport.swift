@@ -32,7 +32,10 @@ func makeClient(_ fake: FakeAPNs, retry: RetryPolicy = RetryPolicy(maxAttempts: 
 }
 
 /// Sends every request with at most `concurrency` in flight; results in request order.
-func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concurrency: Int = 100) async -> [DeliveryResult] {
+/// With `executors`, each request's task prefers one of them in turn (the transport
+/// threads, as `send` runs them).
+func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concurrency: Int = 100,
+             executors: [any TaskExecutor] = []) async -> [DeliveryResult] {
     var results = [DeliveryResult?](repeating: nil, count: requests.count)
     await withTaskGroup(of: (Int, DeliveryResult).self) { group in
         var next = 0
@@ -40,7 +43,11 @@ func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concur
             guard next < requests.count else { return }
             let index = next
             let request = requests[index]
-            group.addTask { (index, await sender.send(request)) }
+            if executors.isEmpty {
+                group.addTask { (index, await sender.send(request)) }
+            } else {
+                group.addTask(executorPreference: executors[index % executors.count]) { (index, await sender.send(request)) }
+            }
             next += 1
         }
         for _ in 0..<concurrency { addNext() }

@@ -1,0 +1,129 @@
+import APNs
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Tasks that prefer a transport thread (`CurlHTTP2Transport.executors`, as `send` runs
+/// its devices) run on that thread and end exactly as tasks on the shared pool do: the
+/// same result for every device, retries, refusals and resets included.
+@Suite struct TransportThreadTasksTests {
+    /// A mix of what a campaign meets: a transient error then 200 (a retry with backoff,
+    /// so a sleeping task resumes on the thread), a dead token, a final rejection, a
+    /// refused stream (libcurl's re-send), a reset after the whole request (an attempt).
+    static func script() -> [String: Any] { ["tokens": [
+        TestRequests.token(1): [["status": 503, "reason": "ServiceUnavailable"], ["status": 200]],
+        TestRequests.token(2): [["status": 410, "reason": "Unregistered", "timestamp": 1_700_000_000_123]],
+        TestRequests.token(3): [["status": 400, "reason": "BadDeviceToken"]],
+        TestRequests.token(4): [["refuse": true], ["status": 200]],
+        TestRequests.token(5): [["reset": 2], ["status": 200]],
+    ], "delayMs": 1] }
+
+    /// A result without what differs from run to run (the apns-id APNs makes up).
+    static func shape(_ result: DeliveryResult) -> DeliveryResult {
+        if case .delivered = result { return .delivered(apnsId: "") }
+        return result
+    }
+
+    static func run(threads: Int, onTransportThreads: Bool) async throws -> (results: [DeliveryResult], sends: [String: Int]) {
+        let fake = try FakeAPNs(script: script())
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
+                                                                            connections: threads, threads: threads))
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens,
+                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20, maxBackoffMilliseconds: 100))
+        let results = await sendAll(client, (0..<400).map { TestRequests.alert($0) }, concurrency: 150,
+                                    executors: onTransportThreads ? transport.executors : [])
+        var sends: [String: Int] = [:]
+        for entry in fake.received() { sends[entry.string("token") ?? "", default: 0] += 1 }
+        return (results.map(shape), sends)
+    }
+
+    @Test(arguments: [1, 2])
+    func everyDeviceEndsAsOnThePool(threads: Int) async throws {
+        let pool = try await Self.run(threads: threads, onTransportThreads: false)
+        let own = try await Self.run(threads: threads, onTransportThreads: true)
+        #expect(own.results == pool.results)
+        #expect(own.results[1] == .delivered(apnsId: ""))
+        #expect(own.results[2] == .unregistered(reason: .unregistered, timestampMilliseconds: 1_700_000_000_123))
+        #expect(own.results[3] == .failed(status: 400, reason: .badDeviceToken))
+        #expect(own.results.enumerated().filter { ![2, 3].contains($0.offset) }.allSatisfy { $0.element == .delivered(apnsId: "") })
+        #expect(own.sends == pool.sends, "each device sent as often")
+        #expect(own.sends[TestRequests.token(1)] == 2 && own.sends[TestRequests.token(5)] == 2 && own.sends[TestRequests.token(4)] == 2)
+    }
+
+    @Test func aTaskThatPrefersTheTransportThreadRunsOnItBeforeAndAfterItsSend() async throws {
+        let fake = try FakeAPNs()
+        let (client, _, transport) = try makeClient(fake)
+        defer { transport.shutdown() }
+        let executor = try #require(transport.executors.first)
+        let seen = await Task(executorPreference: executor) {
+            let before = transport.isCurrentThreadATransportThread
+            let result = await client.send(TestRequests.alert(1))
+            return (before, transport.isCurrentThreadATransportThread, result)
+        }.value
+        #expect(seen.0 && seen.1)
+        #expect(Self.shape(seen.2) == .delivered(apnsId: ""))
+        let elsewhere = await Task { transport.isCurrentThreadATransportThread }.value
+        #expect(!elsewhere)
+    }
+
+    /// After a shutdown the thread is gone: a task that prefers it still runs (elsewhere)
+    /// and its send ends at once, cancelled, instead of waiting forever.
+    @Test func aTaskThatPrefersAStoppedTransportThreadStillRunsAndEnds() async throws {
+        let fake = try FakeAPNs()
+        let (client, _, transport) = try makeClient(fake)
+        let executor = try #require(transport.executors.first)
+        #expect(Self.shape(await Task(executorPreference: executor) { await client.send(TestRequests.alert(1)) }.value)
+                == .delivered(apnsId: ""))
+        transport.shutdown()
+        let result = await Task(executorPreference: executor) { await client.send(TestRequests.alert(2)) }.value
+        guard case .transportFailed(let failure) = result else { Issue.record("\(result)"); return }
+        #expect(failure.code == .cancelled)
+    }
+
+    /// At the start of a stop, requests of tasks on the thread that wait in its queue,
+    /// and a client's retry, end `notStarted`, like everyone's (StopStartingTests).
+    @Test func queuedRequestsOfTasksOnTheThreadEndNotStartedAtTheStop() async throws {
+        let retried = TestRequests.token(0)
+        let fake = try FakeAPNs(script: ["tokens": [retried: [["status": 503, "reason": "ServiceUnavailable"], ["status": 200]]]])
+        defer { fake.stop() }
+        fake.holdAnswers()
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 60_000))
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens,
+                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
+        let executor = try #require(transport.executors.first)
+        let results = await withTaskGroup(of: (Int, DeliveryResult).self, returning: [Int: DeliveryResult].self) { group in
+            for i in 0..<2 {
+                group.addTask(executorPreference: executor) { (i, await client.send(TestRequests.alert(i))) }
+            }
+            #expect(await eventually(timeout: .seconds(60)) { fake.received().count >= 2 }, "two requests on the wire")
+            let queued = Count()
+            for i in 2..<8 {
+                group.addTask(executorPreference: executor) {
+                    queued.value.withLock { $0 += 1 }  // on the thread: its request is handed over next
+                    return (i, await client.send(TestRequests.alert(i)))
+                }
+            }
+            #expect(await eventually(timeout: .seconds(60)) { queued.value.withLock { $0 } == 6 })
+            transport.stopStartingRequests()
+            fake.releaseAnswers()
+            var all: [Int: DeliveryResult] = [:]
+            for await (i, result) in group { all[i] = result }
+            return all
+        }
+        let codes = (0..<8).map { results[$0].map(StopStartingTests.code) ?? "missing" }
+        #expect(codes[0] == "notStarted", "answered 503 after the stop: its retry does not start (\(codes))")
+        #expect(codes[1] == "delivered", "\(codes)")
+        #expect(codes[2...].allSatisfy { $0 == "notStarted" }, "\(codes)")
+        #expect(fake.received().count == 2, "only the two sent before the stop reached the fake")
+    }
+}
+
+private final class Count: Sendable {
+    let value = Mutex(0)
+}
