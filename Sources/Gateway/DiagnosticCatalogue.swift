@@ -33,14 +33,14 @@ extension DiagnosticDomain {
 /// test compares them both ways, and with the OpenAPI document).
 public enum DiagnosticCatalogue {
     public static let domains: [DiagnosticDomain] = [
-        .json, .document, .files, .apps, .link, .routeTable, .campaign, .schedule, .request, .framing, .problem,
+        .json, .document, .files, .apps, .link, .routeTable, .campaign, .schedule, .liveActivity, .request, .framing, .problem,
         .apns, .delivery, .dispatcher, .signingKey, .channels, .aasa, .storage, .server,
     ]
 
     /// Codes an HTTP client can see in a problem's `errors[]`.
     public static var inProblemErrors: Set<DiagnosticCode> {
         Set([DiagnosticDomain.json, .document, .link, .campaign, .schedule, .request, .framing].flatMap(\.codes)
-            + [.idempotencyKeyReused, .confirmationRequired, .unknownApp, .campaignFinished]
+            + [.idempotencyKeyReused, .confirmationRequired, .unknownApp, .campaignFinished, .unknownActivity]
             // A channel request's answer: pushgate's check, Apple's reason, or why none came.
             + DiagnosticDomain.channels.codes + DiagnosticDomain.apns.codes + DiagnosticDomain.delivery.codes)
     }

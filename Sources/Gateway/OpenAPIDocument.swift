@@ -153,7 +153,7 @@ enum OpenAPIDocument {
                 "parameter": {"type": "string", "description": "A query or path parameter."},
                 "header": {"type": "string", "description": "A request header."},
                 "line": {"type": "integer", "minimum": 1, "description": "A line of an application/x-ndjson body."},
-                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
+                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "unknownActivity", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
                 "detail": {"type": "string"}
               }
             }
@@ -305,6 +305,59 @@ enum OpenAPIDocument {
           }
         ]
       },
+      "LiveActivityToken": {
+        "type": "object",
+        "description": "A Live Activity token the app reports: its push-to-start token (ActivityKit's pushToStartTokenUpdates), or one activity's update token (Activity.pushTokenUpdates, with Activity.id). A token reported again takes the new kind and activity, and is alive again if APNs had called it dead.",
+        "oneOf": [
+          {"required": ["kind", "token"], "properties": {"kind": {"const": "push-to-start"}}, "not": {"required": ["activity_id"]}},
+          {"required": ["kind", "token", "activity_id"], "properties": {"kind": {"const": "update"}}}
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "app": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "description": "The app (GET /v1/apps); optional when the key may use one app."},
+          "kind": {"enum": ["push-to-start", "update"]},
+          "token": {"$ref": "#/components/schemas/Token"},
+          "activity_id": {"$ref": "#/components/schemas/ActivityID"}
+        }
+      },
+      "ActivityID": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", "description": "ActivityKit's Activity.id (a UUID string)."},
+      "LiveActivitySend": {
+        "type": "object",
+        "additionalProperties": false,
+        "dependentRequired": {"locale": ["template"], "variables": ["template"]},
+        "not": {"required": ["template", "alert"]},
+        "description": "A Live Activity campaign without devices: the path gives the event and the activity, whose registered update tokens are the devices. Every member is the campaign's (docs/payloads.md), checked by the same rules.",
+        "properties": {
+          "app": {"$ref": "#/components/schemas/Campaign/properties/app"},
+          "environment": {"$ref": "#/components/schemas/Campaign/properties/environment"},
+          "template": {"$ref": "#/components/schemas/Campaign/properties/template"},
+          "locale": {"$ref": "#/components/schemas/Campaign/properties/locale"},
+          "variables": {"$ref": "#/components/schemas/Variables"},
+          "alert": {"$ref": "#/components/schemas/Campaign/properties/alert"},
+          "sound": {"$ref": "#/components/schemas/Campaign/properties/sound"},
+          "priority": {"enum": [10, 5]},
+          "expiration": {"$ref": "#/components/schemas/Campaign/properties/expiration"},
+          "collapse_id": {"$ref": "#/components/schemas/Campaign/properties/collapse_id"},
+          "dry_run": {"type": "boolean"},
+          "send_at": {"$ref": "#/components/schemas/Campaign/properties/send_at"},
+          "expires_at": {"$ref": "#/components/schemas/Campaign/properties/expires_at"},
+          "lane": {"$ref": "#/components/schemas/Campaign/properties/lane"},
+          "rate_per_second": {"$ref": "#/components/schemas/Campaign/properties/rate_per_second"},
+          "live_activity": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "The content (an update needs content_state unless the template gives it); event, when given, is the path's.",
+            "properties": {
+              "event": {"enum": ["update", "end"]},
+              "content_state": {"type": "object"},
+              "timestamp": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/timestamp"},
+              "stale_date": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/stale_date"},
+              "dismissal_date": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/dismissal_date"},
+              "relevance_score": {"type": "number", "minimum": 0}
+            }
+          }
+        }
+      },
       "Campaign": {
         "type": "object",
         "oneOf": [{"required": ["devices"]}, {"required": ["channel"]}],
@@ -314,6 +367,7 @@ enum OpenAPIDocument {
         "anyOf": [
           {"required": ["push_type"], "properties": {"push_type": {"not": {"const": "alert"}}}},
           {"required": ["template"]}, {"required": ["alert"]}, {"required": ["sound"]}, {"required": ["badge"]}, {"required": ["channel"]},
+          {"required": ["live_activity"]}, {"required": ["mdm"]},
           {"required": ["content_available"], "properties": {"content_available": {"enum": [true, 1]}}}
         ],
         "description": "A campaign: template or inline alert, deep link, APNs fields and devices (docs/http-api.md has every field). Each member's own shape is stated here; rules between members, and those that need the gateway's configuration, are checked by the gateway and answered 422 validationFailed with a pointer each: a template that exists and gets every placeholder, a link the route table accepts, what each push type needs or forbids, something to send, send_at not in the past, confirm_devices equal to the count, the body within APNs' size limit.",
@@ -636,6 +690,63 @@ enum OpenAPIDocument {
           "200": {"$ref": "#/components/responses/CampaignSummary"}, "409": {"$ref": "#/components/responses/CampaignFinished"},
           "401": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/live-activities/tokens": {
+      "post": {
+        "operationId": "liveActivities.tokens",
+        "summary": "The app reports a Live Activity token: its push-to-start token, or an activity's update token.",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivityToken"}}}},
+        "responses": {
+          "201": {"description": "Registered.", "content": {"application/json": {"schema": {"type": "object", "required": ["app", "kind", "token", "activity_id", "registered_at_ms", "was_dead"], "additionalProperties": false, "properties": {
+            "app": {"type": "string"}, "kind": {"enum": ["push-to-start", "update"]}, "token": {"$ref": "#/components/schemas/Token"},
+            "activity_id": {"oneOf": [{"$ref": "#/components/schemas/ActivityID"}, {"type": "null"}]},
+            "registered_at_ms": {"type": "integer"}, "was_dead": {"type": "boolean", "description": "APNs had called it dead; it is alive again."}
+          }}}}},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "415": {"$ref": "#/components/responses/Problem"},
+          "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/live-activities/{activity}/update": {
+      "post": {
+        "operationId": "liveActivities.update",
+        "summary": "Update the activity on every device: a liveactivity campaign to each live update token it has, through the outbox.",
+        "parameters": [{"name": "activity", "in": "path", "required": true, "schema": {"$ref": "#/components/schemas/ActivityID"}}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivitySend"}}}},
+        "responses": {
+          "202": {"$ref": "#/paths/~1v1~1campaigns/post/responses/202"},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "415": {"$ref": "#/components/responses/Problem"},
+          "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/live-activities/{activity}/end": {
+      "post": {
+        "operationId": "liveActivities.end",
+        "summary": "End the activity on every device: a liveactivity campaign (event end) to each live update token it has, through the outbox.",
+        "parameters": [{"name": "activity", "in": "path", "required": true, "schema": {"$ref": "#/components/schemas/ActivityID"}}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivitySend"}}}},
+        "responses": {
+          "202": {"$ref": "#/paths/~1v1~1campaigns/post/responses/202"},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "415": {"$ref": "#/components/responses/Problem"},
+          "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
         }
       }
     },

@@ -165,7 +165,7 @@ extension PostgresCampaignStorage {
                         $8::float8[], $9::float8[], $10::int[], $11::bigint[], $12::text[])
                 AS u(campaign, idx, state, status, reason, apns_id, ts, next_at, fin, refund, lease, unique_id)
             WHERE d.campaign = u.campaign AND d.idx = u.idx AND d.state = 1 AND d.lease = u.lease
-            RETURNING d.campaign, d.idx, d.state, d.token
+            RETURNING d.campaign, d.idx, d.state, d.token, d.reason
             """, [
                 .text(PGArray.integers(rows.map(\.campaign))),
                 .text(PGArray.integers(rows.map { Int64($0.index) })),
@@ -182,28 +182,37 @@ extension PostgresCampaignStorage {
             ])
         var tally = StateTally()
         var settled: Set<Int64> = []
-        var dead: [(campaign: Int64, index: Int, token: String)] = []
+        var dead: [(campaign: Int64, index: Int, token: String, badToken: Bool)] = []
         for i in 0..<changed.rows {
             let campaign = changed.int(i, 0)
             let state = DeliveryState(rawValue: Int(changed.int(i, 2))) ?? .pending
             tally.move(campaign, from: .inFlight, to: state)
             if state.isFinal { settled.insert(campaign) }
-            if state == .unregistered { dead.append((campaign, Int(changed.int(i, 1)), changed.text(i, 3))) }
+            if state == .unregistered { dead.append((campaign, Int(changed.int(i, 1)), changed.text(i, 3), false)) }
+            if state == .failed, changed.optionalText(i, 4) == Self.badDeviceToken {
+                dead.append((campaign, Int(changed.int(i, 1)), changed.text(i, 3), true))
+            }
         }
         if !dead.isEmpty {
-            var apps: [Int64: String] = [:]
+            var apps: [Int64: (app: String, pushType: String)] = [:]
             let byKey = Dictionary(rows.map { (Key(campaign: $0.campaign, index: $0.index), $0) }, uniquingKeysWith: { first, _ in first })
-            for (campaign, index, token) in dead {
+            for (campaign, index, token, badToken) in dead {
                 if apps[campaign] == nil {
-                    apps[campaign] = try db.execute("SELECT app FROM campaigns WHERE seq = $1", [.int(campaign)]).optionalText(0, 0) ?? ""
+                    let row = try db.execute("SELECT app, push_type FROM campaigns WHERE seq = $1", [.int(campaign)])
+                    apps[campaign] = row.rows > 0 ? (row.text(0, 0), row.text(0, 1)) : ("", "")
                 }
+                // A 400 BadDeviceToken kills a Live Activity token (ActivityKit hands out a
+                // new one), not a device token (often a token of the other environment).
+                if badToken && apps[campaign]?.pushType != "liveactivity" { continue }
                 guard let update = byKey[Key(campaign: campaign, index: index)] else { continue }
-                try recordDead(db, token: token, app: apps[campaign] ?? "", update: update, now: now)
+                try recordDead(db, token: token, app: apps[campaign]?.app ?? "", update: update, now: now)
             }
         }
         try tally.apply(db)
         return (changed.rows, settled.sorted())
     }
+
+    static let badDeviceToken = "BadDeviceToken"
 
     private struct Key: Hashable {
         var campaign: Int64

@@ -148,6 +148,18 @@ enum PostgresSchema {
         """
         ALTER TABLE campaigns ADD COLUMN channel TEXT;
         """,
+        // 6: Live Activity tokens (SQLite's 11).
+        """
+        CREATE TABLE live_activity_tokens (
+            app TEXT NOT NULL,
+            token TEXT NOT NULL,
+            kind SMALLINT NOT NULL,
+            activity TEXT NOT NULL DEFAULT '',
+            registered_at_ms BIGINT NOT NULL,
+            PRIMARY KEY (app, token)
+        );
+        CREATE INDEX live_activity_tokens_activity ON live_activity_tokens(app, activity, kind);
+        """,
     ]
 
     /// For migration 2: the value of header `name` in the old `headers` column ("name:

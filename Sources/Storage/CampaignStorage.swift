@@ -70,6 +70,11 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func registerToken(_ token: String, app: String?, atMilliseconds: Int64) throws(StorageError) -> DeadToken?
     /// Dead tokens of `app` (nil: of every app).
     func deadTokens(app: String?, sinceMilliseconds: Int64, after: (Int64, String)?, limit: Int) throws(StorageError) -> [DeadToken]
+    /// Records an app's Live Activity token (push-to-start, or an activity's update token),
+    /// registering it as `registerToken` does (a dead token reported again lives again).
+    func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds: Int64) throws(StorageError) -> DeadToken?
+    /// The update tokens of `activity` that are not dead, oldest registration first.
+    func liveActivityTokens(app: String, activity: String) throws(StorageError) -> [String]
     /// Rows written before campaigns named their app ("") become `app`'s: the one app of a
     /// single-app configuration. Returns how many campaigns.
     func adoptUnnamedRows(app: String) throws(StorageError) -> Int

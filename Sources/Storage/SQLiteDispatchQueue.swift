@@ -184,6 +184,11 @@ extension SQLiteCampaignStorage {
             if final { finishedByCampaign[update.campaign, default: 0] += 1 }
             if update.state == .unregistered {
                 try recordDead(db, update: update, now: now)
+            } else if update.state == .failed, update.reason == "BadDeviceToken",
+                      try db.statement("SELECT push_type FROM campaigns WHERE seq = ?").bind(.int(update.campaign)).firstText() == "liveactivity" {
+                // A 400 BadDeviceToken kills a Live Activity token (ActivityKit hands out a
+                // new one), not a device token (often a token of the other environment).
+                try recordDead(db, update: update, now: now)
             }
         }
         try tally.apply(db)

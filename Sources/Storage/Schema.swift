@@ -162,6 +162,20 @@ enum Schema {
         """
         ALTER TABLE campaigns ADD COLUMN channel TEXT;
         """,
+        // 11: Live Activity tokens the apps report: push-to-start (kind 0) and each
+        // activity's update tokens (kind 1). Whether one is dead is the `tokens` table's
+        // rule, as for device tokens.
+        """
+        CREATE TABLE live_activity_tokens (
+            app TEXT NOT NULL,
+            token TEXT NOT NULL,
+            kind INTEGER NOT NULL,               -- LiveActivityToken.Kind: 0 push-to-start, 1 update
+            activity TEXT NOT NULL DEFAULT '',   -- the activity's id (update tokens)
+            registered_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (app, token)
+        ) WITHOUT ROWID;
+        CREATE INDEX live_activity_tokens_activity ON live_activity_tokens(app, activity, kind);
+        """,
     ]
 
     /// The first version whose file uses incremental auto-vacuum (retention frees pages

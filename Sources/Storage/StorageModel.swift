@@ -520,3 +520,31 @@ public struct StoredProviderToken: Sendable, Equatable {
         self.pausedUntil = pausedUntil
     }
 }
+
+/// A Live Activity token an app reported: its push-to-start token, or the update token of
+/// one activity (ActivityKit's `Activity.id`).
+public struct LiveActivityToken: Sendable, Equatable {
+    public enum Kind: Int, Sendable, CaseIterable {
+        case pushToStart = 0
+        case update = 1
+
+        public var name: String { self == .pushToStart ? "push-to-start" : "update" }
+        public init?(name: String) {
+            guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = kind
+        }
+    }
+
+    public var app: String
+    public var token: String
+    public var kind: Kind
+    /// The activity's id for an update token; "" for push-to-start.
+    public var activity: String
+
+    public init(app: String, token: String, kind: Kind, activity: String) {
+        self.app = app
+        self.token = token
+        self.kind = kind
+        self.activity = activity
+    }
+}

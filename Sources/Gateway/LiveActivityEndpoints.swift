@@ -1,0 +1,192 @@
+import HTTPServer
+import Outbox
+import Payloads
+import Storage
+import StrictJSON
+import Timing
+
+extension DiagnosticCode {
+    /// No live update token is registered for the activity (or every one is dead).
+    public static let unknownActivity = DiagnosticCode(rawValue: "unknownActivity")
+}
+
+extension DiagnosticDomain {
+    /// The Live Activity token registry.
+    public static let liveActivity = DiagnosticDomain("liveActivity", [.unknownActivity])
+}
+
+/// The Live Activity token registry: `POST /v1/live-activities/tokens` (the app reports a
+/// push-to-start token, or an activity's update token), and
+/// `POST /v1/live-activities/{activity}/update|end`, a campaign to every live update token
+/// the activity has, through the outbox like any other.
+enum LiveActivityEndpoints {
+    static let tokenKeys = ["app", "kind", "token", "activity_id"]
+
+    static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, configuredIsDryRun: Bool,
+                         campaigns: DurableCampaigns, metrics: Metrics, clock: any TimeSource) {
+        builder.add("POST", "/v1/live-activities/tokens", operation: "liveActivities.tokens") { request, parameters in
+            registerToken(request, parameters, apps: apps, storage: campaigns.storage, clock: clock)
+        }
+        for event in [LiveActivity.Event.update, .end] {
+            builder.add("POST", "/v1/live-activities/{activity}/\(event.rawValue)", operation: "liveActivities.\(event.rawValue)") { request, parameters in
+                send(event, request, parameters, apps: apps, configuredIsDryRun: configuredIsDryRun, campaigns: campaigns, metrics: metrics)
+            }
+        }
+    }
+
+    /// ActivityKit's `Activity.id` (a UUID string), or any id of the same alphabet.
+    static func isActivityID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, bytes.count <= 128 else { return false }
+        func ok(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+        return ok(first) && bytes.allSatisfy { ok($0) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F }
+    }
+
+    static func registerToken(_ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory,
+                              storage: any CampaignStorage, clock: any TimeSource) -> HTTPResponse {
+        let json: JSON
+        switch JSONBody.decode(request) {
+        case .failure(let problem): return problem.response
+        case .success(let parsed): json = parsed
+        }
+        guard case .object(let object) = json else {
+            return Problem.validation([Diagnostic(.wrongType, at: .pointer(.root), "expected an object with kind, token and activity_id")]).response
+        }
+        var errors: [Diagnostic] = []
+        let root = JSONPath.root
+        for key in object.keys where !tokenKeys.contains(key) {
+            errors.append(Diagnostic(.unknownKey, at: .pointer(root.appending(key)), "unknown member; expected \(tokenKeys.joined(separator: ", "))"))
+        }
+        var kind: LiveActivityToken.Kind?
+        switch object["kind"] {
+        case .string(let name)?:
+            kind = LiveActivityToken.Kind(name: name)
+            if kind == nil { errors.append(Diagnostic(.invalidValue, at: .pointer(root.appending("kind")), "expected \"push-to-start\" or \"update\"")) }
+        case nil: errors.append(Diagnostic(.missing, at: .pointer(root.appending("kind")), "missing: \"push-to-start\" or \"update\""))
+        case let other?: errors.append(Diagnostic(.wrongType, at: .pointer(root.appending("kind")), "expected a string, found \(other.kindDescription)"))
+        }
+        var token: String?
+        switch object["token"] {
+        case .string(let text)?:
+            switch DeviceToken.normalize(text) {
+            case .success(let normalized): token = normalized
+            case .failure(let problem):
+                errors.append(Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .pointer(root.appending("token")), problem.message))
+            }
+        case nil: errors.append(Diagnostic(.missing, at: .pointer(root.appending("token")), "missing: the token ActivityKit gave (hex)"))
+        case let other?: errors.append(Diagnostic(.wrongType, at: .pointer(root.appending("token")), "expected a string, found \(other.kindDescription)"))
+        }
+        var activity = ""
+        switch object["activity_id"] {
+        case .string(let text)?:
+            if isActivityID(text) { activity = text } else {
+                errors.append(Diagnostic(.invalidValue, at: .pointer(root.appending("activity_id")),
+                                         "expected the activity's id (letters, digits, '-', '.', '_', at most 128), not \(JSONWriter.quoted(TextSafety.excerpt(text)))"))
+            }
+        case nil:
+            if kind == .update { errors.append(Diagnostic(.missing, at: .pointer(root.appending("activity_id")), "missing: an update token belongs to one activity (Activity.id)")) }
+        case let other?: errors.append(Diagnostic(.wrongType, at: .pointer(root.appending("activity_id")), "expected a string, found \(other.kindDescription)"))
+        }
+        if kind == .pushToStart, object["activity_id"] != nil {
+            errors.append(Diagnostic(.conflictingFields, at: .pointer(root.appending("activity_id")),
+                                     "a push-to-start token belongs to the app, not to an activity"))
+        }
+        if case let value? = object["app"], value.stringValue == nil {
+            errors.append(Diagnostic(.wrongType, at: .pointer(root.appending("app")), "expected the app's name (a string)"))
+        }
+        guard errors.isEmpty, let kind, let token else { return Problem.validation(errors).response }
+        let app: GatewayApp
+        switch apps.campaignApp(json, for: parameters.caller) {
+        case .failure(let problem): return problem.response
+        case .success(let found): app = found
+        }
+        parameters.notes.app = app.name
+        let time = clock.millisecondsSince1970()
+        do throws(StorageError) {
+            let dead = try storage.registerLiveActivityToken(LiveActivityToken(app: app.name, token: token, kind: kind, activity: activity),
+                                                             atMilliseconds: time)
+            var w = JSONWriter()
+            w.object { w in
+                w.member("app", app.name)
+                w.member("kind", kind.name)
+                w.member("token", token)
+                w.member("activity_id", orNull: kind == .update ? activity : nil)
+                w.member("registered_at_ms", time)
+                w.member("was_dead", dead != nil)
+            }
+            w.raw("\n")
+            return jsonResponse(status: 201, w.bytes)
+        } catch {
+            return Problem.storageUnavailable(error).response
+        }
+    }
+
+    /// The body is a campaign without `devices`: its `live_activity` (optional) says the
+    /// rest of the content, the path the event; the devices are the activity's tokens.
+    static func send(_ event: LiveActivity.Event, _ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory,
+                     configuredIsDryRun: Bool, campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
+        let activity = parameters["activity"] ?? ""
+        guard isActivityID(activity) else {
+            return Problem.validation([Diagnostic(.invalidValue, at: .parameter("activity"),
+                                                  "expected the activity's id (letters, digits, '-', '.', '_', at most 128)")]).response
+        }
+        let json: JSON
+        switch JSONBody.decode(request) {
+        case .failure(let problem): return problem.response
+        case .success(let parsed): json = parsed
+        }
+        guard case .object(var campaign) = json else {
+            return Problem.validation([Diagnostic(.wrongType, at: .pointer(.root), "expected a campaign object (without devices)")]).response
+        }
+        var errors: [Diagnostic] = []
+        if campaign["devices"] != nil {
+            errors.append(Diagnostic(.invalidValue, at: .pointer(JSONPath.root.appending("devices")),
+                                     "the devices are the activity's registered update tokens; leave devices out"))
+        }
+        var content = JSONObject()
+        switch campaign["live_activity"] {
+        case .object(let given)?: content = given
+        case nil: break
+        case let other?:
+            errors.append(Diagnostic(.wrongType, at: .pointer(JSONPath.root.appending("live_activity")), "expected an object, found \(other.kindDescription)"))
+        }
+        if let given = content["event"], given != .string(event.rawValue) {
+            errors.append(Diagnostic(.conflictingFields, at: .pointer(JSONPath.root.appending("live_activity").appending("event")),
+                                     "the path says \(event.rawValue); leave event out or say \(JSONWriter.quoted(event.rawValue))"))
+        }
+        guard errors.isEmpty else { return Problem.validation(errors).response }
+        let app: GatewayApp
+        switch apps.campaignApp(json, for: parameters.caller) {
+        case .failure(let problem): return problem.response
+        case .success(let found): app = found
+        }
+        parameters.notes.app = app.name
+        do throws(StorageError) {
+            let tokens = try campaigns.storage.liveActivityTokens(app: app.name, activity: activity)
+            guard !tokens.isEmpty else {
+                let message = "no live update token is registered for activity \(JSONWriter.quoted(activity)) of app \(JSONWriter.quoted(app.name)) (POST /v1/live-activities/tokens), or APNs called every one dead"
+                return Problem(status: 404, code: .notFound, title: "Not Found", detail: message,
+                               errors: [Diagnostic(.unknownActivity, at: .parameter("activity"), message)]).response
+            }
+            content.members.removeAll { $0.key == "event" }
+            content.members.insert(JSONMember(key: "event", value: .string(event.rawValue)), at: 0)
+            campaign.members.removeAll { $0.key == "live_activity" }
+            campaign.members.append(JSONMember(key: "live_activity", value: .object(content)))
+            campaign.members.append(JSONMember(key: "devices", value: .array(tokens.map(JSON.string))))
+            let plan: CampaignPlan
+            switch app.plan(json: .object(campaign)) {
+            case .failure(let rejection): return CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics).response
+            case .success(let planned): plan = planned
+            }
+            let schedule = campaigns.scheduleProblems(plan.campaign)
+            if !schedule.isEmpty { return Problem.validation(schedule).response }
+            return CampaignEndpoints.answer(
+                try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
+                                     idempotency: nil, rejectDuplicateTokens: false, app: app.name,
+                                     environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
+                key: nil)
+        } catch {
+            return Problem.storageUnavailable(error).response
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+@testable import Storage
+
+/// The Live Activity token registry, the same on both backends: update tokens by
+/// activity, and dead as for devices (a 410 after the registration; for a liveactivity
+/// campaign also a 400 BadDeviceToken), alive again when reported again.
+@Suite struct LiveActivityTokenTests {
+    func liveActivityCampaign(_ id: String) -> NewCampaign {
+        var campaign = newCampaign(id)
+        campaign.message = StoredMessage(pushType: "liveactivity", topic: "com.example.shop.push-type.liveactivity", priority: 10)
+        campaign.app = "shop"
+        return campaign
+    }
+
+    @Test(arguments: Backend.allCases) func updateTokensAreFoundByActivityAndDeadOnesLeftOut(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        let a = token(0xa1), b = token(0xa2), c = token(0xa3), other = token(0xb1)
+        for (t, activity) in [(a, "act-1"), (b, "act-1"), (c, "act-1"), (other, "act-2")] {
+            #expect(try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: t, kind: .update, activity: activity), atMilliseconds: 1_000_000) == nil)
+        }
+        _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: token(0xc1), kind: .pushToStart, activity: ""), atMilliseconds: 1_000_000)
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-1") == [a, b, c])
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-2") == [other])
+        #expect(try storage.liveActivityTokens(app: "other", activity: "act-1").isEmpty)
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "").isEmpty, "push-to-start tokens are no activity's")
+
+        // A liveactivity campaign: 410 (Apple's timestamp after the registration) and 400
+        // BadDeviceToken kill the token.
+        _ = try storage.insert(liveActivityCampaign("la"), deliveries: [a, b, c].map { NewDelivery(token: $0) }, now: 2000)
+        let claimed = try storage.claim(limit: 3, now: 2000)
+        let seq = claimed[0].campaign
+        try storage.record([
+            DeliveryUpdate(campaign: seq, index: 0, state: .delivered, status: 200, apnsID: "x", lease: claimed[0].lease),
+            DeliveryUpdate(campaign: seq, index: 1, state: .unregistered, status: 410, reason: "Unregistered", timestampMilliseconds: 1_500_000, lease: claimed[1].lease),
+            DeliveryUpdate(campaign: seq, index: 2, state: .failed, status: 400, reason: "BadDeviceToken", lease: claimed[2].lease),
+        ], now: 2001)
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-1") == [a])
+        // Reported again after that, it lives again.
+        #expect(try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: b, kind: .update, activity: "act-1"), atMilliseconds: 3_000_000_000) != nil)
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-1") == [a, b])
+        // A token reported for another activity moves there.
+        _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: a, kind: .update, activity: "act-2"), atMilliseconds: 3_000_000_001)
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-2") == [other, a])
+    }
+
+    @Test(arguments: Backend.allCases) func aBadDeviceTokenOfAnAlertCampaignKillsNothing(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        let t = token(0xd1)
+        _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "", token: t, kind: .update, activity: "act"), atMilliseconds: 1_000_000)
+        _ = try storage.insert(newCampaign("alert"), deliveries: [NewDelivery(token: t)], now: 2000)
+        let claimed = try storage.claim(limit: 1, now: 2000)
+        try storage.record([DeliveryUpdate(campaign: claimed[0].campaign, index: 0, state: .failed, status: 400, reason: "BadDeviceToken",
+                                           lease: claimed[0].lease)], now: 2001)
+        #expect(try storage.liveActivityTokens(app: "", activity: "act") == [t])
+    }
+}
