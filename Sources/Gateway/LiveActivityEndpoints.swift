@@ -21,6 +21,13 @@ extension DiagnosticDomain {
 /// the activity has, through the outbox like any other.
 enum LiveActivityEndpoints {
     static let tokenKeys = ["app", "kind", "token", "activity_id"]
+    /// What a send by activity takes: content inline, sent at once in the app's
+    /// environment (templates and schedules are `POST /v1/campaigns`').
+    static let sendKeys = ["app", "alert", "sound", "priority", "expiration", "collapse_id", "dry_run", "lane", "rate_per_second", "live_activity"]
+    static let contentKeys: [LiveActivity.Event: [String]] = [
+        .update: ["event", "content_state", "timestamp", "stale_date", "relevance_score"],
+        .end: ["event", "content_state", "timestamp", "dismissal_date", "relevance_score"],
+    ]
 
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, configuredIsDryRun: Bool,
                          campaigns: DurableCampaigns, metrics: Metrics, clock: any TimeSource) {
@@ -143,12 +150,25 @@ enum LiveActivityEndpoints {
             errors.append(Diagnostic(.invalidValue, at: .pointer(JSONPath.root.appending("devices")),
                                      "the devices are the activity's registered update tokens; leave devices out"))
         }
+        for key in campaign.keys where key != "devices" && !sendKeys.contains(key) {
+            errors.append(Diagnostic(.unknownKey, at: .pointer(JSONPath.root.appending(key)),
+                                     "not taken here (expected \(sendKeys.joined(separator: ", "))); templates and schedules go through POST /v1/campaigns"))
+        }
+        if case .object(let alert)? = campaign["alert"] {
+            for key in alert.keys where key != "title" && key != "body" {
+                errors.append(Diagnostic(.unknownKey, at: .pointer(JSONPath.root.appending("alert").appending(key)), "a Live Activity alert has a title and a body"))
+            }
+        }
         var content = JSONObject()
         switch campaign["live_activity"] {
         case .object(let given)?: content = given
         case nil: break
         case let other?:
             errors.append(Diagnostic(.wrongType, at: .pointer(JSONPath.root.appending("live_activity")), "expected an object, found \(other.kindDescription)"))
+        }
+        for key in content.keys where !(contentKeys[event] ?? []).contains(key) {
+            errors.append(Diagnostic(.unknownKey, at: .pointer(JSONPath.root.appending("live_activity").appending(key)),
+                                     "an \(event.rawValue) takes \((contentKeys[event] ?? []).joined(separator: ", "))"))
         }
         if let given = content["event"], given != .string(event.rawValue) {
             errors.append(Diagnostic(.conflictingFields, at: .pointer(JSONPath.root.appending("live_activity").appending("event")),

@@ -321,37 +321,63 @@ enum OpenAPIDocument {
         }
       },
       "ActivityID": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", "description": "ActivityKit's Activity.id (a UUID string)."},
-      "LiveActivitySend": {
+      "LiveActivityAlert": {
+        "type": "object", "required": ["title", "body"], "additionalProperties": false,
+        "description": "A Live Activity alert: a title and a body (ActivityKit's AlertConfiguration); the campaign's sound plays with it.",
+        "properties": {"title": {"$ref": "#/components/schemas/PlainText"}, "body": {"$ref": "#/components/schemas/PlainText"}}
+      },
+      "LiveActivityUpdate": {
         "type": "object",
+        "required": ["live_activity"],
         "additionalProperties": false,
-        "dependentRequired": {"locale": ["template"], "variables": ["template"]},
-        "not": {"required": ["template", "alert"]},
-        "description": "A Live Activity campaign without devices: the path gives the event and the activity, whose registered update tokens are the devices. Every member is the campaign's (docs/payloads.md), checked by the same rules.",
+        "dependentRequired": {"sound": ["alert"]},
+        "description": "The update of one activity, without devices: the path gives the event and the activity, whose registered update tokens are the devices. Sent at once, in the app's environment; every member is the campaign's (docs/payloads.md), checked by the same rules.",
         "properties": {
           "app": {"$ref": "#/components/schemas/Campaign/properties/app"},
-          "environment": {"$ref": "#/components/schemas/Campaign/properties/environment"},
-          "template": {"$ref": "#/components/schemas/Campaign/properties/template"},
-          "locale": {"$ref": "#/components/schemas/Campaign/properties/locale"},
-          "variables": {"$ref": "#/components/schemas/Variables"},
-          "alert": {"$ref": "#/components/schemas/Campaign/properties/alert"},
-          "sound": {"$ref": "#/components/schemas/Campaign/properties/sound"},
+          "alert": {"$ref": "#/components/schemas/LiveActivityAlert"},
+          "sound": {"$ref": "#/components/schemas/PlainText"},
           "priority": {"enum": [10, 5]},
           "expiration": {"$ref": "#/components/schemas/Campaign/properties/expiration"},
           "collapse_id": {"$ref": "#/components/schemas/Campaign/properties/collapse_id"},
           "dry_run": {"type": "boolean"},
-          "send_at": {"$ref": "#/components/schemas/Campaign/properties/send_at"},
-          "expires_at": {"$ref": "#/components/schemas/Campaign/properties/expires_at"},
+          "lane": {"$ref": "#/components/schemas/Campaign/properties/lane"},
+          "rate_per_second": {"$ref": "#/components/schemas/Campaign/properties/rate_per_second"},
+          "live_activity": {
+            "type": "object",
+            "required": ["content_state"],
+            "additionalProperties": false,
+            "properties": {
+              "event": {"const": "update"},
+              "content_state": {"type": "object", "description": "The app's Activity.ContentState from now on."},
+              "timestamp": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/timestamp"},
+              "stale_date": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/stale_date"},
+              "relevance_score": {"type": "number", "minimum": 0}
+            }
+          }
+        }
+      },
+      "LiveActivityEnd": {
+        "type": "object",
+        "additionalProperties": false,
+        "dependentRequired": {"sound": ["alert"]},
+        "description": "The end of one activity, without devices (see LiveActivityUpdate).",
+        "properties": {
+          "app": {"$ref": "#/components/schemas/Campaign/properties/app"},
+          "alert": {"$ref": "#/components/schemas/LiveActivityAlert"},
+          "sound": {"$ref": "#/components/schemas/PlainText"},
+          "priority": {"enum": [10, 5]},
+          "expiration": {"$ref": "#/components/schemas/Campaign/properties/expiration"},
+          "collapse_id": {"$ref": "#/components/schemas/Campaign/properties/collapse_id"},
+          "dry_run": {"type": "boolean"},
           "lane": {"$ref": "#/components/schemas/Campaign/properties/lane"},
           "rate_per_second": {"$ref": "#/components/schemas/Campaign/properties/rate_per_second"},
           "live_activity": {
             "type": "object",
             "additionalProperties": false,
-            "description": "The content (an update needs content_state unless the template gives it); event, when given, is the path's.",
             "properties": {
-              "event": {"enum": ["update", "end"]},
-              "content_state": {"type": "object"},
+              "event": {"const": "end"},
+              "content_state": {"type": "object", "description": "The final content (optional)."},
               "timestamp": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/timestamp"},
-              "stale_date": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/stale_date"},
               "dismissal_date": {"$ref": "#/components/schemas/Campaign/properties/live_activity/properties/dismissal_date"},
               "relevance_score": {"type": "number", "minimum": 0}
             }
@@ -719,7 +745,7 @@ enum OpenAPIDocument {
         "operationId": "liveActivities.update",
         "summary": "Update the activity on every device: a liveactivity campaign to each live update token it has, through the outbox.",
         "parameters": [{"name": "activity", "in": "path", "required": true, "schema": {"$ref": "#/components/schemas/ActivityID"}}],
-        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivitySend"}}}},
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivityUpdate"}}}},
         "responses": {
           "202": {"$ref": "#/paths/~1v1~1campaigns/post/responses/202"},
           "400": {"$ref": "#/components/responses/Problem"},
@@ -737,7 +763,7 @@ enum OpenAPIDocument {
         "operationId": "liveActivities.end",
         "summary": "End the activity on every device: a liveactivity campaign (event end) to each live update token it has, through the outbox.",
         "parameters": [{"name": "activity", "in": "path", "required": true, "schema": {"$ref": "#/components/schemas/ActivityID"}}],
-        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivitySend"}}}},
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivityEnd"}}}},
         "responses": {
           "202": {"$ref": "#/paths/~1v1~1campaigns/post/responses/202"},
           "400": {"$ref": "#/components/responses/Problem"},

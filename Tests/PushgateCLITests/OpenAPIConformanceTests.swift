@@ -59,6 +59,7 @@ import TestSupport
         var started: [(mode: String, strict: Bool, result: Task<CLIResult, any Error>)] = []
         for run in runs {
             let id = try Self.scheduledCampaign(port: run.server.port, authorization: run.authorization)
+            try Self.registerActivity(port: run.server.port, authorization: run.authorization)
             var arguments = ["--config-file", Self.root.appendingPathComponent("Tests/API/schemathesis.toml").path,
                              "run", "http://127.0.0.1:\(run.server.port)/openapi.json",
                              "--seed", "20261201", "--workers", "1", "--no-color"] + run.options
@@ -90,6 +91,16 @@ import TestSupport
     }
 
     /// A campaign scheduled a day ahead, so pause, resume and cancel find it running.
+    /// An update token for the activity the Live Activity operations are run on
+    /// (`openapi-activity` in schemathesis.toml), so they reach more than 404.
+    static func registerActivity(port: Int, authorization: String?) throws {
+        let body = #"{"kind": "update", "activity_id": "openapi-activity", "token": "\#(String(repeating: "cd", count: 32))"}"#
+        var headers = [("Content-Type", "application/json")]
+        if let authorization { headers.append(("Authorization", authorization)) }
+        let response = try #require(RawHTTPClient.exchange(port: port, method: "POST", path: "/v1/live-activities/tokens", headers: headers, body: Array(body.utf8)))
+        #expect(response.status == 201, "\(String(decoding: response.body, as: UTF8.self))")
+    }
+
     static func scheduledCampaign(port: Int, authorization: String?) throws -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
