@@ -346,6 +346,8 @@ enum OpenAPIDocument {
             "type": "object",
             "required": ["content_state"],
             "additionalProperties": false,
+            "description": "stale_date must be after timestamp, which defaults to the moment the update is accepted (422 liveActivityDateOrder): a rule between two members and the clock that JSON Schema cannot state; the example keeps it.",
+            "examples": [{"content_state": {"status": "on the way", "etaMinutes": 8}, "timestamp": 1796145600, "stale_date": 1796146800}],
             "properties": {
               "event": {"const": "update"},
               "content_state": {"type": "object", "description": "The app's Activity.ContentState from now on."},
@@ -374,6 +376,8 @@ enum OpenAPIDocument {
           "live_activity": {
             "type": "object",
             "additionalProperties": false,
+            "description": "dismissal_date is at most four hours after timestamp, which defaults to the moment the end is accepted (422 liveActivityDateOrder).",
+            "examples": [{"content_state": {"status": "delivered", "etaMinutes": 0}, "timestamp": 1796146200, "dismissal_date": 1796149800}],
             "properties": {
               "event": {"const": "end"},
               "content_state": {"type": "object", "description": "The final content (optional)."},
@@ -448,7 +452,7 @@ enum OpenAPIDocument {
               "event": {"enum": ["start", "update", "end"]},
               "content_state": {"type": "object", "description": "The app's Activity.ContentState. Required for start and update."},
               "timestamp": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}], "description": "Default: send_at, else when the campaign is planned."},
-              "stale_date": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}], "description": "start and update; after timestamp."},
+              "stale_date": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}], "description": "start and update; after timestamp (422 liveActivityDateOrder otherwise: with timestamp left out, a stale date in the past)."},
               "dismissal_date": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}], "description": "end only; at most four hours after timestamp."},
               "relevance_score": {"type": "number", "minimum": 0},
               "attributes_type": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "maxLength": 256, "description": "start only (required): the app's ActivityAttributes type."},

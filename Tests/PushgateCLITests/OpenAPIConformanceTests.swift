@@ -90,7 +90,6 @@ import TestSupport
         }
     }
 
-    /// A campaign scheduled a day ahead, so pause, resume and cancel find it running.
     /// An update token for the activity the Live Activity operations are run on
     /// (`openapi-activity` in schemathesis.toml), so they reach more than 404.
     static func registerActivity(port: Int, authorization: String?) throws {
@@ -101,6 +100,7 @@ import TestSupport
         #expect(response.status == 201, "\(String(decoding: response.body, as: UTF8.self))")
     }
 
+    /// A campaign scheduled a day ahead, so pause, resume and cancel find it running.
     static func scheduledCampaign(port: Int, authorization: String?) throws -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
