@@ -20,7 +20,7 @@ extension DiagnosticDomain {
 /// `POST /v1/live-activities/{activity}/update|end`, a campaign to every live update token
 /// the activity has, through the outbox like any other.
 enum LiveActivityEndpoints {
-    static let tokenKeys = ["app", "kind", "token", "activity_id"]
+    static let tokenKeys = ["app", "kind", "token", "activity_id", "replaces"]
     /// What a send by activity takes: content inline, sent at once in the app's
     /// environment (templates and schedules are `POST /v1/campaigns`').
     static let sendKeys = ["app", "alert", "sound", "priority", "expiration", "collapse_id", "dry_run", "lane", "rate_per_second", "live_activity"]
@@ -72,16 +72,28 @@ enum LiveActivityEndpoints {
         case nil: errors.append(Diagnostic(.missing, at: .pointer(root.appending("kind")), "missing: \"push-to-start\" or \"update\""))
         case let other?: errors.append(Diagnostic(.wrongType, at: .pointer(root.appending("kind")), "expected a string, found \(other.kindDescription)"))
         }
-        var token: String?
-        switch object["token"] {
-        case .string(let text)?:
-            switch DeviceToken.normalize(text) {
-            case .success(let normalized): token = normalized
-            case .failure(let problem):
-                errors.append(Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .pointer(root.appending("token")), problem.message))
+        /// A hex token at `key` (normalized), or nil with its problem noted.
+        func hexToken(_ key: String, missing: String?) -> String? {
+            switch object[key] {
+            case .string(let text)?:
+                switch DeviceToken.normalize(text) {
+                case .success(let normalized): return normalized
+                case .failure(let problem):
+                    errors.append(Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .pointer(root.appending(key)), problem.message))
+                }
+            case nil:
+                if let missing { errors.append(Diagnostic(.missing, at: .pointer(root.appending(key)), missing)) }
+            case let other?: errors.append(Diagnostic(.wrongType, at: .pointer(root.appending(key)), "expected a string, found \(other.kindDescription)"))
             }
-        case nil: errors.append(Diagnostic(.missing, at: .pointer(root.appending("token")), "missing: the token ActivityKit gave (hex)"))
-        case let other?: errors.append(Diagnostic(.wrongType, at: .pointer(root.appending("token")), "expected a string, found \(other.kindDescription)"))
+            return nil
+        }
+        let token = hexToken("token", missing: "missing: the token ActivityKit gave (hex)")
+        // The token this one replaces (ActivityKit gave a new one): Apple asks the server
+        // to invalidate the outdated token, and only the app knows which one it was.
+        let replaces = hexToken("replaces", missing: nil)
+        if let token, token == replaces {
+            errors.append(Diagnostic(.conflictingFields, at: .pointer(root.appending("replaces")),
+                                     "replaces names the outdated token ActivityKit replaced; it is the token itself"))
         }
         var activity = ""
         switch object["activity_id"] {
@@ -110,6 +122,8 @@ enum LiveActivityEndpoints {
         parameters.notes.app = app.name
         let time = clock.millisecondsSince1970()
         do throws(StorageError) {
+            var replaced = false
+            if let replaces { replaced = try storage.forgetLiveActivityToken(app: app.name, token: replaces) }
             let dead = try storage.registerLiveActivityToken(LiveActivityToken(app: app.name, token: token, kind: kind, activity: activity),
                                                              atMilliseconds: time)
             var w = JSONWriter()
@@ -120,6 +134,7 @@ enum LiveActivityEndpoints {
                 w.member("activity_id", orNull: kind == .update ? activity : nil)
                 w.member("registered_at_ms", time)
                 w.member("was_dead", dead != nil)
+                w.member("replaced", replaced)
             }
             w.raw("\n")
             return jsonResponse(status: 201, w.bytes)

@@ -317,7 +317,8 @@ enum OpenAPIDocument {
           "app": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "description": "The app (GET /v1/apps); optional when the key may use one app."},
           "kind": {"enum": ["push-to-start", "update"]},
           "token": {"$ref": "#/components/schemas/Token"},
-          "activity_id": {"$ref": "#/components/schemas/ActivityID"}
+          "activity_id": {"$ref": "#/components/schemas/ActivityID"},
+          "replaces": {"allOf": [{"$ref": "#/components/schemas/Token"}], "description": "The outdated token this one replaces (ActivityKit gave a new one): it is removed from the registry. Not the token itself (422 conflictingFields)."}
         }
       },
       "ActivityID": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", "description": "ActivityKit's Activity.id (a UUID string)."},
@@ -729,10 +730,11 @@ enum OpenAPIDocument {
         "summary": "The app reports a Live Activity token: its push-to-start token, or an activity's update token.",
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivityToken"}}}},
         "responses": {
-          "201": {"description": "Registered.", "content": {"application/json": {"schema": {"type": "object", "required": ["app", "kind", "token", "activity_id", "registered_at_ms", "was_dead"], "additionalProperties": false, "properties": {
+          "201": {"description": "Registered.", "content": {"application/json": {"schema": {"type": "object", "required": ["app", "kind", "token", "activity_id", "registered_at_ms", "was_dead", "replaced"], "additionalProperties": false, "properties": {
             "app": {"type": "string"}, "kind": {"enum": ["push-to-start", "update"]}, "token": {"$ref": "#/components/schemas/Token"},
             "activity_id": {"oneOf": [{"$ref": "#/components/schemas/ActivityID"}, {"type": "null"}]},
-            "registered_at_ms": {"type": "integer"}, "was_dead": {"type": "boolean", "description": "APNs had called it dead; it is alive again."}
+            "registered_at_ms": {"type": "integer"}, "was_dead": {"type": "boolean", "description": "APNs had called it dead; it is alive again."},
+            "replaced": {"type": "boolean", "description": "The token named by replaces was registered and is removed."}
           }}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},

@@ -12,6 +12,12 @@ extension PostgresCampaignStorage {
         return try registerToken(token.token, app: token.app, atMilliseconds: time)
     }
 
+    public func forgetLiveActivityToken(app: String, token: String) throws(StorageError) -> Bool {
+        try transaction { db throws(StorageError) in
+            try db.execute("DELETE FROM live_activity_tokens WHERE app = $1 AND token = $2 RETURNING token", [.text(app), .text(token)]).rows > 0
+        }
+    }
+
     public func liveActivityTokens(app: String, activity: String) throws(StorageError) -> [String] {
         try reading { db throws(StorageError) in
             let rows = try db.execute("""

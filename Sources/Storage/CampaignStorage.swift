@@ -73,6 +73,9 @@ public protocol CampaignStorage: ProviderTokenStorage {
     /// Records an app's Live Activity token (push-to-start, or an activity's update token),
     /// registering it as `registerToken` does (a dead token reported again lives again).
     func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds: Int64) throws(StorageError) -> DeadToken?
+    /// Removes `app`'s registered Live Activity token (the app says ActivityKit replaced
+    /// it). Returns whether it was registered. Its dead-or-alive record stays.
+    func forgetLiveActivityToken(app: String, token: String) throws(StorageError) -> Bool
     /// The update tokens of `activity` that are not dead, oldest registration first.
     func liveActivityTokens(app: String, activity: String) throws(StorageError) -> [String]
     /// Rows written before campaigns named their app ("") become `app`'s: the one app of a

@@ -12,6 +12,13 @@ extension SQLiteCampaignStorage {
         return try registerToken(token.token, app: token.app, atMilliseconds: time)
     }
 
+    public func forgetLiveActivityToken(app: String, token: String) throws(StorageError) -> Bool {
+        try writing { db throws(StorageError) in
+            try db.statement("DELETE FROM live_activity_tokens WHERE app = ? AND token = ?").bind(.text(app), .text(token)).run()
+            return db.changes > 0
+        }
+    }
+
     public func liveActivityTokens(app: String, activity: String) throws(StorageError) -> [String] {
         try reading { db throws(StorageError) in
             // Dead as for devices: APNs called it dead after it was last registered.

@@ -87,6 +87,28 @@ import TestSupport
         #expect(try send(server, "delivery-1042", "update", #"{"live_activity": {"content_state": {"status": "x"}}, "dry_run": true}"#).object["devices"] == .number("2"))
     }
 
+    @Test func aTokenThatReplacesAnotherIsSentToInsteadOfIt() throws {
+        let fake = try FakeAPNsServer(scriptJSON: "{}")
+        defer { fake.stop() }
+        let server = try ServeProcess(config: try fake.gatewayConfig(database: fake.directory.appendingPathComponent("gateway.db").path, inFlight: 8))
+        defer { _ = server.terminate() }
+        let old = Self.token("d1"), new = Self.token("d2"), other = Self.token("d3")
+        for token in [old, other] {
+            let r = try register(server, #"{"kind": "update", "activity_id": "ride-7", "token": "\#(token)"}"#)
+            #expect(r.status == 201 && r.object["replaced"] == .bool(false), "\(r.object)")
+        }
+        // ActivityKit gave the activity a new token: the app names the outdated one.
+        let rotated = try register(server, #"{"kind": "update", "activity_id": "ride-7", "token": "\#(new)", "replaces": "\#(old.uppercased())"}"#)
+        #expect(rotated.status == 201 && rotated.object["replaced"] == .bool(true), "\(rotated.object)")
+        // Naming it again finds nothing to remove.
+        #expect(try register(server, #"{"kind": "update", "activity_id": "ride-7", "token": "\#(new)", "replaces": "\#(old)"}"#).object["replaced"] == .bool(false))
+
+        let update = try send(server, "ride-7", "update", #"{"live_activity": {"content_state": {"stop": 3}}}"#)
+        #expect(update.status == 202 && update.object["devices"] == .number("2"), "\(update.object)")
+        _ = try finished(server, try #require(update.object["id"]?.stringValue))
+        #expect(Set(fake.log().map { $0.string("token") ?? "" }) == [other, new], "the outdated token is not sent to")
+    }
+
     @Test func mistakesAreRefusedWithTheirCodes() throws {
         let fake = try FakeAPNsServer(scriptJSON: "{}")
         defer { fake.stop() }
@@ -103,6 +125,8 @@ import TestSupport
         let startWithActivity = try register(server, #"{"kind": "push-to-start", "activity_id": "a", "token": "\#(Self.live)"}"#)
         #expect(codes(startWithActivity) == ["/activity_id conflictingFields"])
         #expect(codes(try register(server, #"{"kind": "later", "token": "zz", "extra": 1}"#)) == ["/extra unknownKey", "/kind invalidValue", "/token invalidToken"])
+        #expect(codes(try register(server, #"{"kind": "update", "activity_id": "a", "token": "\#(Self.live)", "replaces": "\#(Self.live)"}"#)) == ["/replaces conflictingFields"])
+        #expect(codes(try register(server, #"{"kind": "push-to-start", "token": "\#(Self.live)", "replaces": 7}"#)) == ["/replaces wrongType"])
         let unknown = try send(server, "nobody", "update", #"{"live_activity": {"content_state": {}}}"#)
         #expect(unknown.status == 404 && codes(unknown) == ["activity unknownActivity"], "\(unknown.object)")
         _ = try register(server, #"{"kind": "update", "activity_id": "a-1", "token": "\#(Self.live)"}"#)

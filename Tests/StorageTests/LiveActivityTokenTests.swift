@@ -43,6 +43,18 @@ import Testing
         #expect(try storage.liveActivityTokens(app: "shop", activity: "act-2") == [other, a])
     }
 
+    @Test(arguments: Backend.allCases) func aForgottenTokenIsNoActivitysAnyMore(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        let old = token(0xe1), kept = token(0xe2)
+        for t in [old, kept] {
+            _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: t, kind: .update, activity: "act"), atMilliseconds: 1_000_000)
+        }
+        #expect(try !storage.forgetLiveActivityToken(app: "other", token: old), "another app's registry is its own")
+        #expect(try storage.forgetLiveActivityToken(app: "shop", token: old))
+        #expect(try !storage.forgetLiveActivityToken(app: "shop", token: old), "already gone")
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act") == [kept])
+    }
+
     @Test(arguments: Backend.allCases) func aBadDeviceTokenOfAnAlertCampaignKillsNothing(_ backend: Backend) throws {
         let storage = try freshStorage(backend)
         let t = token(0xd1)
