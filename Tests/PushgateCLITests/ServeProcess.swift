@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import Synchronization
 import TestSupport
 
 /// `pushgate serve` as a child process, for tests that must kill it for real.
@@ -7,6 +8,10 @@ final class ServeProcess {
     let process = Process()
     let port: Int
     private let stderrLines = Pipe.closedOnExec()
+    private let written = CapturedText()
+
+    /// Everything the server wrote to stderr so far, start-up lines included.
+    var stderrText: String { written.value }
 
     /// Starts the server and waits until it says where it listens.
     init(config: String) throws {
@@ -23,6 +28,7 @@ final class ServeProcess {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
+            written.append(chunk)
             if let range = seen.range(of: "listening on http://127.0.0.1:") {
                 let digits = seen[range.upperBound...].prefix { $0.isNumber }
                 if seen[range.upperBound...].dropFirst(digits.count).first != nil { port = Int(digits) }
@@ -33,8 +39,11 @@ final class ServeProcess {
             throw ServeError(message: "pushgate serve did not start: \(seen)")
         }
         self.port = port
-        // Keep draining stderr so the child never blocks on a full pipe.
-        handle.readabilityHandler = { $0.availableData.isEmpty ? ($0.readabilityHandler = nil) : () }
+        // Keep draining stderr so the child never blocks on a full pipe, and keep what it says.
+        handle.readabilityHandler = { [written] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil } else { written.append(chunk) }
+        }
     }
 
     /// A test that fails half-way (a `#require` that throws) leaves no server behind.
@@ -116,4 +125,12 @@ extension FakeAPNsServer {
             return (token, status)
         }
     }
+}
+
+/// Text a child writes, appended as it arrives (from the pipe's reading thread).
+final class CapturedText: Sendable {
+    private let text = Mutex("")
+
+    func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+    var value: String { text.withLock { $0 } }
 }

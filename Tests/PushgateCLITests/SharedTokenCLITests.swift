@@ -70,6 +70,13 @@ import TestSupport
         let delivered = Set(fake.answers().filter { $0.status == 200 }.map(\.token))
         #expect(delivered.count == 1700, "every device delivered")
         expectOneTokenAndNoRefusal(fake)
+        // The token is a credential: no serve wrote it (a compact JWT starts "eyJ") to its log.
+        for (name, process) in [("killed", server), ("restarted", restarted), ("deployed", deployed)] {
+            // The pipe is read on its own thread: wait for the last line of a graceful stop.
+            #expect(name == "killed" || eventuallyBlocking(timeout: .seconds(30)) { process.stderrText.contains("pushgate: stopped") },
+                    "\(name): its whole log was read")
+            #expect(!process.stderrText.contains("eyJ"), "\(name) logged the provider token")
+        }
     }
 
     func waitForCompletion(_ server: ServeProcess, _ id: String) -> Bool {
