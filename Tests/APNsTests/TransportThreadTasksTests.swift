@@ -92,7 +92,7 @@ import TestSupport
         fake.holdAnswers()
         let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 60_000))
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 600_000))
         defer { transport.shutdown() }
         let client = APNsClient(transport: transport, tokens: tokens,
                                 retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
@@ -101,7 +101,9 @@ import TestSupport
             for i in 0..<2 {
                 group.addTask(executorPreference: executor) { (i, await client.send(TestRequests.alert(i))) }
             }
-            #expect(await eventually(timeout: .seconds(60)) { fake.received().count >= 2 }, "two requests on the wire")
+            // Hang guards, not speed checks: at the start of a parallel run the set-up can take
+            // a minute, so the held streams' deadline (above) is far beyond them.
+            #expect(await eventually(timeout: .seconds(180)) { fake.received().count >= 2 }, "two requests on the wire")
             let queued = Count()
             for i in 2..<8 {
                 group.addTask(executorPreference: executor) {
@@ -109,7 +111,7 @@ import TestSupport
                     return (i, await client.send(TestRequests.alert(i)))
                 }
             }
-            #expect(await eventually(timeout: .seconds(60)) { queued.value.withLock { $0 } == 6 })
+            #expect(await eventually(timeout: .seconds(180)) { queued.value.withLock { $0 } == 6 })
             transport.stopStartingRequests()
             fake.releaseAnswers()
             var all: [Int: DeliveryResult] = [:]
