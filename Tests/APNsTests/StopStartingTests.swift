@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -16,6 +17,13 @@ import TestSupport
     }
 
     @Test func queuedRequestsAndRetriesDoNotStartAfterTheStop() async throws {
+        try await Self.stopWithRequestsQueued(onTransportThread: false)
+    }
+
+    /// The scenario for tasks anywhere: on the shared pool, or on the transport thread
+    /// (`CurlHTTP2Transport.executors`, as `send` runs its devices), where a queued task
+    /// hands its request over before the thread's next pass.
+    static func stopWithRequestsQueued(onTransportThread: Bool) async throws {
         // The fake holds every answer until told: both streams stay busy, with no timing
         // window. The first device is answered 503, so the client would retry it after the stop.
         let retried = TestRequests.token(0)
@@ -24,24 +32,29 @@ import TestSupport
         fake.holdAnswers()
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
         let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
-        // One connection, two streams: two requests in flight, the rest wait in the transport.
+        // One connection, two streams: two requests in flight, the rest wait in the
+        // transport. The held streams' deadline is far beyond the set-up's hang guards.
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 60_000))
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 600_000))
         defer { transport.shutdown() }
         let client = APNsClient(transport: transport, tokens: tokens,
                                 retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
+        let executor: (any TaskExecutor)? = onTransportThread ? try #require(transport.executors.first) : nil
         let results = await withTaskGroup(of: (Int, DeliveryResult).self, returning: [Int: DeliveryResult].self) { group in
             for i in 0..<2 {
-                group.addTask { (i, await client.send(TestRequests.alert(i))) }
+                group.addTask(executorPreference: executor) { (i, await client.send(TestRequests.alert(i))) }
             }
-            // A hang guard for the set-up, not a speed check: at the start of a parallel run the
-            // fake's handshake can miss libcurl's 5 s connect timeout and be retried.
+            // Hang guards, not speed checks: at the start of a parallel run the set-up can
+            // take a minute (the fake's handshake may miss libcurl's 5 s connect timeout).
             #expect(await eventually(timeout: .seconds(180)) { fake.received().count >= 2 }, "two requests on the wire")
+            let started = StartedCount()
             for i in 2..<8 {
-                group.addTask { (i, await client.send(TestRequests.alert(i))) }
+                group.addTask(executorPreference: executor) {
+                    started.value.withLock { $0 += 1 }  // its request is handed over next, or after the stop
+                    return (i, await client.send(TestRequests.alert(i)))
+                }
             }
-            // The six are handed over (queued behind the two held streams), or about to be.
-            try? await Task.sleep(nanoseconds: 100_000_000)
+            #expect(await eventually(timeout: .seconds(180)) { started.value.withLock { $0 } == 6 })
             transport.stopStartingRequests()
             fake.releaseAnswers()
             var all: [Int: DeliveryResult] = [:]
@@ -58,4 +71,9 @@ import TestSupport
         #expect(received.sorted() == [TestRequests.token(0), TestRequests.token(1)].sorted(),
                 "only the two sent before the stop reached the fake, once each: \(received)")
     }
+}
+
+/// Counts tasks that began (a Mutex itself cannot be captured by a task's closure).
+private final class StartedCount: Sendable {
+    let value = Mutex(0)
 }

@@ -1,6 +1,5 @@
 import APNs
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
 
@@ -86,46 +85,6 @@ import TestSupport
     /// At the start of a stop, requests of tasks on the thread that wait in its queue,
     /// and a client's retry, end `notStarted`, like everyone's (StopStartingTests).
     @Test func queuedRequestsOfTasksOnTheThreadEndNotStartedAtTheStop() async throws {
-        let retried = TestRequests.token(0)
-        let fake = try FakeAPNs(script: ["tokens": [retried: [["status": 503, "reason": "ServiceUnavailable"], ["status": 200]]]])
-        defer { fake.stop() }
-        fake.holdAnswers()
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 600_000))
-        defer { transport.shutdown() }
-        let client = APNsClient(transport: transport, tokens: tokens,
-                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
-        let executor = try #require(transport.executors.first)
-        let results = await withTaskGroup(of: (Int, DeliveryResult).self, returning: [Int: DeliveryResult].self) { group in
-            for i in 0..<2 {
-                group.addTask(executorPreference: executor) { (i, await client.send(TestRequests.alert(i))) }
-            }
-            // Hang guards, not speed checks: at the start of a parallel run the set-up can take
-            // a minute, so the held streams' deadline (above) is far beyond them.
-            #expect(await eventually(timeout: .seconds(180)) { fake.received().count >= 2 }, "two requests on the wire")
-            let queued = Count()
-            for i in 2..<8 {
-                group.addTask(executorPreference: executor) {
-                    queued.value.withLock { $0 += 1 }  // on the thread: its request is handed over next
-                    return (i, await client.send(TestRequests.alert(i)))
-                }
-            }
-            #expect(await eventually(timeout: .seconds(180)) { queued.value.withLock { $0 } == 6 })
-            transport.stopStartingRequests()
-            fake.releaseAnswers()
-            var all: [Int: DeliveryResult] = [:]
-            for await (i, result) in group { all[i] = result }
-            return all
-        }
-        let codes = (0..<8).map { results[$0].map(StopStartingTests.code) ?? "missing" }
-        #expect(codes[0] == "notStarted", "answered 503 after the stop: its retry does not start (\(codes))")
-        #expect(codes[1] == "delivered", "\(codes)")
-        #expect(codes[2...].allSatisfy { $0 == "notStarted" }, "\(codes)")
-        #expect(fake.received().count == 2, "only the two sent before the stop reached the fake")
+        try await StopStartingTests.stopWithRequestsQueued(onTransportThread: true)
     }
-}
-
-private final class Count: Sendable {
-    let value = Mutex(0)
 }
