@@ -43,6 +43,11 @@ public final class PostgresCampaignStorage: CampaignStorage {
     let pool: PGPool
     /// Why the last write failed; nil after a write that worked.
     let lastWriteFailure = Mutex<String?>(nil)
+    /// Per campaign, the last pending device this instance claimed (its `next_at`, `idx`):
+    /// the next claim of pending devices starts after it instead of at the campaign's first
+    /// index entry, past the entries of every device claimed so far (dead until a vacuum).
+    /// Moved only by a claim that committed; dropped once the campaign is finished or gone.
+    let pendingFrontiers = Mutex<[Int64: PendingFrontier]>([:])
 
     /// Connects and migrates (under the advisory lock), or with `readOnly` checks the
     /// schema is this pushgate's.

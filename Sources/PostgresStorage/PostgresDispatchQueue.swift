@@ -10,13 +10,44 @@ extension PostgresCampaignStorage {
     public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
                                now: Double, holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery] {
         guard !updates.isEmpty || claimLimit > 0 else { return [] }
-        let (claimed, settled) = try transaction { db throws(StorageError) -> ([ClaimedDelivery], [Int64]) in
+        let (claim, settled) = try transaction { db throws(StorageError) -> (PendingClaim, [Int64]) in
             let recorded = try recordRows(db, updates, now: now)
-            let claimed = claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now, holds: holds) : []
-            return (claimed, recorded.settled)
+            let claim = claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now, holds: holds) : PendingClaim()
+            return (claim, recorded.settled)
+        }
+        // Committed: the frontiers move (a claim rolled back leaves them where they were).
+        if !claim.frontiers.isEmpty || !claim.gone.isEmpty {
+            pendingFrontiers.withLock { frontiers in
+                for campaign in claim.gone { frontiers[campaign] = nil }
+                for (campaign, frontier) in claim.frontiers where frontiers[campaign].map({ $0 < frontier }) ?? true {
+                    frontiers[campaign] = frontier
+                }
+            }
         }
         finishSettled(settled, now: now)
-        return claimed
+        return claim.claimed
+    }
+
+    /// The last pending device this instance claimed of a campaign (nil: none yet, or the
+    /// campaign is finished).
+    func pendingFrontier(campaign: Int64) -> PendingFrontier? {
+        pendingFrontiers.withLock { $0[campaign] }
+    }
+
+    /// Claims up to `$3` devices of campaign `$1` in state `state` due by `$2`, in
+    /// (`next_at`, `idx`) order, for lease owner `$4` until `$5`; `afterFrontier`: only
+    /// those after (`$6`, `$7`), an index condition of `deliveries_due`, so the scan starts
+    /// there rather than at the campaign's first entry.
+    static func dueClaim(state: DeliveryState, afterFrontier: Bool) -> String {
+        """
+        WITH picked AS (
+            SELECT campaign, idx, next_at FROM deliveries
+            WHERE campaign = $1 AND state = \(state.rawValue) AND next_at <= $2\(afterFrontier ? " AND (next_at, idx) > ($6::float8, $7::int)" : "")
+            ORDER BY next_at, idx LIMIT $3 FOR UPDATE SKIP LOCKED)
+        UPDATE deliveries d SET state = 1, attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
+        FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
+        RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease, p.next_at
+        """
     }
 
     @discardableResult
@@ -46,9 +77,29 @@ extension PostgresCampaignStorage {
         ORDER BY seq FOR UPDATE SKIP LOCKED
         """
 
+    /// What one claim took, and how the frontiers move once it commits.
+    struct PendingClaim {
+        var claimed: [ClaimedDelivery] = []
+        /// The last pending device claimed, per campaign.
+        var frontiers: [Int64: PendingFrontier] = [:]
+        /// Campaigns with a frontier that are finished or gone.
+        var gone: [Int64] = []
+    }
+
     private func claimRows(_ db: PGConnection, limit: Int, lease: LeaseTerms, now: Double,
-                           holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery] {
+                           holds: ClaimHolds) throws(StorageError) -> PendingClaim {
         let sendable = try db.execute(Self.sendableCampaigns, [.double(now)])
+        var result = PendingClaim()
+        let frontiers = pendingFrontiers.withLock { $0 }
+        // A frontier of a campaign not sendable now (finished, cancelled, paused, or being
+        // claimed by another instance): dropped if the campaign is finished or deleted.
+        let sendableSeqs = Set((0..<sendable.rows).map { sendable.int($0, 0) })
+        let unsure = frontiers.keys.filter { !sendableSeqs.contains($0) }
+        if !unsure.isEmpty {
+            let gone = try db.execute("SELECT unnest($1::bigint[]) EXCEPT SELECT seq FROM campaigns WHERE finished_at IS NULL",
+                                      [.text(PGArray.integers(unsure))])
+            result.gone = (0..<gone.rows).map { gone.int($0, 0) }
+        }
         // A held route's campaigns wait where they are; asked once per route per claim.
         var held: [CampaignRoute: Bool] = [:]
         let rows = (0..<sendable.rows).filter { row in
@@ -61,7 +112,7 @@ extension PostgresCampaignStorage {
                                 ratePerSecond: sendable.optionalDouble(i, 2), paidUntil: sendable.optionalDouble(i, 3), now: now)
         })
         let lastTurn = (0..<sendable.rows).map { sendable.int($0, 4) }.max() ?? 0
-        guard !fair.seqs.isEmpty else { return [] }
+        guard !fair.seqs.isEmpty else { return result }
         let until = now + lease.seconds
         var claimed: [ClaimedDelivery] = []
         var tally = StateTally()
@@ -89,21 +140,24 @@ extension PostgresCampaignStorage {
                 got = expired.rows
             }
             for state in [DeliveryState.retrying, .pending] where got < n {
-                let due = try db.execute("""
-                    WITH picked AS (
-                        SELECT campaign, idx, next_at FROM deliveries
-                        WHERE campaign = $1 AND state = \(state.rawValue) AND next_at <= $2
-                        ORDER BY next_at, idx LIMIT $3 FOR UPDATE SKIP LOCKED)
-                    UPDATE deliveries d SET state = 1, attempts = d.attempts + 1, lease = d.lease + 1, lease_owner = $4, lease_until = $5
-                    FROM picked p WHERE d.campaign = p.campaign AND d.idx = p.idx
-                    RETURNING d.campaign, d.idx, d.token, d.body, d.attempts, d.lease, p.next_at
-                    """, [.int(campaign), .double(now), .integer(n - got), .text(lease.owner), .double(until)])
-                var rows = Array(zip(Self.claims(due), (0..<due.rows).map { due.double($0, 6) }))
-                rows.sort { ($0.1, $0.0.index) < ($1.1, $1.0.index) }
+                func due(after frontier: PendingFrontier?, _ count: Int) throws(StorageError) -> [(ClaimedDelivery, PendingFrontier)] {
+                    var values: [PGValue] = [.int(campaign), .double(now), .integer(count), .text(lease.owner), .double(until)]
+                    if let frontier { values += [.double(frontier.nextAt), .int(frontier.index)] }
+                    let due = try db.execute(Self.dueClaim(state: state, afterFrontier: frontier != nil), values)
+                    return Array(zip(Self.claims(due), (0..<due.rows).map { PendingFrontier(nextAt: due.double($0, 6), index: due.int($0, 1)) }))
+                }
+                // Pending devices after this instance's frontier; when those are fewer than
+                // wanted, from the start too: rows behind it that another instance held when
+                // this one passed them and then gave back, or whose claim rolled back.
+                let frontier = state == .pending ? frontiers[campaign] : nil
+                var rows = try due(after: frontier, n - got)
+                if frontier != nil && rows.count < n - got { rows += try due(after: nil, n - got - rows.count) }
+                rows.sort { $0.1 < $1.1 }
                 for (claim, _) in rows {
                     claimed.append(claim)
                     tally.move(campaign, from: state, to: .inFlight)
                 }
+                if state == .pending, let last = rows.last?.1 { result.frontiers[campaign] = max(last, frontier ?? last) }
                 got += rows.count
             }
             return got
@@ -115,7 +169,8 @@ extension PostgresCampaignStorage {
                            [.int(lastTurn + 1), .optional(candidate.paidUntil), .int(candidate.seq)])
         }
         try tally.apply(db)
-        return claimed
+        result.claimed = claimed
+        return result
     }
 
     private static func claims(_ rows: PGResult) -> [ClaimedDelivery] {
@@ -291,4 +346,12 @@ extension PostgresCampaignStorage {
             return first.optionalDouble(0, 0)
         }
     }
+}
+
+/// A position in a campaign's pending devices, in claim order.
+struct PendingFrontier: Comparable, Sendable {
+    var nextAt: Double
+    var index: Int64
+
+    static func < (a: PendingFrontier, b: PendingFrontier) -> Bool { (a.nextAt, a.index) < (b.nextAt, b.index) }
 }

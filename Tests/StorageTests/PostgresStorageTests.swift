@@ -70,6 +70,110 @@ import TestSupport
         #expect(try storage.claim(limit: 10, lease: LeaseTerms(owner: "a", seconds: 30), now: 1000).map(\.index) == [0, 1, 2, 3, 4, 15, 16, 17, 18, 19])
     }
 
+    /// Pending devices are claimed from the instance's frontier (the last one it claimed),
+    /// in order; rows behind it are still claimed: those another transaction held when the
+    /// frontier passed them, once the rows after it run out, and those of a claim that
+    /// rolled back (the frontier moves only on commit). Finished, the campaign's frontier
+    /// is dropped.
+    @Test func pendingClaimsStartAtTheFrontierAndStillTakeWhatItPassed() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let storage = try instance(url, "a")
+        let lease = LeaseTerms(owner: "a", seconds: 30)
+        let devices = 3000
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<devices).map { NewDelivery(token: token($0)) }, now: 1000)
+        let seq = try #require(try storage.campaign(id: "c1")).seq
+        func delivered(_ claims: [ClaimedDelivery]) -> [DeliveryUpdate] {
+            claims.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease) }
+        }
+        var seen: [Int] = []
+        var pending: [DeliveryUpdate] = []
+        // Many claimed and recorded: each claim still takes the next ones in order.
+        for batch in 0..<10 {
+            let claims = try storage.recordAndClaim(pending, claimLimit: 100, lease: lease, now: 1001)
+            #expect(claims.map(\.index) == Array(batch * 100..<(batch + 1) * 100))
+            #expect(storage.pendingFrontier(campaign: seq) == PendingFrontier(nextAt: 0, index: Int64(batch * 100 + 99)))
+            seen += claims.map(\.index)
+            pending = delivered(claims)
+        }
+        // Another instance is claiming 1000..<1010: passed by this one.
+        let other = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
+        try other.execute("BEGIN")
+        try other.execute("SELECT idx FROM deliveries WHERE idx >= 1000 AND idx < 1010 FOR UPDATE")
+        var claims = try storage.recordAndClaim(pending, claimLimit: 100, lease: lease, now: 1001)
+        #expect(claims.map(\.index) == Array(1010..<1110))
+        try other.execute("ROLLBACK")
+        seen += claims.map(\.index)
+        pending = delivered(claims)
+        // A claim that rolls back (here a trigger fails it) leaves the frontier where it was.
+        try other.executeScript("""
+            CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
+            CREATE TRIGGER refuse BEFORE UPDATE OF served_turn ON campaigns FOR EACH ROW EXECUTE FUNCTION refuse();
+            """)
+        #expect(throws: StorageError.self) { try storage.recordAndClaim(pending, claimLimit: 100, lease: lease, now: 1001) }
+        #expect(storage.pendingFrontier(campaign: seq) == PendingFrontier(nextAt: 0, index: 1109))
+        try other.execute("DROP TRIGGER refuse ON campaigns")
+        claims = try storage.recordAndClaim(pending, claimLimit: 100, lease: lease, now: 1001)
+        #expect(claims.map(\.index) == Array(1110..<1210), "the rolled-back claim's rows, not the ones after them")
+        seen += claims.map(\.index)
+        pending = delivered(claims)
+        // The rest: the last claim after the frontier comes short and takes the passed rows.
+        var last: [Int] = []
+        while true {
+            claims = try storage.recordAndClaim(pending, claimLimit: 100, lease: lease, now: 1001)
+            if claims.isEmpty { break }
+            last = claims.map(\.index)
+            seen += last
+            pending = delivered(claims)
+        }
+        #expect(seen.count == devices && Set(seen).count == devices, "every device claimed exactly once")
+        #expect(last == Array(1000..<1010) + Array(2910..<3000))
+        #expect(try storage.campaign(id: "c1")?.finishedAt == 1001)
+        _ = try storage.claim(limit: 100, lease: lease, now: 1002)
+        #expect(storage.pendingFrontier(campaign: seq) == nil, "a finished campaign's frontier is dropped")
+    }
+
+    /// The work of a claim does not grow with the devices claimed before it: after 20,000
+    /// claimed (their index entries dead, no vacuum), the pending claim from the frontier
+    /// reads a few index and heap pages; from the campaign's first entry it reads them all.
+    @Test func aPendingClaimFromTheFrontierDoesNotReadTheDevicesClaimedBefore() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let storage = try instance(url, "a")
+        let other = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
+        try other.execute("ALTER TABLE deliveries SET (autovacuum_enabled = false)")
+        let lease = LeaseTerms(owner: "a", seconds: 30)
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<21_000).map { NewDelivery(token: token($0)) }, now: 1000)
+        let seq = try #require(try storage.campaign(id: "c1")).seq
+        var pending: [DeliveryUpdate] = []
+        for _ in 0..<20 {
+            let claims = try storage.recordAndClaim(pending, claimLimit: 1000, lease: lease, now: 1001)
+            pending = claims.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease) }
+        }
+        _ = try storage.record(pending, now: 1001)
+        let frontier = try #require(storage.pendingFrontier(campaign: seq))
+        #expect(frontier.index == 19_999)
+        /// Shared buffers the pending claim's scan of `deliveries_due` touched (hit or read),
+        /// run and rolled back.
+        func buffers(afterFrontier: Bool) throws -> Int {
+            var values: [PGValue] = [.int(seq), .double(1001), .integer(100), .text("probe"), .double(2000)]
+            if afterFrontier { values += [.double(frontier.nextAt), .int(frontier.index)] }
+            try other.execute("BEGIN")
+            defer { _ = try? other.execute("ROLLBACK") }
+            let plan = try other.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PostgresCampaignStorage.dueClaim(state: .pending, afterFrontier: afterFrontier), values)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(plan.text(0, 0).utf8)) as? [[String: Any]])
+            // The scan that picks the rows (the UPDATE's own writes are the same either way).
+            func scans(_ node: [String: Any]) -> [[String: Any]] {
+                (node["Index Name"] as? String == "deliveries_due" ? [node] : [])
+                    + (node["Plans"] as? [[String: Any]] ?? []).flatMap(scans)
+            }
+            let root = try #require(json.first?["Plan"] as? [String: Any])
+            let scan = try #require(scans(root).first)
+            return (scan["Shared Hit Blocks"] as? Int ?? 0) + (scan["Shared Read Blocks"] as? Int ?? 0)
+        }
+        let fromFrontier = try buffers(afterFrontier: true)
+        let fromStart = try buffers(afterFrontier: false)
+        #expect(fromFrontier * 5 < fromStart, "from the frontier \(fromFrontier) buffers, from the start \(fromStart)")
+    }
+
     @Test func twoInstancesClaimingAtOnceShareTheRowsAndFinishTheCampaignOnce() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
         let instances = [try instance(url, "a"), try instance(url, "b"), try instance(url, "c")]
