@@ -101,21 +101,27 @@ enum APNsBenchmark {
     /// transport threads as `pushgate send` runs them, or on the shared pool.
     static func sendThroughTransport(sink: H2OSink, body: String, connections: Int, threads: Int,
                                      onTransportThreads: Bool = true) -> Measurement? {
-        guard let transport = try? CurlHTTP2Transport(settings: TransportSettings(baseURL: sink.url, caFile: sink.caFile,
+        sendThroughTransport(url: sink.url, caFile: sink.caFile, body: body, requests: requests, connections: connections,
+                             threads: threads, onTransportThreads: onTransportThreads)
+    }
+
+    static func sendThroughTransport(url: String, caFile: String, body: String, requests: Int, connections: Int = 1,
+                                     threads: Int = 1, onTransportThreads: Bool = true) -> Measurement? {
+        guard let transport = try? CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: caFile,
                                                                                    connections: connections, maxConcurrentStreams: 100,
                                                                                    threads: threads)) else { return nil }
         defer { transport.shutdown() }
-        return send(through: transport, body: body, inFlight: 200 * connections,
+        return send(through: transport, body: body, inFlight: 200 * connections, requests: requests,
                     executors: onTransportThreads ? transport.executors : [])
     }
 
     /// The same load through a transport that answers 200 at once: what the Swift side
     /// (client, tasks, continuations) costs without libcurl or the network.
     static func clientOverhead(body: String) -> Measurement? {
-        send(through: InstantTransport(), body: body, inFlight: 200)
+        send(through: InstantTransport(), body: body, inFlight: 200, requests: requests)
     }
 
-    static func send(through transport: any HTTPTransport, body: String, inFlight: Int,
+    static func send(through transport: any HTTPTransport, body: String, inFlight: Int, requests count: Int,
                      executors: [any TaskExecutor] = []) -> Measurement? {
         guard let key = try? SigningKey.ephemeral() else { return nil }
         let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: "TEAM123456", keyId: "KEY1234567"),
@@ -147,7 +153,7 @@ enum APNsBenchmark {
                 for _ in 0..<inFlight { add() }
                 while let result = await group.next() {
                     if result { ok += 1 }
-                    if next < Self.requests { add() }
+                    if next < count { add() }
                 }
                 return ok
             }
@@ -157,12 +163,12 @@ enum APNsBenchmark {
             return await work()
         }
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
-        let cpu = Double(cpuMicroseconds() - cpuBefore) / Double(Self.requests)
-        guard delivered == Self.requests else {
-            print("apns: only \(delivered) of \(Self.requests) delivered")
+        let cpu = Double(cpuMicroseconds() - cpuBefore) / Double(count)
+        guard delivered == count else {
+            print("apns: only \(delivered) of \(count) delivered")
             return nil
         }
-        return Measurement(rate: Double(Self.requests) / seconds, cpuMicroseconds: cpu)
+        return Measurement(rate: Double(count) / seconds, cpuMicroseconds: cpu)
     }
 
     static func cpuMicroseconds() -> Int {

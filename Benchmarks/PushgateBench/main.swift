@@ -10,6 +10,15 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "write-links" {
     let count = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) : 200_000
     exit(LinkBenchmark.writeCorpus(to: CommandLine.arguments[2], count: count ?? 200_000) ? 0 : 2)
 }
+// `PushgateBench apns-send URL CAFILE REQUESTS BODY`: pushgate's send path alone (1 connection,
+// 1 transport thread, the tasks on it), with bare_curl's arguments and output
+// (`<requests/s> <CPU µs per request> <delivered>`), to profile the two side by side.
+if CommandLine.arguments.count == 6, CommandLine.arguments[1] == "apns-send", let count = Int(CommandLine.arguments[4]) {
+    let a = CommandLine.arguments
+    guard let m = APNsBenchmark.sendThroughTransport(url: a[2], caFile: a[3], body: a[5], requests: count) else { exit(1) }
+    print(String(format: "%.0f %.1f %d", m.rate, m.cpuMicroseconds, count))
+    exit(0)
+}
 let requested = Set(CommandLine.arguments.dropFirst())
 var ran = 0
 for suite in BenchmarkSuites.all where requested.isEmpty || requested.contains(suite.name) {

@@ -39,12 +39,11 @@ public final class APNsClient: NotificationSender {
         }
         // A probe that ends without an answer about the key leaves the stop as it was.
         defer { if probe { tokens.probeEnded() } }
-        let headerLines = request.headers(topicOverride: topicOverride).map { $0.name + ": " + $0.value }
+        let headers = request.headers(topicOverride: topicOverride)
         var attempt = 1
         var refreshedToken = false
         while true {
-            let outgoing = TransportRequest(path: request.path, headerLines: ["authorization: " + token.bearerValue] + headerLines,
-                                            body: request.body)
+            let outgoing = TransportRequest(path: request.path, authorization: token.bearerValue, headers: headers, body: request.body)
             let response: TransportResponse
             switch await transport.send(outgoing) {
             case .failure(let failure) where failure.code == .streamReset && attempt < retry.maxAttempts:

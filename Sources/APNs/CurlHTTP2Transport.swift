@@ -57,7 +57,9 @@ public struct TransportSettings: Sendable, Equatable {
 /// A request waiting for its answer; resumed exactly once, from the transport thread.
 final class TransportJob: @unchecked Sendable {
     let request: TransportRequest
-    private let continuation: CheckedContinuation<TransportOutcome, Never>
+    /// Unchecked: `finish` is called exactly once per job (the loop hands every job it
+    /// takes to exactly one outcome), and a checked one costs an allocation per request.
+    private let continuation: UnsafeContinuation<TransportOutcome, Never>
     /// Times it went out (counted by libcurl's pre-request callback, re-sends included).
     var sends = 0
     /// Times it went back to the queue to wait for a new connection.
@@ -66,7 +68,7 @@ final class TransportJob: @unchecked Sendable {
     /// queue counts too. Set again when the request is re-queued after a lost connection.
     var deadline: UInt64
 
-    init(request: TransportRequest, continuation: CheckedContinuation<TransportOutcome, Never>, deadline: UInt64) {
+    init(request: TransportRequest, continuation: UnsafeContinuation<TransportOutcome, Never>, deadline: UInt64) {
         self.request = request
         self.continuation = continuation
         self.deadline = deadline
@@ -236,7 +238,7 @@ final class CurlWorker: TaskExecutor, Sendable {
 
     func send(_ request: TransportRequest) async -> TransportOutcome {
         if gate.isClosed { return .failure(StartGate.refusal) }
-        return await withCheckedContinuation { continuation in
+        return await withUnsafeContinuation { continuation in
             let job = TransportJob(request: request, continuation: continuation,
                                    deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
             // The thread is woken only when it is about to sleep with room for more

@@ -1,4 +1,5 @@
 import CCurl
+import Payloads
 import CShims
 import Timing
 #if canImport(Glibc)
@@ -34,7 +35,8 @@ final class CurlLoop: @unchecked Sendable {
     private let gate: StartGate
     private let maxInFlight: Int
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var idleHandles: [PooledEasy] = []
+    /// Easy handles (each with its transfer) not in use, kept for the next requests.
+    private var idleHandles: [CurlTransfer] = []
     private var waiting = JobQueue()
     /// Jobs sent back after a lost or failed connection, released at `reconnectAt`.
     private var parked: [TransportJob] = []
@@ -206,26 +208,26 @@ final class CurlLoop: @unchecked Sendable {
             complete(job, .failure(unreachable))
             return
         }
-        let easy: PooledEasy
+        let transfer: CurlTransfer
         if let reused = idleHandles.popLast() {
-            easy = reused
-        } else if let fresh = PooledEasy(settings: settings, statistics: statistics) {
-            easy = fresh
+            transfer = reused
+        } else if let fresh = CurlTransfer(settings: settings, statistics: statistics, gate: gate, clock: clock,
+                                           onResend: resendHandler) {
+            transfer = fresh
         } else {
             complete(job, .failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
             return
         }
-        let transfer = CurlTransfer(job: job, easy: easy, baseURL: settings.baseURL,
-                                    timeoutMilliseconds: Int(job.deadline - now) + Self.backstopMilliseconds,
-                                    maxSends: settings.maxResends + 1, gate: gate, clock: clock)
-        transfer.startedAt = now
-        transfer.onResend = resendHandler
+        transfer.begin(job, baseURL: settings.baseURL, timeoutMilliseconds: Int(job.deadline - now) + Self.backstopMilliseconds,
+                       now: now)
         if active.isEmpty { lastProgress = now }
-        guard curl_multi_add_handle(multi.pointer, easy.handle.pointer) == CURLM_OK else {
+        let easy = transfer.easy.handle.pointer
+        guard curl_multi_add_handle(multi.pointer, easy) == CURLM_OK else {
+            release(transfer)
             complete(job, .failure(TransportFailure(.transportError, "libcurl refused the request")))
             return
         }
-        active[easy.handle.pointer] = transfer
+        active[easy] = transfer
         nextDeadlineCheck = min(nextDeadlineCheck, job.deadline)
     }
 
@@ -245,9 +247,16 @@ final class CurlLoop: @unchecked Sendable {
             lastProgress = clock.monotonicMilliseconds()
             if status > 0 { lastAnswerOnPort[transfer.localPort] = lastProgress }
             curl_multi_remove_handle(multi.pointer, easy)
-            idleHandles.append(transfer.easy)
             finish(transfer, result: result, status: status, uploadedAll: uploadedAll, detail: detail)
+            release(transfer)
         }
+    }
+
+    /// A transfer whose request is done with (answered, failed or taken back): its handle
+    /// goes back to the pool.
+    private func release(_ transfer: CurlTransfer) {
+        transfer.end()
+        idleHandles.append(transfer)
     }
 
     /// Cancels the streams whose deadline passed with no answer started, just those: the
@@ -273,11 +282,11 @@ final class CurlLoop: @unchecked Sendable {
         for (easy, transfer) in overdue {
             active.removeValue(forKey: easy)
             curl_multi_remove_handle(multi.pointer, easy)
-            idleHandles.append(transfer.easy)
             let sent = transfer.job.sends > 0
             complete(transfer.job, .failure(TransportFailure(.timeout, sent
                 ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
                 : "not sent: no stream became free within \(settings.timeoutMilliseconds) ms")))
+            release(transfer)
         }
     }
 
@@ -341,7 +350,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func finish(_ transfer: CurlTransfer, result: CURLcode, status: Int, uploadedAll: Bool, detail: String) {
-        let job = transfer.job
+        let job: TransportJob = transfer.job
         if status > 0 {
             // An answer arrived (even if the stream broke afterwards): never send it again.
             breakerSucceeded()
@@ -489,8 +498,8 @@ final class CurlLoop: @unchecked Sendable {
         for (easy, transfer) in active where transfer.job.sends == 0 {
             active.removeValue(forKey: easy)
             curl_multi_remove_handle(multi.pointer, easy)
-            idleHandles.append(transfer.easy)
             refuse(transfer.job)
+            release(transfer)
         }
     }
 
@@ -544,16 +553,21 @@ final class CurlLoop: @unchecked Sendable {
 }
 
 /// An easy handle kept from request to request, with its options and error buffer, and
-/// what the last request on it left that the next can keep: its header list (a campaign's
-/// requests all carry the same headers) and the buffer libcurl reads the body from.
+/// the memory libcurl reads each request from: the body, the URL and the header list,
+/// each rewritten in place per request (no `curl_slist_append`, no string put together,
+/// no allocation once the buffers are big enough). libcurl only reads the header list (a
+/// chain of `struct curl_slist` that need not come from `curl_slist_append`) and the body
+/// while the transfer runs, and copies the URL; a request is written only when the
+/// handle is not in a transfer.
 final class PooledEasy {
     let handle: CurlEasyHandle
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var headerLines: [String] = []
-    private var headerList: CurlHeaderList?
     private var body = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var url = CStringBuffer()
+    private var headerText = CStringBuffer()
+    private var headerNodes = UnsafeMutableBufferPointer<curl_slist>(start: nil, count: 0)
     /// libcurl would add form-encoding and Accept headers APNs has no use for.
-    private static let suppressedHeaders = ["content-type:", "accept:", "expect:"]
+    private static let suppressedHeaders: [StaticString] = ["content-type:", "accept:", "expect:"]
 
     init?(settings: TransportSettings, statistics: TransportStatistics) {
         guard let handle = CurlEasyHandle() else { return nil }
@@ -567,16 +581,57 @@ final class PooledEasy {
     deinit {
         errorBuffer.deallocate()
         body.deallocate()
+        headerNodes.deallocate()
     }
 
-    /// The request's headers; the list libcurl holds is built again only when they differ
-    /// from the last request's on this handle.
-    func setHeaders(_ lines: [String]) {
-        guard headerList == nil || lines != headerLines else { return }
-        let list = CurlHeaderList(lines + Self.suppressedHeaders)
-        _ = pg_curl_easy_setopt_pointer(handle.pointer, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.pointer))
-        headerList = list
-        headerLines = lines
+    /// The request's header lines, `authorization` first, then `headers`, then the
+    /// suppressed defaults: written into this handle's text buffer and chained as nodes.
+    func setHeaders(authorization: String?, _ headers: [HTTPHeader]) {
+        let lines = (authorization == nil ? 0 : 1) + headers.count + Self.suppressedHeaders.count
+        if headerNodes.count < lines {
+            headerNodes.deallocate()
+            headerNodes = .allocate(capacity: max(lines, 8))
+        }
+        var bytes = authorization.map { 15 + $0.utf8.count + 1 } ?? 0  // "authorization: "
+        for header in headers { bytes += header.name.utf8.count + 2 + header.value.utf8.count + 1 }
+        for line in Self.suppressedHeaders { bytes += line.utf8CodeUnitCount + 1 }
+        headerText.reserve(bytes)
+        let nodes = headerNodes.baseAddress!
+        var at = headerText.start
+        var index = 0
+        func startLine() {
+            nodes[index] = curl_slist(data: at, next: index + 1 < lines ? nodes + index + 1 : nil)
+            index += 1
+        }
+        if let authorization {
+            startLine()
+            CString.copy("authorization: ", to: &at)
+            CString.copy(authorization, to: &at)
+            CString.terminate(&at)
+        }
+        for header in headers {
+            startLine()
+            CString.copy(header.name, to: &at)
+            CString.copy(": ", to: &at)
+            CString.copy(header.value, to: &at)
+            CString.terminate(&at)
+        }
+        for line in Self.suppressedHeaders {
+            startLine()
+            CString.copy(line, to: &at)
+            CString.terminate(&at)
+        }
+        _ = pg_curl_easy_setopt_pointer(handle.pointer, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(nodes))
+    }
+
+    /// `base` + `path`, NUL-terminated in this handle's buffer (libcurl copies it).
+    func setURL(_ base: String, _ path: String) {
+        url.reserve(base.utf8.count + path.utf8.count + 1)
+        var at = url.start
+        CString.copy(base, to: &at)
+        CString.copy(path, to: &at)
+        CString.terminate(&at)
+        _ = pg_curl_easy_setopt_string(handle.pointer, CURLOPT_URL, url.start)
     }
 
     /// A copy of the body for libcurl to read (again, if it re-sends), in a buffer kept
@@ -597,23 +652,80 @@ final class PooledEasy {
     func clearError() { errorBuffer[0] = 0 }
 }
 
-/// A FIFO of jobs without O(n) removal at the front.
+/// Memory for C strings libcurl reads, grown when a request needs more; its contents are
+/// not kept when it grows (each request writes it anew).
+struct CStringBuffer: ~Copyable {
+    private(set) var start: UnsafeMutablePointer<CChar> = .allocate(capacity: 512)
+    private var capacity = 512
+
+    deinit { start.deallocate() }
+
+    /// Room for `bytes` from `start`.
+    mutating func reserve(_ bytes: Int) {
+        guard bytes > capacity else { return }
+        start.deallocate()
+        capacity = max(bytes, capacity * 2)
+        start = .allocate(capacity: capacity)
+    }
+}
+
+/// Writing C strings through a cursor, into memory reserved beforehand.
+enum CString {
+    static func copy(_ text: StaticString, to at: inout UnsafeMutablePointer<CChar>) {
+        let count = text.utf8CodeUnitCount
+        UnsafeMutableRawPointer(at).copyMemory(from: text.utf8Start, byteCount: count)
+        at += count
+    }
+
+    static func copy(_ text: String, to at: inout UnsafeMutablePointer<CChar>) {
+        let start = at
+        let copied: Int? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            if let base = bytes.baseAddress { UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count) }
+            return bytes.count
+        }
+        if let copied {
+            at += copied
+        } else {
+            for byte in text.utf8 {
+                at.pointee = CChar(bitPattern: byte)
+                at += 1
+            }
+        }
+    }
+
+    static func terminate(_ at: inout UnsafeMutablePointer<CChar>) {
+        at.pointee = 0
+        at += 1
+    }
+}
+
+/// A FIFO of jobs: a ring buffer, so that neither end costs a move of the others.
 struct JobQueue {
-    private var items: [TransportJob] = []
+    private var items: [TransportJob?] = Array(repeating: nil, count: 64)
     private var head = 0
+    private var count = 0
 
-    var isEmpty: Bool { head == items.count }
+    var isEmpty: Bool { count == 0 }
 
-    mutating func push(_ job: TransportJob) { items.append(job) }
-
-    mutating func pop() -> TransportJob? {
-        guard head < items.count else { return nil }
-        let job = items[head]
-        head += 1
-        if head > 1024, head * 2 > items.count {
-            items.removeFirst(head)
+    mutating func push(_ job: TransportJob) {
+        if count == items.count {
+            // Full: unrolled into a buffer twice the size, oldest first.
+            var grown: [TransportJob?] = []
+            grown.reserveCapacity(items.count * 2)
+            for i in 0..<count { grown.append(items[(head + i) & (items.count - 1)]) }
+            grown.append(contentsOf: repeatElement(nil, count: items.count))
+            items = grown
             head = 0
         }
+        items[(head + count) & (items.count - 1)] = job
+        count += 1
+    }
+
+    mutating func pop() -> TransportJob? {
+        guard count > 0 else { return nil }
+        let job = items[head].take()
+        head = (head + 1) & (items.count - 1)
+        count -= 1
         return job
     }
 }

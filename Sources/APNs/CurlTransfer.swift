@@ -5,10 +5,12 @@ import Timing
 import Glibc
 #endif
 
-/// One request on one easy handle (`PooledEasy` holds the body and header list libcurl
-/// reads): collects the response through libcurl's callbacks.
+/// One easy handle and the request on it: collects the response through libcurl's
+/// callbacks. Kept from request to request with its handle (`PooledEasy` holds the
+/// body, header list and URL libcurl reads), so a request allocates nothing here.
 final class CurlTransfer {
-    let job: TransportJob
+    /// The request on the handle now; set by `begin`, before the handle goes to libcurl.
+    private(set) var job: TransportJob!
     let easy: PooledEasy
     private let maxSends: Int
     var apnsId: String?
@@ -31,7 +33,7 @@ final class CurlTransfer {
     /// Sends within this transfer: more than one means libcurl re-sent it by itself on a
     /// fresh connection (a refused stream, or a GOAWAY that did not cover it).
     private var sendsHere = 0
-    var onResend: (() -> Void)?
+    private let onResend: () -> Void
     /// APNs error bodies are small JSON; anything bigger is cut off here.
     static let maximumResponseBody = 16 * 1024
 
@@ -39,25 +41,44 @@ final class CurlTransfer {
     /// Closed when the process stops: no send from then on.
     private let gate: StartGate
 
-    init(job: TransportJob, easy: PooledEasy, baseURL: String, timeoutMilliseconds: Int, maxSends: Int, gate: StartGate,
-         clock: any TimeSource) {
-        self.job = job
+    init?(settings: TransportSettings, statistics: TransportStatistics, gate: StartGate, clock: any TimeSource,
+          onResend: @escaping () -> Void) {
+        guard let easy = PooledEasy(settings: settings, statistics: statistics) else { return nil }
+        self.easy = easy
         self.gate = gate
         self.clock = clock
-        self.easy = easy
-        self.maxSends = maxSends
-        let request = job.request
-        easy.setBody(request.body)
-        easy.setHeaders(request.headerLines)
-        easy.clearError()
+        self.onResend = onResend
+        maxSends = settings.maxResends + 1
         let e = easy.handle.pointer
-        _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, baseURL + request.path)
-        _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_WRITEDATA, me)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HEADERDATA, me)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_PREREQDATA, me)
     }
+
+    /// Puts `job` on the handle, with what the last request left cleared.
+    func begin(_ job: TransportJob, baseURL: String, timeoutMilliseconds: Int, now: UInt64) {
+        self.job = job
+        apnsId = nil
+        uniqueId = nil
+        retryAfter = nil
+        if !responseBody.isEmpty { responseBody = [] }
+        answerStarted = false
+        abort = nil
+        startedAt = now
+        localPort = 0
+        sentAt = 0
+        sendsHere = 0
+        let request = job.request
+        easy.setBody(request.body)
+        easy.setHeaders(authorization: request.authorization, request.headers)
+        easy.setURL(baseURL, request.path)
+        easy.clearError()
+        _ = pg_curl_easy_setopt_long(easy.handle.pointer, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+    }
+
+    /// The handle is back in the pool: it no longer keeps the job (and its caller's request).
+    func end() { job = nil }
 
     /// The status line's code, 0 when no response header arrived.
     var responseCode: Int {
@@ -91,7 +112,7 @@ final class CurlTransfer {
             abort = .sendLimit
             return false
         }
-        if sendsHere > 0 { onResend?() }
+        if sendsHere > 0 { onResend() }
         job.sends += 1
         sendsHere += 1
         answerStarted = false

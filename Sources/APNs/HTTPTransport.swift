@@ -1,15 +1,27 @@
-/// One HTTP/2 POST as the transport sends it.
+import Payloads
+
+/// One HTTP/2 POST as the transport sends it. The parts stay as they are (no header line
+/// is put together here): the transport writes them into memory it keeps per easy handle,
+/// so a request costs no string building.
 public struct TransportRequest: Sendable {
     /// `/3/device/<token>`; the transport prefixes its base URL.
     public var path: String
-    /// Header lines, `name: value`.
-    public var headerLines: [String]
+    /// The `authorization` header's value (`bearer <JWT>`), nil for none.
+    public var authorization: String?
+    /// The other headers, in order.
+    public var headers: [HTTPHeader]
     public var body: [UInt8]
 
-    public init(path: String, headerLines: [String], body: [UInt8]) {
+    public init(path: String, authorization: String?, headers: [HTTPHeader], body: [UInt8]) {
         self.path = path
-        self.headerLines = headerLines
+        self.authorization = authorization
+        self.headers = headers
         self.body = body
+    }
+
+    /// The header lines as sent (`name: value`), authorization first.
+    public var headerLines: [String] {
+        (authorization.map { ["authorization: " + $0] } ?? []) + headers.map { $0.name + ": " + $0.value }
     }
 }
 

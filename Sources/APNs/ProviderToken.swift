@@ -14,9 +14,11 @@ public struct ProviderToken: Sendable, Equatable, CustomStringConvertible, Custo
         self.compact = compact
         self.issuedAt = issuedAt
         self.keyId = keyId
+        bearerValue = "bearer " + compact
     }
 
-    public var bearerValue: String { "bearer " + compact }
+    /// `bearer <compact>`, made once: every request of the token's life carries it.
+    public let bearerValue: String
 
     public var description: String { "ProviderToken(kid: \(keyId), iat: \(issuedAt), <redacted>)" }
     public var debugDescription: String { description }
