@@ -121,17 +121,21 @@ PY
   echo "database: $(pg_sql postgres "SELECT pg_size_pretty(pg_database_size('$db'))"), WAL written: $(pg_sql postgres "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn'))")"
   echo "claim statements (pg_stat_statements; ms per call):"
   # Labelled by text pg_stat_statements keeps (it replaces constants with $n).
-  pg_sql postgres "SELECT format('  %-26s %8s calls, mean %6s, max %8s, stddev %6s', CASE
+  pg_sql postgres "SELECT format('  %-28s %8s calls, mean %6s, max %8s, stddev %6s', CASE
         WHEN query LIKE '%FROM campaigns%SKIP LOCKED%' THEN 'sendable campaigns'
         WHEN query LIKE '%state IN (%SKIP LOCKED%' THEN 'stopped campaigns closed'
         WHEN query LIKE '%ORDER BY lease_until%SKIP LOCKED%' THEN 'expired leases taken over'
-        WHEN query LIKE '%ORDER BY next_at, idx%SKIP LOCKED%' THEN 'due devices claimed'
+        WHEN query LIKE '%(next_at, idx) >%SKIP LOCKED%' THEN 'pending after the frontier'
+        WHEN query LIKE '%ORDER BY next_at, idx%SKIP LOCKED%' THEN 'retries; pending from start'
         WHEN query LIKE 'UPDATE deliveries d SET state = u.state%' THEN 'results recorded'
+        WHEN query LIKE 'SELECT DISTINCT campaign FROM deliveries%' THEN 'expired leases looked up'
+        WHEN query LIKE '%SELECT min(t) FROM%' THEN 'next due time'
         WHEN query = 'COMMIT' THEN 'COMMIT (every transaction)'
         ELSE left(regexp_replace(query, '\s+', ' ', 'g'), 26) END,
       calls, round(mean_exec_time::numeric, 2), round(max_exec_time::numeric, 2), round(stddev_exec_time::numeric, 2))
     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$db')
-      AND (query LIKE '%SKIP LOCKED%' OR query LIKE 'UPDATE deliveries d SET state = u.state%' OR query = 'COMMIT')
+      AND (query LIKE '%SKIP LOCKED%' OR query LIKE 'UPDATE deliveries d SET state = u.state%' OR query = 'COMMIT'
+           OR query LIKE 'SELECT DISTINCT campaign FROM deliveries%' OR query LIKE '%SELECT min(t) FROM%')
     ORDER BY calls DESC"
   python3 - "$work/$label-samples.txt" "$accepted_at" "$completed_at" <<'PY'
 import collections, sys
