@@ -4,7 +4,8 @@
 # EXIT trap). Unlike the test cluster it keeps fsync and synchronous_commit on, as in
 # production, so its commits cost what SQLite's synchronous=FULL ones do. pg_stat_statements
 # is loaded (claim statement times) and lock waits over 100 ms are logged.
-# Sets: pgdir, pgport, pgbin. Functions: pg_start, pg_remove, pg_sql DB SQL, pg_url DB.
+# Sets: pgdir, pgport, pgbin. Functions: pg_start, pg_remove, pg_sql DB SQL, pg_url DB,
+# pg_cpu (the server's CPU seconds so far).
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$pgbin/initdb" ] || { echo "PostgreSQL server binaries not found under /usr/lib/postgresql (make deps installs postgresql-15)" >&2; exit 1; }
 as_postgres=()
@@ -33,3 +34,14 @@ pg_remove() {
 pg_url() { echo "postgresql://postgres@127.0.0.1:$pgport/$1"; }
 
 pg_sql() { psql -X -q -A -t -F ' ' -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pgport" -U postgres -d "$1" -c "$2"; }
+
+# The server's CPU seconds so far, user + system: the postmaster's own and its reaped
+# children's (backends that exited), plus its children alive now (checkpointer, WAL
+# writer, the backends still connected). A difference of two readings is what the server
+# spent in between.
+pg_cpu() {
+  local master
+  master=$(head -1 "$pgdir/data/postmaster.pid")
+  awk -v m="$master" '$1 == m {s += $14 + $15 + $16 + $17} $4 == m {s += $14 + $15} END {printf "%.1f", s / 100}' \
+    /proc/[0-9]*/stat 2>/dev/null
+}

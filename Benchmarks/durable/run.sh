@@ -9,7 +9,7 @@
 #           on, Benchmarks/durable/pgcluster.sh);
 #   pg2     two serves sharing one PostgreSQL database, the campaign POSTed to the first.
 # Prints, for each: wall time, notifications/s, peak RSS and CPU per process; for serve also
-# the time to the 202 and the database size. For PostgreSQL also the claim statements'
+# the time to the 202 and the database size. For PostgreSQL also the server's CPU, the claim statements'
 # times (pg_stat_statements) and the lock waits: the gateway's connections in
 # pg_stat_activity and the ungranted pg_locks sampled every 0.1 s while the campaign sends,
 # and every wait over 100 ms the server logged (log_lock_waits).
@@ -116,8 +116,12 @@ PY
     | stdbuf -oL psql -X -q -A -t -F " " -h 127.0.0.1 -p "$pgport" -U postgres -d postgres > "$work/$label-samples.txt" 2>/dev/null &
   local sampler=$!
   pids+=($sampler)
+  local cpu_before
+  cpu_before=$(pg_cpu)
   serve_run "$label" "$work/$label.json" "$count"
   kill "$sampler" 2>/dev/null || true
+  sleep 1  # the gateway's backends exit after it
+  echo "PostgreSQL server CPU: $(awk -v a="$cpu_before" -v b="$(pg_cpu)" 'BEGIN {printf "%.1f s", b - a}') (all its processes, from the instances' start to their exit)"
   echo "database: $(pg_sql postgres "SELECT pg_size_pretty(pg_database_size('$db'))"), WAL written: $(pg_sql postgres "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn'))")"
   echo "claim statements (pg_stat_statements; ms per call):"
   # Labelled by text pg_stat_statements keeps (it replaces constants with $n).
