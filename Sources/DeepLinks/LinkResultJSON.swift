@@ -33,30 +33,59 @@ public enum LinkResultJSON {
     public static func write(checking link: UnsafeBufferPointer<UInt8>, against table: RouteTable,
                              to w: inout JSONWriter) -> Bool {
         table.scan(link, accepted: { view in
-            let json = table.resultJSON[view.routeIndex]
-            w.raw(#"{"ok":true,"canonical":""#)
-            if json.canonicalIsPlain { w.raw(view.canonical) } else { w.escaped(utf8: view.canonical) }
-            w.raw(json.routeAndParams)
-            for i in 0..<view.parameterCount {
-                if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.raw(json.parameterKeys[view.parameterNameIndex(i)])
-                w.escaped(utf8: view.parameterValue(i))
-                w.byte(UInt8(ascii: "\""))
+            table.resultJSON.withUnsafeBufferPointer { layouts in
+                writeAccepted(view, layout: layouts[view.routeIndex], to: &w)
             }
-            w.raw(#"},"query":{"#)
-            for i in 0..<view.queryCount {
-                if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.raw(json.queryKeys[view.queryNameIndex(i)])
-                w.escaped(utf8: view.queryValue(i))
-                w.byte(UInt8(ascii: "\""))
-            }
-            w.raw("}}")
-            w.endedValue()
             return true
         }, rejected: { rejection in
-            write(.rejected(rejection), to: &w)
+            writeRejected(rejection, to: &w)
             return false
         })
+    }
+
+    /// `write(.accepted(view.link))` without the strings, in one reserved stretch of the
+    /// writer's buffer. The values are escaped with `escapeSafeText`: the canonicaliser
+    /// refused every control and unsafe character in them.
+    private static func writeAccepted(_ view: AcceptedLinkView, layout json: RouteResultJSON, to w: inout JSONWriter) {
+        // Each value is no longer than its canonical spelling, so 2 × the canonical form
+        // bounds the escaped values (and 6 × bounds it escaped in full).
+        let bound = 48 + json.constantBytes + 8 * view.canonical.count + 2 * view.values.count
+        w.raw(maxBytes: bound) { start in
+            var out = UncheckedBytes(start)
+            out.copy(#"{"ok":true,"canonical":""#)
+            if json.canonicalIsPlain {
+                out.copy(view.canonical)
+            } else {
+                out.advance(JSONWriter.escape(view.canonical, into: out.next))
+            }
+            out.copy(json.routeAndParams)
+            for i in 0..<view.parameterCount {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.copy(json.parameterKeys[view.parameterNameIndex(i)])
+                out.advance(JSONWriter.escapeSafeText(view.parameterValue(i), into: out.next))
+                out.byte(UInt8(ascii: "\""))
+            }
+            out.copy(#"},"query":{"#)
+            for i in 0..<view.queryCount {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.copy(json.queryKeys[view.queryNameIndex(i)])
+                out.advance(JSONWriter.escapeSafeText(view.queryValue(i), into: out.next))
+                out.byte(UInt8(ascii: "\""))
+            }
+            out.copy("}}")
+            return out.count
+        }
+        w.endedValue()
+    }
+
+    /// `write(.rejected(rejection))`, the constant parts copied rather than composed.
+    private static func writeRejected(_ rejection: LinkRejection, to w: inout JSONWriter) {
+        w.raw(#"{"ok":false,"error":{"code":""#)
+        w.rawBytes(rejection.code.rawValue)  // identifiers: nothing to escape
+        w.raw(#"","message":""#)
+        w.escaped(rejection.message)
+        w.raw("\"}}")
+        w.endedValue()
     }
 
     /// The object and a newline.
@@ -92,6 +121,8 @@ struct RouteResultJSON: Sendable {
     /// than `"` and `\`: the host, the literal segments and the query keys are (values are
     /// percent-encoded into that set), so the canonical form is copied without escaping.
     let canonicalIsPlain: Bool
+    /// The bytes of `routeAndParams` and of every key (a bound for one answer's constant parts).
+    let constantBytes: Int
 
     init(_ route: CompiledRoute, hosts: [String]) {
         func keyPrefix(_ name: String) -> [UInt8] {
@@ -113,5 +144,42 @@ struct RouteResultJSON: Sendable {
             return true
         }
         canonicalIsPlain = plain((hosts.first ?? "").utf8) && literals && route.slotKeys.allSatisfy { plain($0) }
+        constantBytes = routeAndParams.count + (parameterKeys + queryKeys).reduce(0) { $0 + $1.count }
     }
+}
+
+/// Stores into memory already reserved (`JSONWriter.raw(maxBytes:)`), with no capacity
+/// check per piece: the caller's bound covers them all.
+private struct UncheckedBytes {
+    let start: UnsafeMutablePointer<UInt8>
+    private(set) var next: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutablePointer<UInt8>) {
+        self.start = start
+        next = start
+    }
+
+    var count: Int { next - start }
+
+    @inline(__always)
+    mutating func advance(_ written: Int) { next += written }
+
+    @inline(__always)
+    mutating func byte(_ b: UInt8) {
+        next.pointee = b
+        next += 1
+    }
+
+    @inline(__always)
+    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let from = bytes.baseAddress else { return }
+        next.update(from: from, count: bytes.count)
+        next += bytes.count
+    }
+
+    @inline(__always)
+    mutating func copy(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { copy($0) } }
+
+    @inline(__always)
+    mutating func copy(_ text: StaticString) { text.withUTF8Buffer { copy($0) } }
 }

@@ -385,6 +385,19 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Up to `maxBytes` bytes stored by `body` straight into the buffer (it returns how
+    /// many it stored): for a hot layout that knows a bound for a whole line, so the
+    /// capacity is checked once rather than once per piece. Like `raw(_:)`, no separator
+    /// logic, and afterwards no comma is due.
+    @inlinable
+    public mutating func raw(maxBytes: Int, _ body: (UnsafeMutablePointer<UInt8>) throws -> Int) rethrows {
+        let p = reserve(maxBytes)
+        let written = try body(p)
+        precondition(written >= 0 && written <= maxBytes, "raw(maxBytes:) wrote past its bound")
+        commit(written)
+        needsComma = false
+    }
+
     /// After raw text that completed a value: the next value at this level needs a comma.
     @inlinable
     public mutating func endedValue() { needsComma = true }
@@ -512,6 +525,54 @@ public struct JSONWriter: Sendable {
             if i < count { (i, o) = escapeOne(base, at: i, count: count, into: out, at: o) }
         }
         return o
+    }
+
+    /// `escape` for text known to hold no control and no character `TextSafety.isUnsafe`
+    /// names (a checked link's decoded values: the canonicaliser refuses those). Then only
+    /// `"` and `\` need escaping, so every other byte, UTF-8 included, is copied eight at a
+    /// time; the output is `escape`'s. `out` needs room for 2 bytes per input byte.
+    @inlinable
+    public static func escapeSafeText(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let base = input.baseAddress else { return 0 }
+        let count = input.count
+        var i = 0
+        var o = 0
+        while true {
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                if hasQuoteOrBackslash(word) { break }
+                UnsafeMutableRawPointer(out + o).storeBytes(of: word, as: UInt64.self)
+                i += 8
+                o += 8
+            }
+            // Fewer than 8 bytes left, or a `"` or `\` among the next 8.
+            let stop = min(i + 8, count)
+            while i < stop {
+                let b = base[i]
+                if b == 0x22 || b == 0x5C { out[o] = 0x5C; o += 1 }
+                out[o] = b
+                i += 1
+                o += 1
+            }
+            if i == count { break }
+        }
+        assert(o == escapedForCheck(input), "escapeSafeText got text that needs more than quote escapes")
+        return o
+    }
+
+    /// True when one of the 8 bytes is `"` or `\` (exact for any bytes: the zero-byte test
+    /// only errs above a true zero byte).
+    @inlinable @inline(__always)
+    static func hasQuoteOrBackslash(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & high != 0 }
+        return hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C))
+    }
+
+    /// How long `escape`'s output is (debug builds check `escapeSafeText` against it).
+    @usableFromInline
+    static func escapedForCheck(_ input: UnsafeBufferPointer<UInt8>) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(6 * input.count, 1)) { escape(input, into: $0.baseAddress!) }
     }
 
     @inlinable @inline(__always)

@@ -16,7 +16,7 @@ struct CanonicalWriter {
     var overflowed: Bool { count > buffer.count }
 
     mutating func append(_ bytes: [UInt8]) {
-        for c in bytes { append(c) }
+        bytes.withUnsafeBufferPointer { append($0) }
     }
 
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
