@@ -29,13 +29,11 @@ public enum LinkResultJSON {
     /// Checks `link` (one line's bytes) against `table` and writes its result object,
     /// straight from the canonicaliser's stack memory: the same bytes as checking and then
     /// calling `write(_:to:)`, without building the result's strings, the constant parts
-    /// (route name, keys) copied from the route's `RouteResultJSON`. True if accepted.
+    /// (route name, keys) copied from the table's `ResultJSONLayout`. True if accepted.
     public static func write(checking link: UnsafeBufferPointer<UInt8>, against table: RouteTable,
                              to w: inout JSONWriter) -> Bool {
         table.scan(link, accepted: { view in
-            table.resultJSON.withUnsafeBufferPointer { layouts in
-                writeAccepted(view, layout: layouts[view.routeIndex], to: &w)
-            }
+            writeAccepted(view, layouts: table.resultJSON, to: &w)
             return true
         }, rejected: { rejection in
             writeRejected(rejection, to: &w)
@@ -46,7 +44,8 @@ public enum LinkResultJSON {
     /// `write(.accepted(view.link))` without the strings, in one reserved stretch of the
     /// writer's buffer. The values are escaped with `escapeSafeText`: the canonicaliser
     /// refused every control and unsafe character in them.
-    private static func writeAccepted(_ view: AcceptedLinkView, layout json: RouteResultJSON, to w: inout JSONWriter) {
+    private static func writeAccepted(_ view: AcceptedLinkView, layouts: ResultJSONLayout, to w: inout JSONWriter) {
+        let json = layouts.route(view.routeIndex)
         // Each value is no longer than its canonical spelling, so 2 × the canonical form
         // bounds the escaped values (and 6 × bounds it escaped in full).
         let bound = 48 + json.constantBytes + 8 * view.canonical.count + 2 * view.values.count
@@ -58,17 +57,17 @@ public enum LinkResultJSON {
             } else {
                 out.advance(JSONWriter.escape(view.canonical, into: out.next))
             }
-            out.copy(json.routeAndParams)
+            out.copy(layouts.routeAndParams(json))
             for i in 0..<view.parameterCount {
                 if i > 0 { out.byte(UInt8(ascii: ",")) }
-                out.copy(json.parameterKeys[view.parameterNameIndex(i)])
+                out.copy(layouts.parameterKey(json, segment: view.parameterNameIndex(i)))
                 out.advance(JSONWriter.escapeSafeText(view.parameterValue(i), into: out.next))
                 out.byte(UInt8(ascii: "\""))
             }
             out.copy(#"},"query":{"#)
             for i in 0..<view.queryCount {
                 if i > 0 { out.byte(UInt8(ascii: ",")) }
-                out.copy(json.queryKeys[view.queryNameIndex(i)])
+                out.copy(layouts.queryKey(json, slot: view.queryNameIndex(i)))
                 out.advance(JSONWriter.escapeSafeText(view.queryValue(i), into: out.next))
                 out.byte(UInt8(ascii: "\""))
             }
@@ -108,43 +107,100 @@ public enum LinkResultJSON {
     }
 }
 
-/// The constant parts of one route's accepted answer, escaped once when the table is
-/// built: `","route":"NAME","params":{`, each parameter key as `"KEY":"` and each query key
-/// likewise (the value, escaped, and its closing quote follow).
-struct RouteResultJSON: Sendable {
-    let routeAndParams: [UInt8]
-    /// By segment index (`CompiledRoute.parameterNames`).
-    let parameterKeys: [[UInt8]]
-    /// By query slot (`CompiledRoute.slotNames`).
-    let queryKeys: [[UInt8]]
-    /// True when every byte of a canonical link of this route is printable ASCII other
-    /// than `"` and `\`: the host, the literal segments and the query keys are (values are
-    /// percent-encoded into that set), so the canonical form is copied without escaping.
-    let canonicalIsPlain: Bool
-    /// The bytes of `routeAndParams` and of every key (a bound for one answer's constant parts).
-    let constantBytes: Int
+/// The constant parts of the accepted answers of a table's routes, escaped once when the
+/// table is built: per route `","route":"NAME","params":{`, each parameter key as `"KEY":"`
+/// and each query key likewise (the value, escaped, and its closing quote follow). They
+/// live in memory of their own, never changed after init, so writing an answer reads them
+/// through plain pointers and retains nothing per line.
+final class ResultJSONLayout: @unchecked Sendable {  // immutable after init
+    struct Route {
+        /// Its pieces, from this one: `routeAndParams`, a key per path segment (by segment
+        /// index, `CompiledRoute.parameterNames`), then a key per query slot (`slotNames`).
+        let firstPiece: Int
+        let segmentCount: Int
+        /// True when every byte of a canonical link of this route is printable ASCII other
+        /// than `"` and `\`: the host, the literal segments and the query keys are (values
+        /// are percent-encoded into that set), so the canonical form is copied unescaped.
+        let canonicalIsPlain: Bool
+        /// The bytes of all its pieces (a bound for one answer's constant parts).
+        let constantBytes: Int
+    }
 
-    init(_ route: CompiledRoute, hosts: [String]) {
-        func keyPrefix(_ name: String) -> [UInt8] {
-            var w = JSONWriter(capacity: name.utf8.count + 8)
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// Piece k is `bytes[pieceStarts[k]..<pieceStarts[k + 1]]`.
+    private let pieceStarts: UnsafeMutableBufferPointer<Int>
+    private let routes: UnsafeMutableBufferPointer<Route>
+
+    init(_ compiled: [CompiledRoute], hosts: [String]) {
+        var pool: [UInt8] = []
+        var starts: [Int] = []
+        var layouts: [Route] = []
+        func add(_ piece: [UInt8]) {
+            starts.append(pool.count)
+            pool += piece
+        }
+        for route in compiled {
+            let first = starts.count, poolStart = pool.count
+            add(JSONWriter.bytes(capacity: 64) { w in
+                w.raw(#"","route":"#)
+                w.string(route.route.name)
+                w.raw(#","params":{"#)
+            })
+            for name in route.parameterNames + route.slotNames { add(Self.keyPrefix(name)) }
+            layouts.append(Route(firstPiece: first, segmentCount: route.parameterNames.count,
+                                 canonicalIsPlain: Self.canonicalIsPlain(route, host: hosts.first ?? ""),
+                                 constantBytes: pool.count - poolStart))
+        }
+        starts.append(pool.count)
+        bytes = .allocate(capacity: max(pool.count, 1))
+        _ = bytes.initialize(from: pool)
+        pieceStarts = .allocate(capacity: starts.count)
+        _ = pieceStarts.initialize(from: starts)
+        routes = .allocate(capacity: max(layouts.count, 1))
+        _ = routes.initialize(from: layouts)
+    }
+
+    deinit {
+        bytes.deallocate()
+        pieceStarts.deallocate()
+        routes.deallocate()
+    }
+
+    @inline(__always)
+    func route(_ index: Int) -> Route { routes[index] }
+
+    @inline(__always)
+    func routeAndParams(_ route: Route) -> UnsafeBufferPointer<UInt8> { piece(route.firstPiece) }
+
+    /// `"KEY":"` of the parameter at `segment` (its index in the pattern).
+    @inline(__always)
+    func parameterKey(_ route: Route, segment: Int) -> UnsafeBufferPointer<UInt8> { piece(route.firstPiece + 1 + segment) }
+
+    /// `"KEY":"` of the query item in `slot`.
+    @inline(__always)
+    func queryKey(_ route: Route, slot: Int) -> UnsafeBufferPointer<UInt8> {
+        piece(route.firstPiece + 1 + route.segmentCount + slot)
+    }
+
+    @inline(__always)
+    private func piece(_ k: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[pieceStarts[k]..<pieceStarts[k + 1]])
+    }
+
+    private static func keyPrefix(_ name: String) -> [UInt8] {
+        JSONWriter.bytes(capacity: name.utf8.count + 8) { w in
             w.key(name)
             w.raw("\"")
-            return w.bytes
         }
-        var head = JSONWriter(capacity: 64)
-        head.raw(#"","route":"#)
-        head.string(route.route.name)
-        head.raw(#","params":{"#)
-        routeAndParams = head.bytes
-        parameterKeys = route.parameterNames.map(keyPrefix)
-        queryKeys = route.slotNames.map(keyPrefix)
+    }
+
+    private static func canonicalIsPlain(_ route: CompiledRoute, host: String) -> Bool {
         func plain(_ text: some Sequence<UInt8>) -> Bool { text.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } }
         let literals = route.route.segments.allSatisfy { segment in
             if case .literal(let text) = segment { return plain(text.utf8) }
             return true
         }
-        canonicalIsPlain = plain((hosts.first ?? "").utf8) && literals && route.slotKeys.allSatisfy { plain($0) }
-        constantBytes = routeAndParams.count + (parameterKeys + queryKeys).reduce(0) { $0 + $1.count }
+        return plain(host.utf8) && literals && route.slotKeys.allSatisfy { plain($0) }
     }
 }
 
@@ -176,9 +232,6 @@ private struct UncheckedBytes {
         next.update(from: from, count: bytes.count)
         next += bytes.count
     }
-
-    @inline(__always)
-    mutating func copy(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { copy($0) } }
 
     @inline(__always)
     mutating func copy(_ text: StaticString) { text.withUTF8Buffer { copy($0) } }

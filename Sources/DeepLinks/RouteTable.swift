@@ -15,8 +15,8 @@ public struct RouteTable: Sendable {
     /// The matcher and byte forms the canonicaliser works from, in one object so that a
     /// check retains one reference, not a dozen arrays.
     let compiled: CompiledRouteTable
-    /// Per route, the constant parts of `check-link`'s JSON answer (see `LinkResultJSON`).
-    let resultJSON: [RouteResultJSON]
+    /// The constant parts of `check-link`'s JSON answer, per route (see `LinkResultJSON`).
+    let resultJSON: ResultJSONLayout
 
     /// Parses, validates and compiles a table from its JSON text. Pure: the caller reads
     /// the file and passes its name as `source` for messages.
@@ -30,7 +30,7 @@ public struct RouteTable: Sendable {
         self.document = loaded.document
         self.compiled = CompiledRouteTable(app: loaded.app, hosts: loaded.hosts,
                                            passthroughQuery: loaded.passthroughQuery, routes: loaded.routes)
-        self.resultJSON = compiled.compiledRoutes.map { RouteResultJSON($0, hosts: loaded.hosts) }
+        self.resultJSON = ResultJSONLayout(compiled.compiledRoutes, hosts: loaded.hosts)
     }
 
     public init(json: String, source: String) throws(RouteTableError) {

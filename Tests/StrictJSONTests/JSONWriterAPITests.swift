@@ -127,3 +127,30 @@ import DeepLinks
         #expect(mismatches.isEmpty, "regenerate TextSafety's tables: \(mismatches.prefix(20))")
     }
 }
+
+@Suite struct EscapeSafeTextTests {
+    /// `escapeSafeText` writes what `escape` writes for text without controls or unsafe
+    /// characters: quotes and backslashes at every offset around its 8-byte steps, UTF-8
+    /// of every length, a word cut by the end.
+    @Test func sameBytesAsTheFullEscaper() {
+        let pieces = ["a", "\"", "\\", "é", "日本", "😀", "%", "~", "ż", "Ω"]
+        var texts: [String] = ["", "plain-ascii-0123456789", String(repeating: "x", count: 23)]
+        for lead in 0..<10 {
+            for piece in pieces { texts.append(String(repeating: "k", count: lead) + piece + String(repeating: "z", count: 9 - lead)) }
+        }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<300 { texts.append((0..<Int.random(in: 1...30, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()) }
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let (full, safe) = bytes.withUnsafeBufferPointer { input in
+                (escaped(input) { JSONWriter.escape($0, into: $1) }, escaped(input) { JSONWriter.escapeSafeText($0, into: $1) })
+            }
+            #expect(full == safe, "\(text)")
+        }
+    }
+
+    private func escaped(_ input: UnsafeBufferPointer<UInt8>,
+                         _ escaper: (UnsafeBufferPointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 6 * input.count + 1) { out, count in count = escaper(input, out.baseAddress!) }
+    }
+}

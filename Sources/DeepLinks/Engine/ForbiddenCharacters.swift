@@ -7,6 +7,9 @@ enum ForbiddenCharacters {
     static func contains(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0x80 { return v <= 0x20 || v == 0x7F }
+        // Most text of links (Latin, Greek, Cyrillic, CJK, emoji) lies in ranges holding
+        // neither kind, answered without the lists (a test checks every scalar).
+        if (v >= 0xAE && v < 0x600) || (v > 0x3000 && v < 0xFEFF) || (v > 0x1D17A && v < 0xE0000) { return false }
         return TextSafety.isUnsafe(scalar) || TextSafety.isWhitespace(scalar)
     }
 }

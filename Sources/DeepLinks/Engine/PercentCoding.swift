@@ -70,15 +70,27 @@ enum PercentCoding {
         return t
     }
 
-    /// Appends `bytes` percent-encoding everything not in `safe` (uppercase hex).
+    /// Appends `bytes` percent-encoding everything not in `safe` (uppercase hex), ASCII
+    /// letters lowercased first when `lowercasing` (a uuid).
     @inline(__always)
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>,
                        lowercasing: Bool = false, into out: inout CanonicalWriter) {
+        // Two loops, so the usual one does not test the flag per byte.
+        if lowercasing {
+            encode(bytes, safe: safe, into: &out, ASCII.lowercased)
+        } else {
+            encode(bytes, safe: safe, into: &out) { $0 }
+        }
+    }
+
+    @inline(__always)
+    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>,
+                               into out: inout CanonicalWriter, _ map: (UInt8) -> UInt8) {
         // The usual case: room for the worst (every byte as %XX), so no check per byte.
         if let dst = out.room(for: 3 * bytes.count) {
             var o = 0
             for raw in bytes {
-                let c = lowercasing ? ASCII.lowercased(raw) : raw
+                let c = map(raw)
                 if safe[Int(c)] {
                     dst[o] = c
                     o += 1
@@ -93,7 +105,7 @@ enum PercentCoding {
             return
         }
         for raw in bytes {
-            let c = lowercasing ? ASCII.lowercased(raw) : raw
+            let c = map(raw)
             if safe[Int(c)] {
                 out.append(c)
             } else {
