@@ -82,7 +82,7 @@ public enum LinkResultJSON {
         w.raw(#"{"ok":false,"error":{"code":""#)
         w.rawBytes(rejection.code.rawValue)  // identifiers: nothing to escape
         w.raw(#"","message":""#)
-        w.escaped(rejection.message)
+        rejection.text.bytes.withUnsafeBufferPointer { w.escaped(utf8: $0) }
         w.raw("\"}}")
         w.endedValue()
     }

@@ -2,8 +2,8 @@ import StrictJSON
 
 /// Names for characters in messages: `U+202E (bidi control)`.
 enum CharacterNames {
-    static func describe(_ scalar: Unicode.Scalar) -> String {
-        "U+\(Hex.padded(UInt64(scalar.value), width: 4, uppercase: true)) (\(kind(scalar)))"
+    static func describe(_ scalar: Unicode.Scalar) -> LinkMessage {
+        "U+\(uppercaseHex: scalar.value, width: 4) (\(kind(scalar)))"
     }
 
     static func kind(_ scalar: Unicode.Scalar) -> String {

@@ -49,7 +49,7 @@ extension CompiledRouteTable {
         let scanMayHaveStopped = rejection.code == .forbiddenCharacter || rejection.code == .malformed
             || rejection.code == .tooLong
         if scanMayHaveStopped, let bad = UTF8Scalar.firstInvalidOffset(bytes) {
-            rejection = LinkRejection(code: .malformed, message: "the link is not valid UTF-8 at byte offset \(bad)")
+            rejection = LinkRejection(code: .malformed, "the link is not valid UTF-8 at byte offset \(bad)")
         }
         return rejected(rejection)
     }
@@ -58,6 +58,6 @@ extension CompiledRouteTable {
 extension LinkRejection {
     /// A link of `byteCount` UTF-8 bytes, over `LinkLimits.maxBytes`.
     public static func tooLong(byteCount: Int) -> LinkRejection {
-        LinkRejection(code: .tooLong, message: "link is \(byteCount) bytes; the limit is \(LinkLimits.maxBytes)")
+        LinkRejection(code: .tooLong, "link is \(byteCount) bytes; the limit is \(LinkLimits.maxBytes)")
     }
 }

@@ -7,6 +7,9 @@ final class CompiledRouteTable: Sendable {
     let schemeBytes: [UInt8]
     /// `example.com, www.example.com`, for messages.
     let hostList: String
+    /// `https, shop` and `https:// or shop://` (or `https` and `https://` alone), for messages.
+    let acceptedSchemes: String
+    let expectedSchemes: String
     let hostBytes: [[UInt8]]
     let routes: [Route]
     let compiledRoutes: [CompiledRoute]
@@ -16,6 +19,9 @@ final class CompiledRouteTable: Sendable {
         self.scheme = app.scheme
         self.schemeBytes = Array((app.scheme ?? "").utf8)
         self.hostList = hosts.joined(separator: ", ")
+        let schemes = ["https"] + (app.scheme.map { [$0] } ?? [])
+        self.acceptedSchemes = schemes.joined(separator: ", ")
+        self.expectedSchemes = schemes.map { $0 + "://" }.joined(separator: " or ")
         self.hostBytes = hosts.map { Array($0.utf8) }
         self.routes = routes
         self.compiledRoutes = routes.indices.map { CompiledRoute(route: routes[$0], index: $0, passthroughQuery: passthroughQuery) }

@@ -25,11 +25,22 @@ public enum LinkErrorCode: String, Sendable, CaseIterable, Codable {
 /// A refused link: exactly one code, and a message that quotes input only escaped.
 public struct LinkRejection: Error, Sendable, Equatable {
     public var code: LinkErrorCode
-    public var message: String
+    /// The message's UTF-8, as the canonicaliser composed it (no String until asked for).
+    var text: LinkMessage
+
+    public var message: String {
+        get { text.string }
+        set { text = LinkMessage(newValue) }
+    }
 
     public init(code: LinkErrorCode, message: String) {
         self.code = code
-        self.message = message
+        self.text = LinkMessage(message)
+    }
+
+    init(code: LinkErrorCode, _ text: LinkMessage) {
+        self.code = code
+        self.text = text
     }
 }
 

@@ -12,7 +12,7 @@ extension LinkScanner {
             end += 1
         }
         guard end < input.count, input[end] == UInt8(ascii: ":"), end > 0 else {
-            throw reject(.malformed, "the link has no scheme (expected \(acceptedSchemes(joinedBy: " or ", suffix: "://")))")
+            throw reject(.malformed, "the link has no scheme (expected \(table.expectedSchemes))")
         }
         guard ASCII.isAlpha(input[0]) else {
             throw reject(.malformed, "the scheme must start with a letter")
@@ -26,13 +26,7 @@ extension LinkScanner {
         let scheme = UnsafeBufferPointer(rebasing: input[0..<end])
         if equalsIgnoringCase(scheme, Self.https) { return (.https, end + 1) }
         if equalsIgnoringCase(scheme, table.schemeBytes) { return (.app, end + 1) }
-        throw reject(.schemeNotAllowed,
-                     "scheme \(quoted(scheme)) is not allowed (accepted: \(acceptedSchemes(joinedBy: ", ", suffix: "")))")
-    }
-
-    /// `https` and the app's own scheme when it has one, for messages.
-    private func acceptedSchemes(joinedBy separator: String, suffix: String) -> String {
-        ["https", table.scheme].compactMap { $0.map { $0 + suffix } }.joined(separator: separator)
+        throw reject(.schemeNotAllowed, "scheme \(quoted(scheme)) is not allowed (accepted: \(table.acceptedSchemes))")
     }
 
     /// `marks` locate `@` and `:` without another scan. Nothing before the authority holds

@@ -41,9 +41,13 @@ extension LinkScanner {
                 return reject(.invalidParameter, "path segment \(k + 1) \(quoted(path.segment(k))) is not a valid :\(name) for route \(TextSafety.quoted(route.name)) (\(route.pattern)): it must be \(type.requirement)")
             }
         }
-        var shown = ""
-        for k in 0..<path.count { shown += "/" + path.string(k) }
-        return reject(.noMatchingRoute, "no route matches the path \(TextSafety.quoted(shown.isEmpty ? "/" : shown))")
+        var shown: [UInt8] = []
+        for k in 0..<path.count {
+            shown.append(UInt8(ascii: "/"))
+            shown.append(contentsOf: path.segment(k))
+        }
+        if shown.isEmpty { shown = [UInt8(ascii: "/")] }
+        return shown.withUnsafeBufferPointer { reject(.noMatchingRoute, "no route matches the path \(quoted($0))") }
     }
 
     /// Writes the canonical form into stack memory and hands `consume` a view of it and

@@ -71,8 +71,8 @@ struct LinkScanner {
 
     // Helpers shared by the stages.
 
-    func reject(_ code: LinkErrorCode, _ message: String) -> LinkRejection {
-        LinkRejection(code: code, message: message)
+    func reject(_ code: LinkErrorCode, _ message: LinkMessage) -> LinkRejection {
+        LinkRejection(code: code, message)
     }
 
     func firstIndex(of ascii: Unicode.Scalar, in range: Range<Int>) -> Int? {
@@ -90,11 +90,11 @@ struct LinkScanner {
     }
 
     /// Input text quoted for a message, escaped so hostile characters never print raw.
-    func quoted(_ range: Range<Int>) -> String {
+    func quoted(_ range: Range<Int>) -> QuotedBytes {
         quoted(UnsafeBufferPointer(rebasing: input[range]))
     }
 
-    func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        TextSafety.quoted(String(decoding: bytes, as: UTF8.self))
+    func quoted(_ bytes: UnsafeBufferPointer<UInt8>) -> QuotedBytes {
+        QuotedBytes(bytes: bytes)
     }
 }

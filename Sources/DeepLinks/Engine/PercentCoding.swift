@@ -9,7 +9,7 @@ enum PercentCoding {
     @inline(__always)
     static func decode(_ input: UnsafeBufferPointer<UInt8>, from: Int, limit: Int, stop: UInt8, alsoStop: UInt8,
                        into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
-                       what: @autoclosure () -> String) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int) {
+                       what: @autoclosure () -> LinkMessage) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int) {
         var o = start
         var i = from
         while i < limit {
@@ -18,7 +18,7 @@ enum PercentCoding {
             if c == UInt8(ascii: "%") {
                 guard i + 2 < limit, let hi = ASCII.hexValue(input[i + 1]), let lo = ASCII.hexValue(input[i + 2]) else {
                     throw LinkRejection(code: .invalidPercentEncoding,
-                                        message: "\(what()): '%' at byte offset \(i) is not followed by two hex digits")
+                                        "\(what()): '%' at byte offset \(i) is not followed by two hex digits")
                 }
                 out[o] = hi << 4 | lo
                 i += 3
@@ -35,22 +35,21 @@ enum PercentCoding {
     /// because the prescan refuses it).
     static func decode(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
                        into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
-                       what: @autoclosure () -> String) throws(LinkRejection) -> Int {
+                       what: @autoclosure () -> LinkMessage) throws(LinkRejection) -> Int {
         try decode(input, from: range.lowerBound, limit: range.upperBound, stop: 0, alsoStop: 0,
                    into: out, at: start, what: what()).decodedEnd
     }
 
     /// Checks decoded bytes: valid UTF-8, and no character a link may not carry.
-    static func checkDecoded(_ bytes: UnsafeBufferPointer<UInt8>, what: @autoclosure () -> String) throws(LinkRejection) {
+    static func checkDecoded(_ bytes: UnsafeBufferPointer<UInt8>, what: @autoclosure () -> LinkMessage) throws(LinkRejection) {
         var i = 0
         while i < bytes.count {
             guard let (scalar, length) = UTF8Scalar.decode(bytes, at: i) else {
-                throw LinkRejection(code: .invalidPercentEncoding,
-                                    message: "\(what()) is not valid UTF-8 after percent-decoding")
+                throw LinkRejection(code: .invalidPercentEncoding, "\(what()) is not valid UTF-8 after percent-decoding")
             }
             if ForbiddenCharacters.contains(scalar) {
                 throw LinkRejection(code: .forbiddenCharacter,
-                                    message: "\(what()) contains \(CharacterNames.describe(scalar)) after percent-decoding")
+                                    "\(what()) contains \(CharacterNames.describe(scalar)) after percent-decoding")
             }
             i += length
         }
