@@ -47,11 +47,13 @@ extension LinkScanner {
         try ByteClass.table.withUnsafeBufferPointer { classes throws(LinkRejection) in
             var i = 0
             let count = input.count
+            // Offsets stay below the link's length (at most LinkLimits.maxBytes), so the
+            // hot loops step with unchecked additions.
             while true {
                 // Most bytes are plain: a tight loop, no dispatch.
-                while i + 4 <= count, classes[Int(input[i])] | classes[Int(input[i + 1])]
-                        | classes[Int(input[i + 2])] | classes[Int(input[i + 3])] == ByteClass.plain { i += 4 }
-                while i < count, classes[Int(input[i])] == ByteClass.plain { i += 1 }
+                while i &+ 4 <= count, classes[Int(input[i])] | classes[Int(input[i &+ 1])]
+                        | classes[Int(input[i &+ 2])] | classes[Int(input[i &+ 3])] == ByteClass.plain { i &+= 4 }
+                while i < count, classes[Int(input[i])] == ByteClass.plain { i &+= 1 }
                 if i == count { break }
                 let c = input[i]
                 switch classes[Int(c)] {

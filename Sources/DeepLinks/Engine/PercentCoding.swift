@@ -10,23 +10,24 @@ enum PercentCoding {
     static func decode(_ input: UnsafeBufferPointer<UInt8>, from: Int, limit: Int, stop: UInt8, alsoStop: UInt8,
                        into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
                        what: @autoclosure () -> LinkMessage) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int) {
+        // Offsets stay within the link (at most LinkLimits.maxBytes): unchecked steps.
         var o = start
         var i = from
         while i < limit {
             let c = input[i]
             if c == stop || c == alsoStop { break }
             if c == UInt8(ascii: "%") {
-                guard i + 2 < limit, let hi = ASCII.hexValue(input[i + 1]), let lo = ASCII.hexValue(input[i + 2]) else {
+                guard i &+ 2 < limit, let hi = ASCII.hexValue(input[i &+ 1]), let lo = ASCII.hexValue(input[i &+ 2]) else {
                     throw LinkRejection(code: .invalidPercentEncoding,
                                         "\(what()): '%' at byte offset \(i) is not followed by two hex digits")
                 }
                 out[o] = hi << 4 | lo
-                i += 3
+                i &+= 3
             } else {
                 out[o] = c
-                i += 1
+                i &+= 1
             }
-            o += 1
+            o &+= 1
         }
         return (i, o)
     }
@@ -87,17 +88,17 @@ enum PercentCoding {
                                into out: inout CanonicalWriter, _ map: (UInt8) -> UInt8) {
         // The usual case: room for the worst (every byte as %XX), so no check per byte.
         if let dst = out.room(for: 3 * bytes.count) {
-            var o = 0
+            var o = 0  // at most 3 × bytes.count: unchecked steps
             for raw in bytes {
                 let c = map(raw)
                 if safe[Int(c)] {
                     dst[o] = c
-                    o += 1
+                    o &+= 1
                 } else {
                     dst[o] = UInt8(ascii: "%")
-                    dst[o + 1] = Hex.digit(c >> 4, uppercase: true)
-                    dst[o + 2] = Hex.digit(c & 0x0F, uppercase: true)
-                    o += 3
+                    dst[o &+ 1] = Hex.digit(c >> 4, uppercase: true)
+                    dst[o &+ 2] = Hex.digit(c & 0x0F, uppercase: true)
+                    o &+= 3
                 }
             }
             out.count += o
