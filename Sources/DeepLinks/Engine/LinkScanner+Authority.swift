@@ -29,17 +29,17 @@ extension LinkScanner {
         throw reject(.schemeNotAllowed, "scheme \(quoted(scheme)) is not allowed (accepted: \(table.acceptedSchemes))")
     }
 
-    /// `marks` locate `@` and `:` without another scan. Nothing before the authority holds
-    /// an `@`, and only the scheme's own `:`, so the authority contains one of them exactly
-    /// when the first `@` (or the second `:`) falls inside it.
-    func checkAuthority(_ range: Range<Int>, scheme: Scheme, marks: Landmarks) throws(LinkRejection) {
-        if let at = marks.firstAt, range.contains(at) {
+    /// The authority is searched for `@` and `:` itself (the prescan does not note them):
+    /// nothing before it holds an `@`, and only the scheme's own `:`, so the first of each
+    /// in it is also the link's first `@` and its first `:` after the scheme.
+    func checkAuthority(_ range: Range<Int>, scheme: Scheme) throws(LinkRejection) {
+        if let at = firstIndex(of: "@", in: range) {
             throw reject(.userInfoNotAllowed, "the link has user info (\(quoted(range.lowerBound..<at)) before '@'); credentials are not allowed in links")
         }
         if scheme == .https, range.lowerBound < range.upperBound, input[range.lowerBound] == UInt8(ascii: "[") {
             throw reject(.hostNotAllowed, "the host \(quoted(range)) is an IP literal; only listed host names are allowed")
         }
-        if let colon = marks.secondColon, range.contains(colon) {
+        if let colon = firstIndex(of: ":", in: range) {
             throw reject(.portNotAllowed, "the link has a port (\(quoted((colon + 1)..<range.upperBound)) after ':' at byte offset \(colon)); ports are not allowed")
         }
         if scheme == .https { try checkHost(range) }

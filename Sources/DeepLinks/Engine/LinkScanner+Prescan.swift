@@ -11,18 +11,20 @@ extension LinkScanner {
         var firstBracket: Int?
         var firstHash: Int?
         var firstQuestion: Int?
-        var firstAt: Int?
-        /// The scheme's `:` is the first; the second is the first after the scheme.
-        var firstColon: Int?
-        var secondColon: Int?
     }
 
+    /// What the pass does at a byte: nothing (plain), add one to a count (counted), or stop
+    /// for the byte's class. `@` and `:` are plain: the authority looks for them itself.
     enum ByteClass {
-        static let plain: UInt8 = 0, forbidden: UInt8 = 1, unencoded: UInt8 = 2, bracket: UInt8 = 3
-        static let hash: UInt8 = 4, question: UInt8 = 5, nonASCII: UInt8 = 6, slash: UInt8 = 7, ampersand: UInt8 = 8
-        static let at: UInt8 = 9, colon: UInt8 = 10
+        static let plain: UInt8 = 0, counted: UInt8 = 1, forbidden: UInt8 = 2, unencoded: UInt8 = 3
+        static let bracket: UInt8 = 4, hash: UInt8 = 5, question: UInt8 = 6, nonASCII: UInt8 = 7
 
-        static let table: [UInt8] = {
+        /// Before the first `?`: `/` is counted, `?` stops the pass.
+        static let beforeQuery: [UInt8] = table(counting: "/", stoppingAtQuestion: true)
+        /// After it: `&` is counted, `?` and `/` are plain.
+        static let afterQuery: [UInt8] = table(counting: "&", stoppingAtQuestion: false)
+
+        private static func table(counting: Unicode.Scalar, stoppingAtQuestion: Bool) -> [UInt8] {
             var t = [UInt8](repeating: plain, count: 256)
             for c in 0...0x20 { t[c] = forbidden }
             t[0x7F] = forbidden
@@ -30,58 +32,76 @@ extension LinkScanner {
             t[Int(UInt8(ascii: "["))] = bracket
             t[Int(UInt8(ascii: "]"))] = bracket
             t[Int(UInt8(ascii: "#"))] = hash
-            t[Int(UInt8(ascii: "?"))] = question
-            t[Int(UInt8(ascii: "/"))] = slash
-            t[Int(UInt8(ascii: "&"))] = ampersand
-            t[Int(UInt8(ascii: "@"))] = at
-            t[Int(UInt8(ascii: ":"))] = colon
+            if stoppingAtQuestion { t[Int(UInt8(ascii: "?"))] = question }
+            t[Int(UInt8(ascii: counting))] = counted
             for c in 0x80...0xFF { t[c] = nonASCII }
             return t
-        }()
+        }
     }
 
     /// One pass over the whole link: refuses whitespace, controls, bidi and format
-    /// characters anywhere (raw), and notes where the other stages must look.
+    /// characters anywhere (raw), and notes where the other stages must look. It runs in
+    /// two parts, before and after the first `?`, so that the separators each part counts
+    /// (`/` in the path, `&` in the query) cost no stop.
     func prescan() throws(LinkRejection) -> Landmarks {
         var marks = Landmarks()
-        try ByteClass.table.withUnsafeBufferPointer { classes throws(LinkRejection) in
-            var i = 0
-            let count = input.count
-            // Offsets stay below the link's length (at most LinkLimits.maxBytes), so the
-            // hot loops step with unchecked additions.
-            while true {
-                // Most bytes are plain: a tight loop, no dispatch.
-                while i &+ 4 <= count, classes[Int(input[i])] | classes[Int(input[i &+ 1])]
-                        | classes[Int(input[i &+ 2])] | classes[Int(input[i &+ 3])] == ByteClass.plain { i &+= 4 }
-                while i < count, classes[Int(input[i])] == ByteClass.plain { i &+= 1 }
-                if i == count { break }
-                let c = input[i]
-                switch classes[Int(c)] {
-                case ByteClass.forbidden:
-                    throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
-                case ByteClass.nonASCII:
-                    guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
-                        throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
-                    }
-                    if ForbiddenCharacters.contains(scalar) {
-                        throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(scalar)) at byte offset \(i)")
-                    }
-                    i += length
-                    continue
-                case ByteClass.unencoded: if marks.firstUnencoded == nil { marks.firstUnencoded = i }
-                case ByteClass.bracket: if marks.firstBracket == nil { marks.firstBracket = i }
-                case ByteClass.slash: if marks.firstQuestion == nil { marks.slashes += 1 }
-                case ByteClass.ampersand: if marks.firstQuestion != nil { marks.ampersands += 1 }
-                case ByteClass.hash: if marks.firstHash == nil { marks.firstHash = i }
-                case ByteClass.at: if marks.firstAt == nil { marks.firstAt = i }
-                case ByteClass.colon:
-                    if marks.firstColon == nil { marks.firstColon = i } else if marks.secondColon == nil { marks.secondColon = i }
-                default: if marks.firstQuestion == nil { marks.firstQuestion = i }
-                }
-                i += 1
+        var slashes = 0, ampersands = 0
+        let question = try ByteClass.beforeQuery.withUnsafeBufferPointer { classes throws(LinkRejection) in
+            try scan(from: 0, classes, counting: &slashes, marks: &marks)
+        }
+        if question < input.count {
+            marks.firstQuestion = question
+            _ = try ByteClass.afterQuery.withUnsafeBufferPointer { classes throws(LinkRejection) in
+                try scan(from: question + 1, classes, counting: &ampersands, marks: &marks)
             }
         }
+        marks.slashes = slashes
+        marks.ampersands = ampersands
         return marks
+    }
+
+    /// Scans from `start` to the end of the link, or to a `?` where `classes` stops there:
+    /// returns where it stopped.
+    private func scan(from start: Int, _ classes: UnsafeBufferPointer<UInt8>, counting counted: inout Int,
+                      marks: inout Landmarks) throws(LinkRejection) -> Int {
+        // Offsets stay below the link's length (at most LinkLimits.maxBytes), so the hot
+        // loops step with unchecked additions.
+        var i = start
+        let count = input.count
+        while true {
+            // Most bytes are plain or counted: a tight loop, no dispatch.
+            while i &+ 4 <= count {
+                let a = classes[Int(input[i])], b = classes[Int(input[i &+ 1])]
+                let c = classes[Int(input[i &+ 2])], d = classes[Int(input[i &+ 3])]
+                if a | b | c | d > ByteClass.counted { break }
+                counted &+= Int(a &+ b &+ c &+ d)
+                i &+= 4
+            }
+            while i < count, classes[Int(input[i])] <= ByteClass.counted {
+                counted &+= Int(classes[Int(input[i])])
+                i &+= 1
+            }
+            if i == count { return i }
+            let c = input[i]
+            switch classes[Int(c)] {
+            case ByteClass.forbidden:
+                throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
+            case ByteClass.nonASCII:
+                guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
+                    throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
+                }
+                if ForbiddenCharacters.contains(scalar) {
+                    throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(scalar)) at byte offset \(i)")
+                }
+                i &+= length
+                continue
+            case ByteClass.unencoded: if marks.firstUnencoded == nil { marks.firstUnencoded = i }
+            case ByteClass.bracket: if marks.firstBracket == nil { marks.firstBracket = i }
+            case ByteClass.hash: if marks.firstHash == nil { marks.firstHash = i }
+            default: return i  // the first `?`
+            }
+            i &+= 1
+        }
     }
 
     /// ASCII that RFC 3986 never allows raw. WHATWG parsers "repair" some of these

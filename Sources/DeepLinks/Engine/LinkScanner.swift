@@ -55,7 +55,7 @@ struct LinkScanner {
         if let hash = marks.firstHash {
             throw reject(.fragmentNotAllowed, "the link has a fragment ('#' at byte offset \(hash)); fragments are not allowed")
         }
-        try checkAuthority(authorityStart..<authorityEnd, scheme: scheme, marks: marks)
+        try checkAuthority(authorityStart..<authorityEnd, scheme: scheme)
         // The scheme cannot hold '?', so the first one starts the query.
         let queryMark = marks.firstQuestion ?? input.count
         // For the app's scheme the "host" is the first path segment: shop://product/42 is /product/42.
