@@ -77,13 +77,22 @@ public enum LinkResultJSON {
         w.endedValue()
     }
 
-    /// `write(.rejected(rejection))`, the constant parts copied rather than composed.
+    /// `write(.rejected(rejection))`, the constant parts copied rather than composed. The
+    /// message is the canonicaliser's own: its input is quoted through `TextSafety`, which
+    /// escapes every control and unsafe character, so `escapeSafeText` writes it.
     private static func writeRejected(_ rejection: LinkRejection, to w: inout JSONWriter) {
-        w.raw(#"{"ok":false,"error":{"code":""#)
-        w.rawBytes(rejection.code.rawValue)  // identifiers: nothing to escape
-        w.raw(#"","message":""#)
-        rejection.text.bytes.withUnsafeBufferPointer { w.escaped(utf8: $0) }
-        w.raw("\"}}")
+        rejection.text.bytes.withUnsafeBufferPointer { message in
+            w.raw(maxBytes: 96 + 2 * message.count) { start in  // 96: the constant parts and the longest code
+                var out = UncheckedBytes(start)
+                out.copy(#"{"ok":false,"error":{"code":""#)
+                var code = rejection.code.rawValue  // an identifier: nothing to escape
+                code.withUTF8 { out.copy($0) }
+                out.copy(#"","message":""#)
+                out.advance(JSONWriter.escapeSafeText(message, into: out.next))
+                out.copy("\"}}")
+                return out.count
+            }
+        }
         w.endedValue()
     }
 
