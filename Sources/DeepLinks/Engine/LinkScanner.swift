@@ -75,9 +75,16 @@ struct LinkScanner {
         LinkRejection(code: code, message)
     }
 
+    /// Inlined, so each search is a tight loop over one constant byte (the authority is
+    /// searched for `@` and `:` on every link).
+    @inline(__always)
     func firstIndex(of ascii: Unicode.Scalar, in range: Range<Int>) -> Int? {
         let c = UInt8(ascii: ascii)
-        for i in range where input[i] == c { return i }
+        var i = range.lowerBound
+        while i < range.upperBound {
+            if input[i] == c { return i }
+            i &+= 1
+        }
         return nil
     }
 
