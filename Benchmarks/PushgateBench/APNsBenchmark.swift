@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Payloads
+import Synchronization
 
 /// `apns`: the libcurl transport against a local h2o sink, next to h2load's rate and a
 /// bare libcurl program's against the same sink in the same run (1 connection, 100
@@ -135,32 +136,28 @@ enum APNsBenchmark {
         }
         let cpuBefore = cpuMicroseconds()
         let start = monotonicNanoseconds()
-        let work: @Sendable () async -> Int = {
-            await withTaskGroup(of: Bool.self) { group in
-                var next = 0
-                var ok = 0
-                func add() {
-                    let request = requests[next % requests.count]
-                    if executors.isEmpty {
-                        group.addTask { if case .delivered = await client.send(request) { true } else { false } }
-                    } else {
-                        group.addTask(executorPreference: executors[next % executors.count]) {
-                            if case .delivered = await client.send(request) { true } else { false }
+        // As `pushgate send` runs (SendJob): `inFlight` worker tasks, each taking the next
+        // request and sending it until none is left, spread over the executors.
+        let next = Atomic<Int>(0)
+        let delivered = blockingRun {
+            await withTaskGroup(of: Int.self) { group in
+                for worker in 0..<inFlight {
+                    let work: @Sendable () async -> Int = {
+                        var ok = 0
+                        while true {
+                            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                            guard index < count else { return ok }
+                            if case .delivered = await client.send(requests[index % requests.count]) { ok += 1 }
                         }
                     }
-                    next += 1
+                    if executors.isEmpty {
+                        group.addTask(operation: work)
+                    } else {
+                        group.addTask(executorPreference: executors[worker % executors.count], operation: work)
+                    }
                 }
-                for _ in 0..<inFlight { add() }
-                while let result = await group.next() {
-                    if result { ok += 1 }
-                    if next < count { add() }
-                }
-                return ok
+                return await group.reduce(0, +)
             }
-        }
-        let delivered = blockingRun {
-            if let first = executors.first { return await withTaskExecutorPreference(first, operation: work) }
-            return await work()
         }
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         let cpu = Double(cpuMicroseconds() - cpuBefore) / Double(count)

@@ -246,7 +246,11 @@ public final class Dispatcher: Sendable {
             let route = message.stored.route
             // A broadcast's answer is known by the apns-request-id it sent (APNs echoes it).
             let requestID = message.stored.message.channel != nil ? request.header("apns-request-id") : nil
-            Task.detached(executorPreference: executor) { [self] in
+            // On one of the transport's threads when it has them (handing the request over
+            // and taking the answer then cross no thread), else on the dispatcher's queue.
+            let executors = chosen.preferredExecutors
+            let preferred: any TaskExecutor = executors.isEmpty ? executor : executors[claim.index % executors.count]
+            Task.detached(executorPreference: preferred) { [self] in
                 guard !stopping.load(ordering: .relaxed) else {
                     finish(Self.givenBack(claim))  // claimed, not yet sent when the stop began
                     return

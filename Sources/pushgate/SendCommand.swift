@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import APNs
+import Synchronization
 import DeepLinks
 import Gateway
 import OptionTable
@@ -273,23 +274,33 @@ enum CampaignSource {
     }
 }
 
-/// One run of `send`: feeds devices to the sender with at most `concurrency` in flight and
-/// reports each result as it arrives. Lives on one task, so its state needs no lock.
+/// One run of `send`: `concurrency` worker tasks, each taking the next device, sending
+/// it and reporting its result, until no device is left. A worker lives for the whole
+/// send (no task per device: creating, finishing and awaiting one cost more than the rest
+/// of the Swift side of a request). The workers share the devices, the rate bucket and
+/// the report under one lock, held only to take a device or record a result.
 final class SendJob: @unchecked Sendable {
     private let plan: CampaignPlan
     private let sender: any NotificationSender
     private let reader: DeviceLineReader?
     private let devicesPath: String
     private let concurrency: Int
-    /// The transport threads the tasks run on (`CurlHTTP2Transport.executors`), so that
+    /// The transport threads the workers run on (`CurlHTTP2Transport.executors`), so that
     /// handing a request over and taking its answer cross no thread; none (the shared
     /// pool) in a dry run, or when the devices come from a pipe, whose reads could block
     /// the thread every transfer waits on.
     private let executors: [any TaskExecutor]
+    /// What the workers share: the report, the devices not yet taken, the rate bucket.
+    private let lock = Mutex(())
     private var report: SendReport
     /// Most devices to send (a `--devices` pipe that could not be counted ahead); nil: all.
     private let deviceLimit: Int?
     private var fed = 0
+    private var campaignDevices: EnumeratedSequence<[Device]>.Iterator
+    /// `rate_per_second`: the outbox's bucket rule, kept in this process (nothing else
+    /// sends this campaign).
+    private var bucket: RateBucket?
+    private let clock = SystemClock()
 
     init(plan: CampaignPlan, delivery: APNsDelivery, reader: DeviceLineReader?, devicesPath: String, report: SendReport,
          deviceLimit: Int? = nil) {
@@ -299,6 +310,8 @@ final class SendJob: @unchecked Sendable {
         self.reader = reader
         self.devicesPath = devicesPath
         self.report = report
+        campaignDevices = plan.devices.enumerated().makeIterator()
+        bucket = plan.campaign.ratePerSecond.map { RateBucket(ratePerSecond: $0) }
         // Enough to keep every stream of every connection busy, bounded for memory.
         let streams = delivery.transport.map { $0.settings.connections * $0.settings.maxConcurrentStreams } ?? 32
         concurrency = min(4096, max(1, streams * 2))
@@ -306,91 +319,67 @@ final class SendJob: @unchecked Sendable {
     }
 
     func run() async -> SendReport {
-        guard let first = executors.first else { return await feed() }
-        return await withTaskExecutorPreference(first) { await self.feed() }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<concurrency {
+                if executors.isEmpty {
+                    group.addTask { await self.work() }
+                } else {
+                    group.addTask(executorPreference: executors[worker % executors.count]) { await self.work() }
+                }
+            }
+        }
+        return lock.withLock { _ in report }
     }
 
-    private func feed() async -> SendReport {
-        var campaignDevices = plan.devices.enumerated().makeIterator()
+    /// One worker: devices until none is left. With a rate cap, each device taken pays for
+    /// the next free moment of the bucket (it may go into debt) and waits for it, so the
+    /// workers' sends are spaced by `1 / ratePerSecond` without waking each other.
+    private func work() async {
         let plan = self.plan
         let sender = self.sender
-        // `rate_per_second`: the outbox's bucket rule, kept in this process (nothing else
-        // sends this campaign). A device the bucket does not allow yet waits in `held`
-        // while one timer task sleeps until it does.
-        var bucket = plan.campaign.ratePerSecond.map { RateBucket(ratePerSecond: $0) }
-        let clock = SystemClock()
-        var held: (Int?, Device)?
-        var timerRunning = false
-        // nil: the rate timer went off.
-        await withTaskGroup(of: (Device, Result<DeliveryResult, PayloadError>)?.self) { group in
-            var inFlight = 0
-            func nextAllowed() -> (Int?, Device)? {
-                guard let next = held ?? nextDevice(&campaignDevices) else { return nil }
-                held = nil
-                guard var capped = bucket else { return next }
-                let now = clock.monotonicSeconds()
-                guard capped.allowance(now: now) >= 1 else {
-                    held = next
-                    if !timerRunning {
-                        timerRunning = true
-                        let wait = max(0.001, capped.nextSendAt(now: now) - now)
-                        group.addTask {
-                            try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
-                            return nil
-                        }
-                    }
-                    return nil
-                }
-                capped.pay(1, now: now)
-                bucket = capped
-                return next
+        while let (position, device, sendAt) = take() {
+            if let sendAt {
+                let wait = sendAt - clock.monotonicSeconds()
+                if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
             }
-            var started = 0
-            func feed() {
-                while inFlight < concurrency, let (position, device) = nextAllowed() {
-                    inFlight += 1
-                    // The campaign's own devices were rendered by the planner; the file's
-                    // are rendered here, once. A device whose variables make the payload
-                    // invalid is rejected, not sent.
-                    let send: @Sendable () async -> (Device, Result<DeliveryResult, PayloadError>)? = {
-                        do throws(PayloadError) {
-                            let request = if let position { plan.plannedRequest(forDeviceAt: position, apnsID: APNsID.random()) }
-                                else { try plan.request(for: device) }
-                            return (device, .success(await sender.send(request)))
-                        } catch {
-                            return (device, .failure(error))
-                        }
-                    }
-                    if executors.isEmpty {
-                        group.addTask(operation: send)
-                    } else {
-                        group.addTask(executorPreference: executors[started % executors.count], operation: send)
-                    }
-                    started += 1
-                }
+            // The campaign's own devices were rendered by the planner; the file's are
+            // rendered here, once. A device whose variables make the payload invalid is
+            // rejected, not sent.
+            let result: Result<DeliveryResult, PayloadError>
+            do throws(PayloadError) {
+                let request = if let position { plan.plannedRequest(forDeviceAt: position, apnsID: APNsID.random()) }
+                    else { try plan.request(for: device) }
+                result = .success(await sender.send(request))
+            } catch {
+                result = .failure(error)
             }
-            feed()
-            while let finished = await group.next() {
-                guard let (device, result) = finished else {
-                    timerRunning = false
-                    feed()
-                    continue
-                }
-                inFlight -= 1
+            lock.withLock { _ in
                 switch result {
                 case .success(let delivery): report.record(device, delivery)
                 case .failure(let error): report.recordRejected(device, error)
                 }
-                feed()
             }
         }
-        return report
+    }
+
+    /// The next device (with its position in the campaign's list, nil for the file's) and,
+    /// under a rate cap, the moment it may go; nil when none is left.
+    private func take() -> (Int?, Device, Double?)? {
+        lock.withLock { _ -> (Int?, Device, Double?)? in
+            guard let (position, device) = nextDevice() else { return nil }
+            guard var capped = bucket else { return (position, device, nil) }
+            let now = clock.monotonicSeconds()
+            let at = capped.nextSendAt(now: now)
+            capped.pay(1, now: now)
+            bucket = capped
+            return (position, device, at > now ? at : nil)
+        }
     }
 
     /// The campaign's own devices first, then the file's; invalid lines are reported here.
     /// With its position in the campaign's list, nil for the file's devices.
-    private func nextDevice(_ campaignDevices: inout EnumeratedSequence<[Device]>.Iterator) -> (Int?, Device)? {
-        guard let next = nextListed(&campaignDevices) else { return nil }
+    private func nextDevice() -> (Int?, Device)? {
+        guard let next = nextListed() else { return nil }
         fed += 1
         if let deviceLimit, fed > deviceLimit {
             report.stop("more than \(deviceLimit) devices from \(TextSafety.quoted(devicesPath)), which could not be counted before sending "
@@ -400,7 +389,7 @@ final class SendJob: @unchecked Sendable {
         return next
     }
 
-    private func nextListed(_ campaignDevices: inout EnumeratedSequence<[Device]>.Iterator) -> (Int?, Device)? {
+    private func nextListed() -> (Int?, Device)? {
         if let (position, device) = campaignDevices.next() { return (position, device) }
         guard let reader, report.readFailure == nil else { return nil }
         do throws(CLIFailure) {
