@@ -15,8 +15,6 @@ public final class APNsClient: NotificationSender {
     private let topicOverride: String?
     private let jitter: @Sendable () -> Double
     private let clock: any TimeSource
-    /// The libcurl transport's threads, when that is the transport.
-    public let preferredExecutors: [any TaskExecutor]
 
     public init(transport: any HTTPTransport, tokens: ProviderTokenManager, retry: RetryPolicy, topicOverride: String? = nil,
                 jitter: @escaping @Sendable () -> Double = Backoff.randomUnit, clock: any TimeSource = SystemClock()) {
@@ -26,7 +24,6 @@ public final class APNsClient: NotificationSender {
         self.topicOverride = topicOverride
         self.jitter = jitter
         self.clock = clock
-        preferredExecutors = (transport as? CurlHTTP2Transport)?.executors ?? []
     }
 
     public func send(_ request: APNsRequest) async -> DeliveryResult {

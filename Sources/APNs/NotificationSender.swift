@@ -4,14 +4,6 @@ import Payloads
 /// entry point the CLI, the HTTP service and the dispatcher use.
 public protocol NotificationSender: Sendable {
     func send(_ request: APNsRequest) async -> DeliveryResult
-    /// Where a task that calls `send` costs least: the transport's threads
-    /// (`CurlHTTP2Transport.executors`), none when any executor does as well. Such a task
-    /// must not block (see `executors`).
-    var preferredExecutors: [any TaskExecutor] { get }
-}
-
-extension NotificationSender {
-    public var preferredExecutors: [any TaskExecutor] { [] }
 }
 
 extension APNsRequest {

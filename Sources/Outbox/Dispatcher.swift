@@ -246,11 +246,10 @@ public final class Dispatcher: Sendable {
             let route = message.stored.route
             // A broadcast's answer is known by the apns-request-id it sent (APNs echoes it).
             let requestID = message.stored.message.channel != nil ? request.header("apns-request-id") : nil
-            // On one of the transport's threads when it has them (handing the request over
-            // and taking the answer then cross no thread), else on the dispatcher's queue.
-            let executors = chosen.preferredExecutors
-            let preferred: any TaskExecutor = executors.isEmpty ? executor : executors[claim.index % executors.count]
-            Task.detached(executorPreference: preferred) { [self] in
+            // On the dispatcher's own executor, not a transport thread: with shared provider
+            // tokens a send reads the stored token (a storage query that may wait on the
+            // database), which must not hold up libcurl's transfers.
+            Task.detached(executorPreference: executor) { [self] in
                 guard !stopping.load(ordering: .relaxed) else {
                     finish(Self.givenBack(claim))  // claimed, not yet sent when the stop began
                     return
