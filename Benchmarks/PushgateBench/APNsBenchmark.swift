@@ -40,6 +40,10 @@ enum APNsBenchmark {
                     ours["\(connections)x\(threads)", default: []].append(m)
                 }
             }
+            if let b = bare[1]?.last, let p = ours["1x1"]?.last {
+                print("  run \(bare[1]!.count): bare \(b), pushgate \(p): \(String(format: "%.0f", p.rate / b.rate * 100))%, "
+                    + "\(String(format: "%.2f", p.cpuMicroseconds / b.cpuMicroseconds))×")
+            }
         }
         let overhead = (0..<runs).compactMap { _ in clientOverhead(body: body)?.cpuMicroseconds }.sorted()
         guard !h2loadRates.isEmpty, let single = ours["1x1"].map(Measurement.median) else {

@@ -26,7 +26,7 @@ public final class APNsClient: NotificationSender {
         self.clock = clock
     }
 
-    public func send(_ request: APNsRequest) async -> DeliveryResult {
+    public nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult {
         var token: ProviderToken
         let probe: Bool
         do {

@@ -28,10 +28,14 @@ public struct TransportSettings: Sendable, Equatable {
     /// A connection that carried nothing for longer than this (whole seconds) is not
     /// trusted with a request: it is closed and a new one opened (`CURLOPT_MAXAGE_CONN`).
     public var maxIdleSeconds: Int
+    /// An answer that started before its deadline may take this much longer to finish;
+    /// then it ends with what arrived (its status line wins).
+    public var stalledAnswerMilliseconds: Int
 
     public init(baseURL: String, caFile: String? = nil, connections: Int = 1, maxConcurrentStreams: Int = 100,
                 timeoutMilliseconds: Int = 10_000, maxResends: Int = 5, breakerThreshold: Int = 3,
-                upkeepIntervalMilliseconds: Int = 20_000, maxIdleSeconds: Int = 60, threads: Int = 1) {
+                upkeepIntervalMilliseconds: Int = 20_000, maxIdleSeconds: Int = 60, threads: Int = 1,
+                stalledAnswerMilliseconds: Int = 5_000) {
         self.baseURL = baseURL
         self.caFile = caFile
         self.connections = connections
@@ -42,6 +46,7 @@ public struct TransportSettings: Sendable, Equatable {
         self.upkeepIntervalMilliseconds = upkeepIntervalMilliseconds
         self.maxIdleSeconds = maxIdleSeconds
         self.threads = threads
+        self.stalledAnswerMilliseconds = stalledAnswerMilliseconds
     }
 
     /// Workers to run: `threads`, at least one, at most one per connection.
@@ -113,7 +118,7 @@ public final class CurlHTTP2Transport: HTTPTransport {
 
     deinit { shutdown() }
 
-    public func send(_ request: TransportRequest) async -> TransportOutcome {
+    public nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome {
         await pickWorker().send(request)
     }
 
@@ -236,7 +241,7 @@ final class CurlWorker: TaskExecutor, Sendable {
 
     func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
-    func send(_ request: TransportRequest) async -> TransportOutcome {
+    nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome {
         if gate.isClosed { return .failure(StartGate.refusal) }
         return await withUnsafeContinuation { continuation in
             let job = TransportJob(request: request, continuation: continuation,

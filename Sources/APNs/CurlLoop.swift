@@ -34,7 +34,7 @@ final class CurlLoop: @unchecked Sendable {
     private let statistics: TransportStatistics
     private let gate: StartGate
     private let maxInFlight: Int
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var active = ActiveTransfers()
     /// Easy handles (each with its transfer) not in use, kept for the next requests.
     private var idleHandles: [CurlTransfer] = []
     private var waiting = JobQueue()
@@ -52,13 +52,11 @@ final class CurlLoop: @unchecked Sendable {
     private var lastProgress: UInt64 = 0
     /// When an answer last arrived on each connection (by its local port), to tell a
     /// silent connection (`silentConnections`).
-    private var lastAnswerOnPort: [Int32: UInt64] = [:]
+    private var lastAnswerOnPort = AnswerTimes()
     static let stallMilliseconds: UInt64 = 200
-    /// libcurl's backstop per transfer: our own deadline sweep comes first, this only ends
-    /// an answer that started and then stalled.
-    static let backstopMilliseconds = 5_000
 
     private let clock: any TimeSource
+    private let baseURL: String
     /// After a lost connection: 25 ms, doubling per loss in a row, at most 2 s.
     static let reconnectBackoff = Backoff(initial: .milliseconds(25), maximum: .seconds(2))
 
@@ -69,6 +67,7 @@ final class CurlLoop: @unchecked Sendable {
         self.clock = clock
         self.settings = settings
         self.statistics = statistics
+        baseURL = settings.baseURL
         breaker = CircuitBreaker(threshold: settings.breakerThreshold)
         maxInFlight = max(1, settings.connections * settings.maxConcurrentStreams)
         let m = multi.pointer
@@ -114,7 +113,7 @@ final class CurlLoop: @unchecked Sendable {
             setConnectionLimit(settings.connections)
         }
         guard now >= lastProgress + Self.stallMilliseconds, connectionLimit < 2 * settings.connections,
-              active.values.contains(where: { $0.job.sends == 0 && $0.startedAt + Self.stallMilliseconds <= now }) else { return }
+              active.transfers.contains(where: { $0.job.sends == 0 && $0.startedAt + Self.stallMilliseconds <= now }) else { return }
         lastProgress = now
         setConnectionLimit(connectionLimit + 1)
         statistics.values.withLock { $0.stallsRelieved += 1 }
@@ -218,38 +217,44 @@ final class CurlLoop: @unchecked Sendable {
             complete(job, .failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
             return
         }
-        transfer.begin(job, baseURL: settings.baseURL, timeoutMilliseconds: Int(job.deadline - now) + Self.backstopMilliseconds,
-                       now: now)
+        transfer.begin(job, baseURL: baseURL, now: now)
         if active.isEmpty { lastProgress = now }
-        let easy = transfer.easy.handle.pointer
-        guard curl_multi_add_handle(multi.pointer, easy) == CURLM_OK else {
+        guard curl_multi_add_handle(multi.pointer, transfer.easy.handle.pointer) == CURLM_OK else {
             release(transfer)
             complete(job, .failure(TransportFailure(.transportError, "libcurl refused the request")))
             return
         }
-        active[easy] = transfer
+        active.insert(transfer)
         nextDeadlineCheck = min(nextDeadlineCheck, job.deadline)
     }
 
     private func collectFinished() {
         var remaining: Int32 = 0
+        var now: UInt64?
         while let message = curl_multi_info_read(multi.pointer, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             if let probe, easy == probe.handle.pointer {
                 probeFinished(probe, result: message.pointee.data.result)
                 continue
             }
-            guard let transfer = active.removeValue(forKey: easy) else { continue }
-            let result = message.pointee.data.result
-            let status = transfer.responseCode
-            let uploadedAll = transfer.uploadedWholeBody
-            let detail = status > 0 ? "" : transfer.easy.errorText
-            lastProgress = clock.monotonicMilliseconds()
-            if status > 0 { lastAnswerOnPort[transfer.localPort] = lastProgress }
-            curl_multi_remove_handle(multi.pointer, easy)
-            finish(transfer, result: result, status: status, uploadedAll: uploadedAll, detail: detail)
-            release(transfer)
+            guard let transfer = CurlTransfer.of(easy), active.contains(transfer) else { continue }
+            active.remove(transfer)
+            let finishedAt = now ?? clock.monotonicMilliseconds()
+            now = finishedAt
+            end(transfer, result: message.pointee.data.result, now: finishedAt)
         }
+    }
+
+    /// A transfer libcurl is done with (or one `cancelOverdue` ends), already out of `active`.
+    private func end(_ transfer: CurlTransfer, result: CURLcode, now: UInt64) {
+        let status = transfer.responseCode
+        let uploadedAll = transfer.uploadedWholeBody
+        let detail = status > 0 ? "" : transfer.easy.errorText
+        lastProgress = now
+        if status > 0 { lastAnswerOnPort.record(transfer.localPort, at: now) }
+        curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
+        finish(transfer, result: result, status: status, uploadedAll: uploadedAll, detail: detail)
+        release(transfer)
     }
 
     /// A transfer whose request is done with (answered, failed or taken back): its handle
@@ -269,19 +274,29 @@ final class CurlLoop: @unchecked Sendable {
         curl_multi_perform(multi.pointer, &running)
         collectFinished()
         var next = UInt64.max
-        var overdue: [(UnsafeMutableRawPointer, CurlTransfer)] = []
-        for (easy, transfer) in active {
-            if transfer.job.deadline <= now, !transfer.answerStarted {
-                overdue.append((easy, transfer))
-            } else if !transfer.answerStarted {
-                next = min(next, transfer.job.deadline)
+        var overdue: [CurlTransfer] = []
+        var stalled: [CurlTransfer] = []
+        for transfer in active.transfers {
+            if !transfer.answerStarted {
+                if transfer.job.deadline <= now { overdue.append(transfer) } else { next = min(next, transfer.job.deadline) }
+            } else {
+                // `settings.stalledAnswerMilliseconds`, swept here: libcurl's per-transfer
+                // timeout would cost a timer per request (~700 instructions).
+                let end = transfer.job.deadline + UInt64(settings.stalledAnswerMilliseconds)
+                if end <= now { stalled.append(transfer) } else { next = min(next, end) }
             }
         }
         nextDeadlineCheck = next
-        for port in silentConnections(among: overdue.map(\.1), now: now) { closeSilentConnection(localPort: port) }
-        for (easy, transfer) in overdue {
-            active.removeValue(forKey: easy)
-            curl_multi_remove_handle(multi.pointer, easy)
+        // An answer that started and stalled: its status line wins (`finish`), as it would
+        // have at libcurl's own timeout.
+        for transfer in stalled {
+            active.remove(transfer)
+            end(transfer, result: CURLE_OPERATION_TIMEDOUT, now: now)
+        }
+        for port in silentConnections(among: overdue, now: now) { closeSilentConnection(localPort: port) }
+        for transfer in overdue {
+            active.remove(transfer)
+            curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
             let sent = transfer.job.sends > 0
             complete(transfer.job, .failure(TransportFailure(.timeout, sent
                 ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
@@ -303,12 +318,12 @@ final class CurlLoop: @unchecked Sendable {
         let window = UInt64(settings.timeoutMilliseconds / 2)
         let quiet = Set(overdue.compactMap { transfer -> Int32? in
             let port = transfer.localPort
-            guard transfer.job.sends > 0, port > 0, lastAnswerOnPort[port, default: 0] + window <= now else { return nil }
+            guard transfer.job.sends > 0, port > 0, lastAnswerOnPort.time(of: port) + window <= now else { return nil }
             return port
         })
         guard !quiet.isEmpty else { return [] }
         var waiting: [Int32: Int] = [:]
-        for transfer in active.values where transfer.job.sends > 0 && !transfer.answerStarted
+        for transfer in active.transfers where transfer.job.sends > 0 && !transfer.answerStarted
             && quiet.contains(transfer.localPort) && transfer.sentAt + window <= now {
             waiting[transfer.localPort, default: 0] += 1
         }
@@ -316,7 +331,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func closeSilentConnection(localPort: Int32) {
-        lastAnswerOnPort[localPort] = nil
+        lastAnswerOnPort.forget(localPort)
         let sockets = statistics.values.withLock { $0.sockets }
         guard let socket = sockets.first(where: { Self.localPort(of: $0) == localPort }),
               shutdown(socket, Int32(SHUT_RDWR)) == 0 else { return }
@@ -346,7 +361,7 @@ final class CurlLoop: @unchecked Sendable {
     /// and libcurl's liveness check before reusing a connection remain).
     private func upkeep(now: UInt64) {
         nextUpkeep = now + UInt64(max(1_000, settings.upkeepIntervalMilliseconds / 2))
-        if let easy = active.keys.first { _ = curl_easy_upkeep(easy) }
+        if let transfer = active.transfers.first { _ = curl_easy_upkeep(transfer.easy.handle.pointer) }
     }
 
     private func finish(_ transfer: CurlTransfer, result: CURLcode, status: Int, uploadedAll: Bool, detail: String) {
@@ -495,9 +510,9 @@ final class CurlLoop: @unchecked Sendable {
         while let job = waiting.pop() { refuse(job) }
         for job in parked { refuse(job) }
         parked.removeAll()
-        for (easy, transfer) in active where transfer.job.sends == 0 {
-            active.removeValue(forKey: easy)
-            curl_multi_remove_handle(multi.pointer, easy)
+        for transfer in active.transfers where transfer.job.sends == 0 {
+            active.remove(transfer)
+            curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
             refuse(transfer.job)
             release(transfer)
         }
@@ -517,8 +532,8 @@ final class CurlLoop: @unchecked Sendable {
 
     private func cancelEverything() {
         let cancelled = TransportOutcome.failure(TransportFailure(.cancelled, "transport shut down before an answer"))
-        for (easy, transfer) in active {
-            curl_multi_remove_handle(multi.pointer, easy)
+        for transfer in active.transfers {
+            curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
             complete(transfer.job, cancelled)
         }
         active.removeAll()
@@ -584,9 +599,15 @@ final class PooledEasy {
         headerNodes.deallocate()
     }
 
+    /// What the header list holds now: the requests of a campaign mostly share their
+    /// headers and token, and then the list is kept as it is.
+    private var listed: (authorization: String?, headers: [HTTPHeader])?
+
     /// The request's header lines, `authorization` first, then `headers`, then the
     /// suppressed defaults: written into this handle's text buffer and chained as nodes.
     func setHeaders(authorization: String?, _ headers: [HTTPHeader]) {
+        if let listed, listed.authorization == authorization, listed.headers == headers { return }
+        listed = (authorization, headers)
         let lines = (authorization == nil ? 0 : 1) + headers.count + Self.suppressedHeaders.count
         if headerNodes.count < lines {
             headerNodes.deallocate()
@@ -728,4 +749,58 @@ struct JobQueue {
         count -= 1
         return job
     }
+}
+
+/// The transfers libcurl holds: an array in which each transfer knows its slot, so adding,
+/// finding (from the easy handle, `CurlTransfer.of`) and removing one hashes nothing.
+struct ActiveTransfers {
+    private(set) var transfers: [CurlTransfer] = []
+
+    var count: Int { transfers.count }
+    var isEmpty: Bool { transfers.isEmpty }
+
+    func contains(_ transfer: CurlTransfer) -> Bool {
+        transfer.activeSlot < transfers.count && transfers[transfer.activeSlot] === transfer
+    }
+
+    mutating func insert(_ transfer: CurlTransfer) {
+        transfer.activeSlot = transfers.count
+        transfers.append(transfer)
+    }
+
+    /// Swaps the last transfer into its slot.
+    mutating func remove(_ transfer: CurlTransfer) {
+        guard contains(transfer) else { return }
+        let slot = transfer.activeSlot
+        let last = transfers.removeLast()
+        if last !== transfer {
+            transfers[slot] = last
+            last.activeSlot = slot
+        }
+        transfer.activeSlot = .max
+    }
+
+    mutating func removeAll() {
+        for transfer in transfers { transfer.activeSlot = .max }
+        transfers.removeAll()
+    }
+}
+
+/// When an answer last arrived on each connection, by its local port: a few connections,
+/// so a short list beats a dictionary on every answer.
+struct AnswerTimes {
+    private var entries: [(port: Int32, time: UInt64)] = []
+
+    mutating func record(_ port: Int32, at time: UInt64) {
+        if let i = entries.firstIndex(where: { $0.port == port }) {
+            entries[i].time = time
+        } else {
+            entries.append((port, time))
+        }
+    }
+
+    /// 0 when none arrived on it.
+    func time(of port: Int32) -> UInt64 { entries.first(where: { $0.port == port })?.time ?? 0 }
+
+    mutating func forget(_ port: Int32) { entries.removeAll { $0.port == port } }
 }

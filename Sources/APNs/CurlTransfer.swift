@@ -30,6 +30,8 @@ final class CurlTransfer {
     var localPort: Int32 = 0
     /// Monotonic milliseconds of its last send.
     var sentAt: UInt64 = 0
+    /// Its place in `ActiveTransfers` while libcurl holds it, else `.max`.
+    var activeSlot = Int.max
     /// Sends within this transfer: more than one means libcurl re-sent it by itself on a
     /// fresh connection (a refused stream, or a GOAWAY that did not cover it).
     private var sendsHere = 0
@@ -54,10 +56,19 @@ final class CurlTransfer {
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_WRITEDATA, me)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HEADERDATA, me)
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_PREREQDATA, me)
+        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_PRIVATE, me)
+    }
+
+    /// The transfer an easy handle of ours belongs to (its `CURLOPT_PRIVATE`); the handle
+    /// keeps it alive (the loop's pool or active set holds it).
+    static func of(_ easy: UnsafeMutableRawPointer) -> CurlTransfer? {
+        var pointer: UnsafeMutableRawPointer?
+        guard pg_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &pointer) == CURLE_OK, let pointer else { return nil }
+        return Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// Puts `job` on the handle, with what the last request left cleared.
-    func begin(_ job: TransportJob, baseURL: String, timeoutMilliseconds: Int, now: UInt64) {
+    func begin(_ job: TransportJob, baseURL: String, now: UInt64) {
         self.job = job
         apnsId = nil
         uniqueId = nil
@@ -74,7 +85,6 @@ final class CurlTransfer {
         easy.setHeaders(authorization: request.authorization, request.headers)
         easy.setURL(baseURL, request.path)
         easy.clearError()
-        _ = pg_curl_easy_setopt_long(easy.handle.pointer, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
     }
 
     /// The handle is back in the pool: it no longer keeps the job (and its caller's request).
@@ -153,10 +163,13 @@ final class CurlTransfer {
     }
 }
 
+// The callbacks reach their transfer through `_withUnsafeGuaranteedRef`: the transfer
+// outlives every callback on its handle, so no retain and release per call (~6 pairs a
+// request).
 private let curlPrerequest: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = { context, _, _, _, localPort in
     guard let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.maySend(localPort: localPort) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+    let send = Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.maySend(localPort: localPort) }
+    return send ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 
 /// One call per socket libcurl opens, i.e. per connection attempt.
@@ -184,23 +197,35 @@ private let curlCloseSocket: @convention(c) (UnsafeMutableRawPointer?, curl_sock
 private let curlWriteBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return length }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let room = CurlTransfer.maximumResponseBody - transfer.responseBody.count
-    if room > 0 {
-        data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-            transfer.responseBody.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(room, length)))
-        }
-    }
+    let bytes = UnsafeRawBufferPointer(start: data, count: length)
+    Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.receiveBody(bytes) }
     return length
 }
 
 private let curlReadHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return length }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    transfer.answerStarted = true
-    data.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        let line = UnsafeBufferPointer(start: bytes, count: length)
+    let line = UnsafeRawBufferPointer(start: data, count: length)
+    Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.receiveHeader(line) }
+    return length
+}
+
+extension CurlTransfer {
+    /// Keeps the start of an error body (`maximumResponseBody`).
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) {
+        let room = Self.maximumResponseBody - responseBody.count
+        if room > 0 { responseBody.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    /// One header line (the status line and the blank line included): the answer has started.
+    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
+        answerStarted = true
+        // Only apns-id, apns-unique-id and retry-after are kept: the status line, the blank
+        // line and other headers end at their first byte.
+        guard bytes.count > 8 else { return }
+        let first = bytes[0] | 0x20
+        guard first == UInt8(ascii: "a") || first == UInt8(ascii: "r") else { return }
+        let line = UnsafeBufferPointer(start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
         let name = line[..<colon]
         let isID = headerName(name, is: "apns-id")
@@ -210,9 +235,8 @@ private let curlReadHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
         while let b = value.first, b == 0x20 || b == 0x09 { value = value.dropFirst() }
         while let b = value.last, b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { value = value.dropLast() }
         let text = String(decoding: value, as: UTF8.self)
-        if isID { transfer.apnsId = text } else if isUniqueID { transfer.uniqueId = text } else { transfer.retryAfter = text }
+        if isID { apnsId = text } else if isUniqueID { uniqueId = text } else { retryAfter = text }
     }
-    return length
 }
 
 /// ASCII case-insensitive comparison with a lower-case name, without making a String of

@@ -52,5 +52,5 @@ public enum TransportOutcome: Sendable, Equatable {
 /// Sends one request and waits for its answer. The libcurl transport implements it;
 /// tests and benchmarks can substitute their own.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: TransportRequest) async -> TransportOutcome
+    nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome
 }

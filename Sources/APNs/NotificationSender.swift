@@ -3,7 +3,7 @@ import Payloads
 /// Sends one notification and reports what became of it, after every retry. The one
 /// entry point the CLI, the HTTP service and the dispatcher use.
 public protocol NotificationSender: Sendable {
-    func send(_ request: APNsRequest) async -> DeliveryResult
+    nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult
 }
 
 extension APNsRequest {

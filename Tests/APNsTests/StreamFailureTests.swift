@@ -94,6 +94,28 @@ import TestSupport
         #expect(transport.connectionsOpened == 1)
     }
 
+    /// Headers arrive, the end of the stream never does: once the deadline and then
+    /// `stalledAnswerMilliseconds` have passed, the transfer ends with its status (the
+    /// answer wins), alone, on a connection that carries on.
+    @Test func anAnswerThatStallsAfterItsHeadersEndsWithItsStatusAfterTheGrace() async throws {
+        let stalled = TestRequests.token(0)
+        let fake = try FakeAPNs(script: ["tokens": [stalled: [["stallBody": true]]]])
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
+                                                                            timeoutMilliseconds: 1_000, stalledAnswerMilliseconds: 500))
+        let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId),
+                                retry: RetryPolicy(maxAttempts: 1))
+        let start = Date()
+        async let first = client.send(TestRequests.alert(0))
+        let others = await sendAll(client, (1..<50).map { TestRequests.alert($0) })
+        let stalledResult = await first
+        let seconds = Date().timeIntervalSince(start)
+        #expect(Self.delivered(stalledResult), "\(stalledResult)")
+        #expect(seconds >= 1.4 && seconds < 4, "ended after \(seconds) s: deadline 1 s + 0.5 s")
+        #expect(others.allSatisfy(Self.delivered))
+        #expect(transport.connectionsOpened == 1)
+    }
+
     @Test func aHungStreamIsCancelledAloneAndTheConnectionCarriesOn() async throws {
         let hung = TestRequests.token(0)
         let fake = try FakeAPNs(script: ["tokens": [hung: [["noAnswer": true]]], "delayMs": 5])

@@ -4,8 +4,8 @@
 It checks every request the way Apple documents (method, path, token, headers, body,
 ES256 provider token verified with the public key) and answers as the test script says:
 a status and reason per device token or per N-th request, delays, no answer at all
-(a hung stream), a refused stream (RST_STREAM REFUSED_STREAM), a reset with any HTTP/2
-error code, a GOAWAY after N requests on a connection, or a connection that goes quiet
+(a hung stream), an answer whose headers go out and whose end never does (stallBody),
+a refused stream (RST_STREAM REFUSED_STREAM), a reset with any HTTP/2 error code, a GOAWAY after N requests on a connection, or a connection that goes quiet
 after N answers (silentAfter). Every answered request is
 logged as one JSON line (--log), and every complete request, answered or not, as one line
 in the file next to it named received.jsonl, so that tests can count what was sent.
@@ -454,7 +454,9 @@ class Connection(asyncio.Protocol):
             response.append(("content-type", "application/json"))
         try:
             payload = payload or success_body
-            if payload:
+            if answer.get("stallBody"):
+                self.h2.send_headers(stream_id, response)  # and never the end of the stream
+            elif payload:
                 self.h2.send_headers(stream_id, response)
                 self.h2.send_data(stream_id, payload, end_stream=True)
             elif fake.framing == "data" or (fake.framing == "alternate" and n % 2 == 0):
