@@ -79,7 +79,7 @@ final class TransportJob: @unchecked Sendable {
         self.deadline = deadline
     }
 
-    func finish(_ outcome: TransportOutcome) { continuation.resume(returning: outcome) }
+    func finish(_ outcome: consuming TransportOutcome) { continuation.resume(returning: outcome) }
 }
 
 /// HTTP/2 to APNs through `threads` transport threads (`CurlWorker`), each with its own
@@ -93,6 +93,8 @@ final class TransportJob: @unchecked Sendable {
 /// gets no answer is described on `CurlLoop`.
 public final class CurlHTTP2Transport: HTTPTransport {
     private let workers: [CurlWorker]
+    /// `workers[0]` when it is the only one: no choice to make per request.
+    private let onlyWorker: CurlWorker?
     private let nextWorker = Atomic<Int>(0)
     public let settings: TransportSettings
 
@@ -114,12 +116,14 @@ public final class CurlHTTP2Transport: HTTPTransport {
             workers.append(worker)
         }
         self.workers = workers
+        onlyWorker = workers.count == 1 ? workers[0] : nil
     }
 
     deinit { shutdown() }
 
     public nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome {
-        await pickWorker().send(request)
+        if let onlyWorker { return await onlyWorker.send(request) }
+        return await pickWorker().send(request)
     }
 
     /// The transport threads as task executors, one per worker. A task that prefers one

@@ -119,19 +119,10 @@ final class CurlLoop: @unchecked Sendable {
         statistics.values.withLock { $0.stallsRelieved += 1 }
     }
 
-    /// Outcomes of this pass, handed back together at its end (`resumeCompleted`): the
-    /// callers' tasks then wake once per batch, not once per answer, and the transfers'
-    /// bookkeeping is done before any caller runs.
-    private var completed: [(TransportJob, TransportOutcome)] = []
-
-    private func complete(_ job: TransportJob, _ outcome: TransportOutcome) {
-        completed.append((job, outcome))
-    }
-
-    private func resumeCompleted() {
-        guard !completed.isEmpty else { return }
-        for (job, outcome) in completed { job.finish(outcome) }
-        completed.removeAll(keepingCapacity: true)
+    /// Resuming only queues the caller's task (on this thread's inbox, or on another
+    /// executor): none runs before this pass is over, so the outcome goes at once.
+    private func complete(_ job: TransportJob, _ outcome: consuming TransportOutcome) {
+        job.finish(outcome)
     }
 
     /// Taken from the inbox each pass; kept to reuse their storage.
@@ -181,7 +172,6 @@ final class CurlLoop: @unchecked Sendable {
             if !active.isEmpty, now >= lastProgress + Self.stallMilliseconds || connectionLimit > settings.connections {
                 relieveStall(now: now)
             }
-            resumeCompleted()
             if active.count < maxInFlight, !waiting.isEmpty { continue }
             var wait = 1000
             if !parked.isEmpty { wait = min(wait, max(0, Int(reconnectAt) - Int(now))) }
@@ -248,7 +238,7 @@ final class CurlLoop: @unchecked Sendable {
     /// A transfer libcurl is done with (or one `cancelOverdue` ends), already out of `active`.
     private func end(_ transfer: CurlTransfer, result: CURLcode, now: UInt64) {
         let status = transfer.responseCode
-        let uploadedAll = transfer.uploadedWholeBody
+        let uploadedAll = status == 0 && transfer.uploadedWholeBody  // asked only when there is no answer
         let detail = status > 0 ? "" : transfer.easy.errorText
         lastProgress = now
         if status > 0 { lastAnswerOnPort.record(transfer.localPort, at: now) }
@@ -371,8 +361,7 @@ final class CurlLoop: @unchecked Sendable {
             breakerSucceeded()
             consecutiveConnectionLosses = 0
             if streamLimit < settings.maxConcurrentStreams { setStreamLimit(streamLimit + 1) }
-            complete(job, .response(TransportResponse(status: status, apnsId: transfer.apnsId, uniqueId: transfer.uniqueId,
-                                                   retryAfter: transfer.retryAfter, body: transfer.responseBody)))
+            complete(job, .response(transfer.takeResponse(status: status)))
             return
         }
         let message = curlMessage(result, detail)
@@ -543,7 +532,6 @@ final class CurlLoop: @unchecked Sendable {
         for job in parked { complete(job, cancelled) }
         parked.removeAll()
         idleHandles.removeAll()
-        resumeCompleted()
     }
 
     private func curlMessage(_ code: CURLcode, _ detail: String) -> String {
@@ -601,13 +589,22 @@ final class PooledEasy {
 
     /// What the header list holds now: the requests of a campaign mostly share their
     /// headers and token, and then the list is kept as it is.
-    private var listed: (authorization: String?, headers: [HTTPHeader])?
+    private var listedAuthorization: String?
+    private var listedHeaders: [HTTPHeader]?
+    /// The array `body` was last copied from, kept so that its storage is not reused (an
+    /// array's storage is never written while another array shares it).
+    private var listedBody: [UInt8]?
+
+    private static func sameStorage(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBytes { a in b.withUnsafeBytes { b in a.baseAddress == b.baseAddress && a.count == b.count } }
+    }
 
     /// The request's header lines, `authorization` first, then `headers`, then the
     /// suppressed defaults: written into this handle's text buffer and chained as nodes.
     func setHeaders(authorization: String?, _ headers: [HTTPHeader]) {
-        if let listed, listed.authorization == authorization, listed.headers == headers { return }
-        listed = (authorization, headers)
+        if listedHeaders == headers, listedAuthorization == authorization { return }
+        listedAuthorization = authorization
+        listedHeaders = headers
         let lines = (authorization == nil ? 0 : 1) + headers.count + Self.suppressedHeaders.count
         if headerNodes.count < lines {
             headerNodes.deallocate()
@@ -658,6 +655,10 @@ final class PooledEasy {
     /// A copy of the body for libcurl to read (again, if it re-sends), in a buffer kept
     /// from request to request.
     func setBody(_ bytes: [UInt8]) {
+        // A campaign's requests often share one body: the same storage as last time is
+        // already in place.
+        if let listedBody, Self.sameStorage(listedBody, bytes) { return }
+        listedBody = bytes
         if body.count < max(bytes.count, 1) {
             body.deallocate()
             body = .allocate(byteCount: max(bytes.count, 256), alignment: 1)
@@ -772,11 +773,9 @@ struct ActiveTransfers {
     mutating func remove(_ transfer: CurlTransfer) {
         guard contains(transfer) else { return }
         let slot = transfer.activeSlot
-        let last = transfers.removeLast()
-        if last !== transfer {
-            transfers[slot] = last
-            last.activeSlot = slot
-        }
+        transfers.swapAt(slot, transfers.count - 1)
+        transfers[slot].activeSlot = slot
+        transfers.removeLast()
         transfer.activeSlot = .max
     }
 

@@ -90,6 +90,14 @@ final class CurlTransfer {
     /// The handle is back in the pool: it no longer keeps the job (and its caller's request).
     func end() { job = nil }
 
+    /// The answer, its headers and body moved out (not copied) of this transfer.
+    func takeResponse(status: Int) -> TransportResponse {
+        var body: [UInt8] = []
+        swap(&body, &responseBody)
+        return TransportResponse(status: status, apnsId: apnsId.take(), uniqueId: uniqueId.take(), retryAfter: retryAfter.take(),
+                                 body: body)
+    }
+
     /// The status line's code, 0 when no response header arrived.
     var responseCode: Int {
         var code = 0
@@ -225,27 +233,33 @@ extension CurlTransfer {
         guard bytes.count > 8 else { return }
         let first = bytes[0] | 0x20
         guard first == UInt8(ascii: "a") || first == UInt8(ascii: "r") else { return }
-        let line = UnsafeBufferPointer(start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = line[..<colon]
-        let isID = headerName(name, is: "apns-id")
-        let isUniqueID = !isID && headerName(name, is: "apns-unique-id")
-        guard isID || isUniqueID || headerName(name, is: "retry-after") else { return }
-        var value = line[(colon + 1)...]
-        while let b = value.first, b == 0x20 || b == 0x09 { value = value.dropFirst() }
-        while let b = value.last, b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { value = value.dropLast() }
-        let text = String(decoding: value, as: UTF8.self)
-        if isID { apnsId = text } else if isUniqueID { uniqueId = text } else { retryAfter = text }
+        let nameLength = Self.header(bytes, startsWith: "apns-id:") ? 8
+            : Self.header(bytes, startsWith: "apns-unique-id:") ? 15
+            : Self.header(bytes, startsWith: "retry-after:") ? 12 : 0
+        guard nameLength > 0 else { return }
+        var start = nameLength, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A {
+            end -= 1
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        switch nameLength {
+        case 8: apnsId = text
+        case 15: uniqueId = text
+        default: retryAfter = text
+        }
+    }
+
+    /// Whether the line starts with `name` (lower case, with its colon), in any case.
+    private static func header(_ line: UnsafeRawBufferPointer, startsWith name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard line.count > count else { return false }
+        let expected = name.utf8Start
+        for i in 0..<count {
+            let b = line[i]
+            if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != expected[i] { return false }
+        }
+        return true
     }
 }
 
-/// ASCII case-insensitive comparison with a lower-case name, without making a String of
-/// every header line.
-private func headerName(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, is name: StaticString) -> Bool {
-    guard bytes.count == name.utf8CodeUnitCount else { return false }
-    let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-    return zip(bytes, expected).allSatisfy { pair in
-        let b = pair.0
-        return (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) == pair.1
-    }
-}
