@@ -3,7 +3,7 @@ import StrictJSON
 /// One pass of the canonicaliser over a link's UTF-8 bytes. Each stage either throws the
 /// one rejection for the link or hands its result to the next; the stages run in the
 /// documented order (docs/deeplinks.md, "Checks, in order").
-struct LinkScanner {
+struct LinkScanner: ~Copyable {
     static let maxSegments = LinkLimits.maxPathSegments
     static let maxItems = LinkLimits.maxQueryItems
     /// Segment ends (33).
@@ -12,7 +12,10 @@ struct LinkScanner {
     /// buffer stays small enough for the stack.
     static let itemSlots = 4 * (maxItems + 1)
 
-    let table: CompiledRouteTable
+    /// Read only for messages; `tables` has what every link needs. Unowned: the table
+    /// runs the scan, so it outlives it, and holding it costs no reference counting.
+    unowned(unsafe) let table: CompiledRouteTable
+    let tables: UnsafePointer<CompiledRouteTable.ScanTables>
     let input: UnsafeBufferPointer<UInt8>
     /// Percent-decoded path segments, then decoded query keys and values.
     let decoded: UnsafeMutableBufferPointer<UInt8>
@@ -29,6 +32,7 @@ struct LinkScanner {
     init(table: CompiledRouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
          segmentEnds: UnsafeMutableBufferPointer<Int>, itemBounds: UnsafeMutableBufferPointer<UInt16>) {
         self.table = table
+        self.tables = table.tables
         self.input = input
         self.decoded = decoded
         assert(input.count <= LinkLimits.maxBytes && LinkLimits.maxBytes <= Int(UInt16.max))
@@ -88,12 +92,12 @@ struct LinkScanner {
         return nil
     }
 
-    func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+    /// ASCII case-insensitive equality with `lower`, which is lowercase.
+    @inline(__always)
+    func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ lower: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == lower.count else { return false }
-        return lower.withUnsafeBufferPointer { b in
-            for i in 0..<a.count where ASCII.lowercased(a[i]) != b[i] { return false }
-            return true
-        }
+        for i in 0..<a.count where ASCII.lowercased(a[i]) != lower[i] { return false }
+        return true
     }
 
     /// Input text quoted for a message, escaped so hostile characters never print raw.

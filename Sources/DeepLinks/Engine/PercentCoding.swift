@@ -3,17 +3,32 @@ import StrictJSON
 /// Percent-decoding (exactly once) and the canonical re-encoding.
 enum PercentCoding {
     /// Decodes from `input[from]` up to `limit` or the first `stop` or `alsoStop` byte,
-    /// writing into `out` from `start`. Returns where the raw text ended and where the
-    /// decoded bytes end. Throws `invalidPercentEncoding` for `%` not followed by two hex
-    /// digits.
+    /// writing into `out` from `start`, which must be at most `from` (decoded text is never
+    /// longer than its input, so it fits where it came from). Returns where the raw text
+    /// ended, where the decoded bytes end, and whether a `%XX` decoded to a byte that needs
+    /// `checkDecoded` (outside `!`...`~`, or `/` or `\`): when none did, every decoded byte
+    /// is printable ASCII or raw text the prescan already checked, so the check would pass.
+    /// Throws `invalidPercentEncoding` for `%` not followed by two hex digits.
     @inline(__always)
     static func decode(_ input: UnsafeBufferPointer<UInt8>, from: Int, limit: Int, stop: UInt8, alsoStop: UInt8,
                        into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
-                       what: @autoclosure () -> LinkMessage) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int) {
+                       what: @autoclosure () -> LinkMessage) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int, needsCheck: Bool) {
         // Offsets stay within the link (at most LinkLimits.maxBytes): unchecked steps.
         var o = start
         var i = from
+        var needsCheck = false
+        let source = UnsafeRawPointer(input.baseAddress!), target = UnsafeMutableRawPointer(out.baseAddress!)
+        let stops = Self.pattern(stop), alsoStops = Self.pattern(alsoStop), percents = Self.pattern(UInt8(ascii: "%"))
         while i < limit {
+            // Eight bytes at a time while none is a stop or `%` (o <= i, so o + 8 <= limit).
+            while i &+ 8 <= limit {
+                let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if Self.hasByte(word, stops) || Self.hasByte(word, alsoStops) || Self.hasByte(word, percents) { break }
+                target.storeBytes(of: word, toByteOffset: o, as: UInt64.self)
+                i &+= 8
+                o &+= 8
+            }
+            guard i < limit else { break }
             let c = input[i]
             if c == stop || c == alsoStop { break }
             if c == UInt8(ascii: "%") {
@@ -21,7 +36,9 @@ enum PercentCoding {
                     throw LinkRejection(code: .invalidPercentEncoding,
                                         "\(what()): '%' at byte offset \(i) is not followed by two hex digits")
                 }
-                out[o] = hi << 4 | lo
+                let b = hi << 4 | lo
+                if b &- 0x21 > 0x5D || b == UInt8(ascii: "/") || b == UInt8(ascii: "\\") { needsCheck = true }
+                out[o] = b
                 i &+= 3
             } else {
                 out[o] = c
@@ -29,7 +46,19 @@ enum PercentCoding {
             }
             o &+= 1
         }
-        return (i, o)
+        return (i, o, needsCheck)
+    }
+
+    /// `byte` in every byte of a word.
+    @inline(__always)
+    static func pattern(_ byte: UInt8) -> UInt64 { 0x0101_0101_0101_0101 &* UInt64(byte) }
+
+    /// True when some byte of `word` equals the byte `pattern` repeats (the usual zero-byte
+    /// test: exact for whether there is one).
+    @inline(__always)
+    static func hasByte(_ word: UInt64, _ pattern: UInt64) -> Bool {
+        let x = word ^ pattern
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
     }
 
     /// Decodes all of `input[range]` (no stop byte: NUL, the sentinel, never gets this far
