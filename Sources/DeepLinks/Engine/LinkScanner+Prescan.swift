@@ -39,58 +39,6 @@ extension LinkScanner {
         }
     }
 
-    /// The prescan's fast path: for eight bytes (a little-endian word), how many counted
-    /// bytes they hold when every one is plain or counted in `ByteClass`'s tables, nil when
-    /// one is not. Word arithmetic over the classes' ranges (the same answer as the tables;
-    /// a test checks every byte): once no byte has its high bit set, adding a constant to
-    /// a byte never carries into the next, so each test reads one bit per byte.
-    enum PlainRun {
-        static let ones: UInt64 = 0x0101_0101_0101_0101
-        static let high: UInt64 = 0x8080_8080_8080_8080
-
-        /// Before the first `?`: counts `/`; `?` stops.
-        @inline(__always)
-        static func beforeQuery(_ w: UInt64) -> Int? {
-            if w & high != 0 || stops(w) | inRange(w, 0x3E, 2) != 0 { return nil }  // `>` and `?`
-            return count(equal(w, UInt8(ascii: "/")))
-        }
-
-        /// After it: counts `&`; `?` is plain.
-        @inline(__always)
-        static func afterQuery(_ w: UInt64) -> Int? {
-            if w & high != 0 || stops(w) | equal(w, 0x3E) != 0 { return nil }  // `>`
-            return count(equal(w, UInt8(ascii: "&")))
-        }
-
-        /// The high bit of each ASCII byte of a class that stops the pass in both parts,
-        /// other than `>` and `?`: controls and space (below 0x21), DEL, `"` `#`, `<`,
-        /// `[` `\` `]` `^`, `` ` ``, `{` `|` `}`.
-        @inline(__always)
-        static func stops(_ w: UInt64) -> UInt64 {
-            let controls = ~(w &+ ones &* 0x5F) & high  // a byte + 0x5F reaches 0x80 from 0x21 on
-            let delete = (w &+ ones) & high
-            return controls | delete | inRange(w, 0x22, 2) | equal(w, 0x3C) | inRange(w, 0x5B, 4)
-                | equal(w, 0x60) | inRange(w, 0x7B, 3)
-        }
-
-        /// The high bit of each (ASCII) byte in `lower..<lower + n`.
-        @inline(__always)
-        static func inRange(_ w: UInt64, _ lower: UInt64, _ n: UInt64) -> UInt64 {
-            (w &+ ones &* (0x80 - lower)) & ~(w &+ ones &* (0x80 - lower - n)) & high
-        }
-
-        /// The high bit of each (ASCII) byte equal to `byte`.
-        @inline(__always)
-        static func equal(_ w: UInt64, _ byte: UInt8) -> UInt64 {
-            let x = w ^ (ones &* UInt64(byte))
-            return ~(x &+ ones &* 0x7F) & high
-        }
-
-        /// How many bytes have their high bit set in a mask of high bits.
-        @inline(__always)
-        static func count(_ mask: UInt64) -> Int { Int(truncatingIfNeeded: ((mask >> 7) &* ones) >> 56) }
-    }
-
     /// One pass over the whole link: refuses whitespace, controls, bidi and format
     /// characters anywhere (raw), and notes where the other stages must look. It runs in
     /// two parts, before and after the first `?`, so that the separators each part counts
@@ -99,12 +47,12 @@ extension LinkScanner {
         var marks = Landmarks()
         var slashes = 0, ampersands = 0
         let question = try ByteClass.beforeQuery.withUnsafeBufferPointer { classes throws(LinkRejection) in
-            try scan(from: 0, classes, counting: &slashes, marks: &marks, afterQuery: false)
+            try scan(from: 0, classes, counting: &slashes, marks: &marks)
         }
         if question < input.count {
             marks.firstQuestion = question
             _ = try ByteClass.afterQuery.withUnsafeBufferPointer { classes throws(LinkRejection) in
-                try scan(from: question + 1, classes, counting: &ampersands, marks: &marks, afterQuery: true)
+                try scan(from: question + 1, classes, counting: &ampersands, marks: &marks)
             }
         }
         marks.slashes = slashes
@@ -114,22 +62,13 @@ extension LinkScanner {
 
     /// Scans from `start` to the end of the link, or to a `?` where `classes` stops there:
     /// returns where it stopped.
-    @inline(__always)
     private func scan(from start: Int, _ classes: UnsafeBufferPointer<UInt8>, counting counted: inout Int,
-                      marks: inout Landmarks, afterQuery: Bool) throws(LinkRejection) -> Int {
+                      marks: inout Landmarks) throws(LinkRejection) -> Int {
         // Offsets stay below the link's length (at most LinkLimits.maxBytes), so the hot
         // loops step with unchecked additions.
         var i = start
         let count = input.count
-        let base = UnsafeRawPointer(input.baseAddress!)  // the link is not empty
         while true {
-            // Eight bytes at a time while they are all plain or counted.
-            while i &+ 8 <= count {
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                guard let n = afterQuery ? PlainRun.afterQuery(word) : PlainRun.beforeQuery(word) else { break }
-                counted &+= n
-                i &+= 8
-            }
             // Most bytes are plain or counted: a tight loop, no dispatch.
             while i &+ 4 <= count {
                 let a = classes[Int(input[i])], b = classes[Int(input[i &+ 1])]

@@ -18,12 +18,11 @@ enum PercentCoding {
         var i = from
         var needsCheck = false
         let source = UnsafeRawPointer(input.baseAddress!), target = UnsafeMutableRawPointer(out.baseAddress!)
-        let stops = Self.pattern(stop), alsoStops = Self.pattern(alsoStop), percents = Self.pattern(UInt8(ascii: "%"))
         while i < limit {
             // Eight bytes at a time while none is a stop or `%` (o <= i, so o + 8 <= limit).
             while i &+ 8 <= limit {
                 let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if Self.hasByte(word, stops) || Self.hasByte(word, alsoStops) || Self.hasByte(word, percents) { break }
+                if ByteWord.contains(word, stop) || ByteWord.contains(word, alsoStop) || ByteWord.contains(word, UInt8(ascii: "%")) { break }
                 target.storeBytes(of: word, toByteOffset: o, as: UInt64.self)
                 i &+= 8
                 o &+= 8
@@ -47,18 +46,6 @@ enum PercentCoding {
             o &+= 1
         }
         return (i, o, needsCheck)
-    }
-
-    /// `byte` in every byte of a word.
-    @inline(__always)
-    static func pattern(_ byte: UInt8) -> UInt64 { 0x0101_0101_0101_0101 &* UInt64(byte) }
-
-    /// True when some byte of `word` equals the byte `pattern` repeats (the usual zero-byte
-    /// test: exact for whether there is one).
-    @inline(__always)
-    static func hasByte(_ word: UInt64, _ pattern: UInt64) -> Bool {
-        let x = word ^ pattern
-        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
     }
 
     /// Decodes all of `input[range]` (no stop byte: NUL, the sentinel, never gets this far
@@ -106,28 +93,41 @@ enum PercentCoding {
                        lowercasing: Bool = false, into out: inout CanonicalWriter) {
         // Two loops, so the usual one does not test the flag per byte.
         if lowercasing {
-            encode(bytes, safe: safe, into: &out, ASCII.lowercased)
+            encode(bytes, safe: safe, lowercasing: true, into: &out, ASCII.lowercased)
         } else {
-            encode(bytes, safe: safe, into: &out) { $0 }
+            encode(bytes, safe: safe, lowercasing: false, into: &out) { $0 }
         }
     }
 
     @inline(__always)
-    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>,
+    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>, lowercasing: Bool,
                                into out: inout CanonicalWriter, _ map: (UInt8) -> UInt8) {
         // The usual case: room for the worst (every byte as %XX), so no check per byte.
-        if let dst = out.room(for: 3 * bytes.count) {
-            var o = 0  // at most 3 × bytes.count: unchecked steps
-            for raw in bytes {
-                let c = map(raw)
-                if safe[Int(c)] {
-                    dst[o] = c
-                    o &+= 1
-                } else {
-                    dst[o] = UInt8(ascii: "%")
+        if let dst = out.room(for: 3 * bytes.count), let base = bytes.baseAddress {
+            let source = UnsafeRawPointer(base), target = UnsafeMutableRawPointer(dst)
+            var i = 0, o = 0  // o at most 3 × i: unchecked steps
+            let count = bytes.count
+            while i < count {
+                // Eight unreserved bytes (safe in both sets) are copied as one word.
+                if i &+ 8 <= count,
+                   let word = ByteWord.unreserved(source.loadUnaligned(fromByteOffset: i, as: UInt64.self), lowercasing: lowercasing) {
+                    target.storeBytes(of: word, toByteOffset: o, as: UInt64.self)
+                    i &+= 8
+                    o &+= 8
+                    continue
+                }
+                // Otherwise up to eight bytes one by one, without a branch: each stores
+                // three (`c` or `%XX`) and advances by one or three, the next overwriting
+                // what a safe one left beyond it.
+                let stop = min(i &+ 8, count)
+                while i < stop {
+                    let c = map(base[i])
+                    let isSafe = safe[Int(c)]
+                    dst[o] = isSafe ? c : UInt8(ascii: "%")
                     dst[o &+ 1] = Hex.digit(c >> 4, uppercase: true)
                     dst[o &+ 2] = Hex.digit(c & 0x0F, uppercase: true)
-                    o &+= 3
+                    o &+= isSafe ? 1 : 3
+                    i &+= 1
                 }
             }
             out.count += o
