@@ -29,6 +29,13 @@ final class CompiledRouteTable: @unchecked Sendable {  // immutable after init
         /// By route index.
         let routes: UnsafeBufferPointer<CompiledRoute.Layout>
         let trie: RouteMatcher.Trie
+        /// The engine's constant tables (copies of the static ones, read without the
+        /// once-only initialisation check a static costs on every access).
+        let beforeQuery: UnsafeBufferPointer<UInt8>
+        let afterQuery: UnsafeBufferPointer<UInt8>
+        let pathSafe: UnsafeBufferPointer<Bool>
+        let querySafe: UnsafeBufferPointer<Bool>
+        let credentialKeys: UnsafeBufferPointer<UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>>
     }
 
     init(app: AppIdentity, hosts: [String], passthroughQuery: [String], routes: [Route]) {
@@ -49,7 +56,11 @@ final class CompiledRouteTable: @unchecked Sendable {  // immutable after init
         let memory = FrozenMemory()
         self.memory = memory
         let tables = ScanTables(schemeBytes: memory.copy(schemeBytes), hosts: memory.copy(hostBytes.map { memory.copy($0) }),
-                                routes: memory.copy(compiledRoutes.map(\.layout)), trie: matcher.trie)
+                                routes: memory.copy(compiledRoutes.map(\.layout)), trie: matcher.trie,
+                                beforeQuery: memory.copy(LinkScanner.ByteClass.beforeQuery),
+                                afterQuery: memory.copy(LinkScanner.ByteClass.afterQuery),
+                                pathSafe: memory.copy(PercentCoding.pathSafe), querySafe: memory.copy(PercentCoding.querySafe),
+                                credentialKeys: CredentialKeys.frozen(in: memory))
         self.tables = memory.copy([tables]).baseAddress!
     }
 

@@ -67,7 +67,8 @@ extension LinkScanner {
                     var recorded = RecordedValues(values: values, names: names)
                     out.append("https://")
                     out.append(host)
-                    PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
+                    do {
+                        let safe = tables.pointee.pathSafe
                         do {
                             let kinds = route.segmentKinds
                             for k in 0..<kinds.count {
@@ -99,7 +100,8 @@ extension LinkScanner {
                     if route.segmentKinds.isEmpty { out.append(UInt8(ascii: "/")) }
                     let parameterCount = recorded.count
                     if itemCount > 0 {
-                        PercentCoding.querySafe.withUnsafeBufferPointer { safe in
+                        do {
+                            let safe = tables.pointee.querySafe
                             for slot in 0..<route.slotKeys.count {
                                 guard let i = item(inSlot: slot) else { continue }
                                 out.append(recorded.count == parameterCount ? UInt8(ascii: "?") : UInt8(ascii: "&"))

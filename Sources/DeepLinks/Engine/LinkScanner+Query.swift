@@ -51,7 +51,7 @@ extension LinkScanner {
         guard itemCount < Self.maxItems else {  // the prescan's count makes this unreachable
             throw reject(.tooManyQueryItems, "the query has more than \(Self.maxItems) items")
         }
-        if CredentialKeys.contains(key) {
+        if CredentialKeys.contains(key, in: tables.pointee.credentialKeys) {
             throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
         }
         itemBounds[4 * itemCount] = UInt16(truncatingIfNeeded: keyStart)
