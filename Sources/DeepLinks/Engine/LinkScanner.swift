@@ -3,7 +3,7 @@ import StrictJSON
 /// One pass of the canonicaliser over a link's UTF-8 bytes. Each stage either throws the
 /// one rejection for the link or hands its result to the next; the stages run in the
 /// documented order (docs/deeplinks.md, "Checks, in order").
-struct LinkScanner: ~Copyable {
+struct LinkScanner {
     static let maxSegments = LinkLimits.maxPathSegments
     static let maxItems = LinkLimits.maxQueryItems
     /// Segment ends (33).
