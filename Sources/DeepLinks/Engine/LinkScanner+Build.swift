@@ -118,7 +118,7 @@ extension LinkScanner {
                         throw reject(.tooLong, "the canonical form would be \(out.count) bytes; the limit is \(LinkLimits.maxBytes)")
                     }
                     return consume(AcceptedLinkView(
-                        canonical: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), table: table, routeIndex: route.index,
+                        canonical: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), owner: owner, routeIndex: route.index,
                         values: UnsafeBufferPointer(rebasing: values[0..<recorded.count]),
                         names: UnsafeBufferPointer(rebasing: names[0..<recorded.count]), parameterCount: parameterCount))
                 }
@@ -154,8 +154,8 @@ struct RecordedValues {
 /// pattern order, then query items in canonical order) with the index of its name.
 struct AcceptedLinkView {
     let canonical: UnsafeBufferPointer<UInt8>
-    /// Read only to build `link`; the scan's table, which outlives the view.
-    unowned(unsafe) let table: CompiledRouteTable
+    /// The scan's table, which outlives the view (read only to build `link`).
+    let owner: Unmanaged<CompiledRouteTable>
     let routeIndex: Int
     let values: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
     /// For a parameter, its segment index (`route.parameterNames`); for a query item, its
@@ -163,7 +163,7 @@ struct AcceptedLinkView {
     let names: UnsafeBufferPointer<Int>
     let parameterCount: Int
 
-    var route: CompiledRoute { table.compiledRoutes[routeIndex] }
+    var route: CompiledRoute { owner.takeUnretainedValue().compiledRoutes[routeIndex] }
     var routeName: String { route.route.name }
     /// The index of parameter `i`'s name in `route.parameterNames`, of query item `i`'s in `route.slotNames`.
     func parameterNameIndex(_ i: Int) -> Int { names[i] }

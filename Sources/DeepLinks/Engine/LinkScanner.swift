@@ -12,9 +12,11 @@ struct LinkScanner {
     /// buffer stays small enough for the stack.
     static let itemSlots = 4 * (maxItems + 1)
 
-    /// Read only for messages; `tables` has what every link needs. Unowned: the table
-    /// runs the scan, so it outlives it, and holding it costs no reference counting.
-    unowned(unsafe) let table: CompiledRouteTable
+    /// The table, read only for messages (`tables` has what every link needs). Held
+    /// unretained: the table runs the scan, so it outlives it, and passing it on (to the
+    /// accepted view) then costs no reference counting.
+    let owner: Unmanaged<CompiledRouteTable>
+    var table: CompiledRouteTable { owner.takeUnretainedValue() }
     let tables: UnsafePointer<CompiledRouteTable.ScanTables>
     let input: UnsafeBufferPointer<UInt8>
     /// Percent-decoded path segments, then decoded query keys and values.
@@ -31,7 +33,7 @@ struct LinkScanner {
 
     init(table: CompiledRouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
          segmentEnds: UnsafeMutableBufferPointer<Int>, itemBounds: UnsafeMutableBufferPointer<UInt16>) {
-        self.table = table
+        self.owner = Unmanaged.passUnretained(table)
         self.tables = table.tables
         self.input = input
         self.decoded = decoded
