@@ -30,6 +30,8 @@ struct LinkScanner {
     var segmentCount = 0
     var itemCount = 0
     var decodedCount = 0
+    /// True once the prescan has passed every byte: the link is then valid UTF-8.
+    var prescanned = false
 
     init(table: CompiledRouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
          segmentEnds: UnsafeMutableBufferPointer<Int>, itemBounds: UnsafeMutableBufferPointer<UInt16>) {
@@ -47,6 +49,7 @@ struct LinkScanner {
     mutating func run<R>(_ consume: (AcceptedLinkView) -> R) throws(LinkRejection) -> R {
         guard !input.isEmpty else { throw reject(.malformed, "the link is empty") }
         let marks = try prescan()
+        prescanned = true
         let (scheme, afterScheme) = try readScheme()
         guard afterScheme + 1 < input.count, input[afterScheme] == UInt8(ascii: "/"),
               input[afterScheme + 1] == UInt8(ascii: "/") else {
