@@ -2,7 +2,7 @@
 # `pushgate check-link --stdin` (read, canonicalise, route, JSON Lines out) against
 # libcurl's URL API (curl_url_set + curl_url_get per line, curl-url-lines.c) on the same
 # 200,000 mixed links (PushgateBench's `links` corpus: 70% valid in many spellings, 30%
-# hostile), output to /dev/null. The two run alternately, RUNS times each (21 by default,
+# hostile), output to /dev/null. The two run alternately, RUNS times each (41 by default,
 # about 25 s); prints each run, the medians, and pushgate's time as a fraction of
 # libcurl's (CPU and wall). Each child's user + system CPU comes from the kernel's rusage
 # at microsecond resolution (cputime.py, os.wait4).
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 bin=.build/release/pushgate
 bench=.build/release/PushgateBench
 lines=${LINES_TOTAL:-200000}
-runs=${RUNS:-21}
+runs=${RUNS:-41}
 for b in "$bin" "$bench"; do [[ -x $b ]] || { echo "bench: $b is not built (run 'make release')" >&2; exit 2; }; done
 mkdir -p .build/bench
 ref=.build/bench/curl-url-lines
