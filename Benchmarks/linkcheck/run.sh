@@ -7,9 +7,10 @@
 # libcurl's (CPU and wall). Each child's user + system CPU comes from the kernel's rusage
 # at microsecond resolution (cputime.py, os.wait4).
 # Needs the release build (`make release`), cc, libcurl's headers and python3.
+# PUSHGATE_BIN=PATH measures another pushgate binary (say, one built from an earlier commit).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bin=.build/release/pushgate
+bin=${PUSHGATE_BIN:-.build/release/pushgate}  # another build, to compare before and after
 bench=.build/release/PushgateBench
 lines=${LINES_TOTAL:-200000}
 runs=${RUNS:-41}
