@@ -33,7 +33,7 @@ public enum LinkResultJSON {
     public static func write(checking link: UnsafeBufferPointer<UInt8>, against table: RouteTable,
                              to w: inout JSONWriter) -> Bool {
         table.scan(link, accepted: { view in
-            writeAccepted(view, layouts: table.resultJSON, to: &w)
+            writeAccepted(view, layouts: table.resultPieces, to: &w)
             return true
         }, rejected: { rejection in
             writeRejected(rejection, to: &w)
@@ -44,7 +44,7 @@ public enum LinkResultJSON {
     /// `write(.accepted(view.link))` without the strings, in one reserved stretch of the
     /// writer's buffer. The values are escaped with `escapeSafeText`: the canonicaliser
     /// refused every control and unsafe character in them.
-    private static func writeAccepted(_ view: AcceptedLinkView, layouts: ResultJSONLayout, to w: inout JSONWriter) {
+    private static func writeAccepted(_ view: AcceptedLinkView, layouts: ResultJSONLayout.Pieces, to w: inout JSONWriter) {
         let json = layouts.route(view.routeIndex)
         // Each value is no longer than its canonical spelling, so 2 × the canonical form
         // bounds the escaped values (and 6 × bounds it escaped in full).
@@ -120,7 +120,8 @@ public enum LinkResultJSON {
 /// table is built: per route `","route":"NAME","params":{`, each parameter key as `"KEY":"`
 /// and each query key likewise (the value, escaped, and its closing quote follow). They
 /// live in memory of their own, never changed after init, so writing an answer reads them
-/// through plain pointers and retains nothing per line.
+/// through plain pointers (`Pieces`, which the route table keeps a copy of) and retains
+/// nothing per line.
 final class ResultJSONLayout: @unchecked Sendable {  // immutable after init
     struct Route {
         /// Its pieces, from this one: `routeAndParams`, a key per path segment (by segment
@@ -135,10 +136,36 @@ final class ResultJSONLayout: @unchecked Sendable {  // immutable after init
         let constantBytes: Int
     }
 
-    private let bytes: UnsafeMutableBufferPointer<UInt8>
-    /// Piece k is `bytes[pieceStarts[k]..<pieceStarts[k + 1]]`.
-    private let pieceStarts: UnsafeMutableBufferPointer<Int>
-    private let routes: UnsafeMutableBufferPointer<Route>
+    /// The memory this object owns, as plain pointers: valid while it lives.
+    struct Pieces: @unchecked Sendable {  // immutable memory
+        fileprivate let bytes: UnsafeMutableBufferPointer<UInt8>
+        /// Piece k is `bytes[pieceStarts[k]..<pieceStarts[k + 1]]`.
+        fileprivate let pieceStarts: UnsafeMutableBufferPointer<Int>
+        fileprivate let routes: UnsafeMutableBufferPointer<Route>
+
+        @inline(__always)
+        func route(_ index: Int) -> Route { routes[index] }
+
+        @inline(__always)
+        func routeAndParams(_ route: Route) -> UnsafeBufferPointer<UInt8> { piece(route.firstPiece) }
+
+        /// `"KEY":"` of the parameter at `segment` (its index in the pattern).
+        @inline(__always)
+        func parameterKey(_ route: Route, segment: Int) -> UnsafeBufferPointer<UInt8> { piece(route.firstPiece + 1 + segment) }
+
+        /// `"KEY":"` of the query item in `slot`.
+        @inline(__always)
+        func queryKey(_ route: Route, slot: Int) -> UnsafeBufferPointer<UInt8> {
+            piece(route.firstPiece + 1 + route.segmentCount + slot)
+        }
+
+        @inline(__always)
+        private func piece(_ k: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: bytes[pieceStarts[k]..<pieceStarts[k + 1]])
+        }
+    }
+
+    let pieces: Pieces
 
     init(_ compiled: [CompiledRoute], hosts: [String]) {
         var pool: [UInt8] = []
@@ -161,39 +188,19 @@ final class ResultJSONLayout: @unchecked Sendable {  // immutable after init
                                  constantBytes: pool.count - poolStart))
         }
         starts.append(pool.count)
-        bytes = .allocate(capacity: max(pool.count, 1))
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(pool.count, 1))
         _ = bytes.initialize(from: pool)
-        pieceStarts = .allocate(capacity: starts.count)
+        let pieceStarts = UnsafeMutableBufferPointer<Int>.allocate(capacity: starts.count)
         _ = pieceStarts.initialize(from: starts)
-        routes = .allocate(capacity: max(layouts.count, 1))
+        let routes = UnsafeMutableBufferPointer<Route>.allocate(capacity: max(layouts.count, 1))
         _ = routes.initialize(from: layouts)
+        pieces = Pieces(bytes: bytes, pieceStarts: pieceStarts, routes: routes)
     }
 
     deinit {
-        bytes.deallocate()
-        pieceStarts.deallocate()
-        routes.deallocate()
-    }
-
-    @inline(__always)
-    func route(_ index: Int) -> Route { routes[index] }
-
-    @inline(__always)
-    func routeAndParams(_ route: Route) -> UnsafeBufferPointer<UInt8> { piece(route.firstPiece) }
-
-    /// `"KEY":"` of the parameter at `segment` (its index in the pattern).
-    @inline(__always)
-    func parameterKey(_ route: Route, segment: Int) -> UnsafeBufferPointer<UInt8> { piece(route.firstPiece + 1 + segment) }
-
-    /// `"KEY":"` of the query item in `slot`.
-    @inline(__always)
-    func queryKey(_ route: Route, slot: Int) -> UnsafeBufferPointer<UInt8> {
-        piece(route.firstPiece + 1 + route.segmentCount + slot)
-    }
-
-    @inline(__always)
-    private func piece(_ k: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: bytes[pieceStarts[k]..<pieceStarts[k + 1]])
+        pieces.bytes.deallocate()
+        pieces.pieceStarts.deallocate()
+        pieces.routes.deallocate()
     }
 
     private static func keyPrefix(_ name: String) -> [UInt8] {

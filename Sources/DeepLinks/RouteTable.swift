@@ -17,6 +17,8 @@ public struct RouteTable: Sendable {
     let compiled: CompiledRouteTable
     /// The constant parts of `check-link`'s JSON answer, per route (see `LinkResultJSON`).
     let resultJSON: ResultJSONLayout
+    /// Its memory as plain pointers, read per answer without reference counting.
+    let resultPieces: ResultJSONLayout.Pieces
 
     /// Parses, validates and compiles a table from its JSON text. Pure: the caller reads
     /// the file and passes its name as `source` for messages.
@@ -31,6 +33,7 @@ public struct RouteTable: Sendable {
         self.compiled = CompiledRouteTable(app: loaded.app, hosts: loaded.hosts,
                                            passthroughQuery: loaded.passthroughQuery, routes: loaded.routes)
         self.resultJSON = ResultJSONLayout(compiled.compiledRoutes, hosts: loaded.hosts)
+        self.resultPieces = resultJSON.pieces
     }
 
     public init(json: String, source: String) throws(RouteTableError) {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one rule for cutting bytes into lines, shared by every line reader (device lists,
 /// `check-link --stdin`, NDJSON campaigns, keys read from standard input): a line ends at
 /// LF, one CR before the LF is not part of it, a last line without LF counts, and empty
@@ -46,26 +52,14 @@ public enum LineSplitter {
         end > start && bytes[end - 1] == 0x0D ? end - 1 : end
     }
 
-    /// The index of the first LF at or after `start`, eight bytes at a time (a line is
-    /// usually scanned once, so this is most of a splitter's work).
+    /// The index of the first LF at or after `start`: the C library's `memchr`, which
+    /// reads many bytes per instruction (a line is usually scanned once, so this is most
+    /// of a splitter's work).
     @inlinable
     public static func firstLineFeed(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard let base = bytes.baseAddress else { return nil }
-        var i = start
-        let end = bytes.count
-        let raw = UnsafeRawPointer(base)
-        while i + 8 <= end {
-            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x0A0A_0A0A_0A0A_0A0A
-            // A byte of `word` is zero where the input has an LF; the lowest flagged byte is exact.
-            let found = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-            if found != 0 { return i + found.trailingZeroBitCount >> 3 }
-            i += 8
-        }
-        while i < end {
-            if base[i] == 0x0A { return i }
-            i += 1
-        }
-        return nil
+        guard let base = bytes.baseAddress, start < bytes.count else { return nil }
+        guard let found = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 }
 

@@ -60,3 +60,43 @@ enum Bytes {
         return a.withUnsafeBufferPointer { equal($0, b) }
     }
 }
+
+/// Tests on eight bytes at once, a little-endian word (the usual bit tricks). Each gives
+/// the high bit of every byte that passes; `inRange` and `equal` are exact for words of
+/// ASCII bytes (no high bit set: adding a constant to a byte then never carries).
+enum ByteWord {
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let high: UInt64 = 0x8080_8080_8080_8080
+
+    /// Bytes in `lower..<lower + n` (ASCII words).
+    @inline(__always)
+    static func inRange(_ w: UInt64, _ lower: UInt64, _ n: UInt64) -> UInt64 {
+        (w &+ ones &* (0x80 - lower)) & ~(w &+ ones &* (0x80 - lower - n)) & high
+    }
+
+    /// Bytes equal to `byte` (ASCII words).
+    @inline(__always)
+    static func equal(_ w: UInt64, _ byte: UInt8) -> UInt64 {
+        let x = w ^ (ones &* UInt64(byte))
+        return ~(x &+ ones &* 0x7F) & high
+    }
+
+    /// True when some byte of `w` (any word) equals `byte`.
+    @inline(__always)
+    static func contains(_ w: UInt64, _ byte: UInt8) -> Bool {
+        let x = w ^ (ones &* UInt64(byte))
+        return (x &- ones) & ~x & high != 0
+    }
+
+    /// `w` when all eight bytes are RFC 3986 unreserved (`A-Z a-z 0-9 - . _ ~`), with the
+    /// letters lowercased when `lowercasing`; nil otherwise.
+    @inline(__always)
+    static func unreserved(_ w: UInt64, lowercasing: Bool) -> UInt64? {
+        if w & high != 0 { return nil }
+        let upper = inRange(w, 0x41, 26)
+        let passing = upper | inRange(w, 0x61, 26) | inRange(w, 0x30, 10)
+            | equal(w, UInt8(ascii: "-")) | equal(w, UInt8(ascii: ".")) | equal(w, UInt8(ascii: "_")) | equal(w, UInt8(ascii: "~"))
+        if passing != high { return nil }
+        return lowercasing ? w | upper >> 2 : w  // 0x80 >> 2 is the case bit
+    }
+}

@@ -21,6 +21,30 @@ final class CompiledRoute: Sendable {
     let slotLowercased: [Bool]
     /// Slots the route marks required.
     let requiredSlots: [Int]
+    /// The same, as the canonicaliser reads them for every link.
+    let layout: Layout
+    private let memory: FrozenMemory
+
+    /// What checking and printing a link of this route reads: plain values and pointers
+    /// into memory the route owns, so reading them retains nothing (valid while the route
+    /// lives; its table keeps it).
+    struct Layout: @unchecked Sendable {  // immutable memory
+        /// The route's position in the table.
+        let index: Int
+        let segmentKinds: UnsafeBufferPointer<SegmentKind>
+        /// Per query slot, in canonical order.
+        let slotKeys: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
+        let slotChecks: UnsafeBufferPointer<ValueCheck>
+        let slotLowercased: UnsafeBufferPointer<Bool>
+        let requiredSlots: UnsafeBufferPointer<Int>
+
+        /// The slot of a decoded query key, or nil if the route neither declares nor passes it.
+        @inline(__always)
+        func slot(for key: UnsafeBufferPointer<UInt8>) -> Int? {
+            for slot in 0..<slotKeys.count where Bytes.equal(slotKeys[slot], key) { return slot }
+            return nil
+        }
+    }
 
     init(route: Route, index: Int, passthroughQuery: [String]) {
         self.route = route
@@ -39,17 +63,20 @@ final class CompiledRoute: Sendable {
         segmentKinds = kinds
         parameterNames = names
         parameterCount = kinds.filter { $0 != .literal }.count
-        slotNames = route.query.map(\.key) + passthroughQuery
-        slotKeys = slotNames.map { Array($0.utf8) }
-        slotTypes = route.query.map(\.type) + passthroughQuery.map { _ in .string }
-        slotLowercased = slotTypes.map(\.isUUID)
-        requiredSlots = route.query.indices.filter { route.query[$0].required }
-    }
-
-    /// The slot of a decoded query key, or nil if the route neither declares nor passes it.
-    @inline(__always)
-    func slot(for key: UnsafeBufferPointer<UInt8>) -> Int? {
-        for (slot, candidate) in slotKeys.enumerated() where Bytes.equal(candidate, key) { return slot }
-        return nil
+        let slotNames = route.query.map(\.key) + passthroughQuery
+        self.slotNames = slotNames
+        let keys = slotNames.map { Array($0.utf8) }
+        let types = route.query.map(\.type) + passthroughQuery.map { _ in ValueType.string }
+        let lowercased = types.map(\.isUUID)
+        let required = route.query.indices.filter { route.query[$0].required }
+        slotKeys = keys
+        slotTypes = types
+        slotLowercased = lowercased
+        requiredSlots = required
+        let memory = FrozenMemory()
+        self.memory = memory
+        layout = Layout(index: index, segmentKinds: memory.copy(kinds), slotKeys: memory.copy(keys.map { memory.copy($0) }),
+                        slotChecks: memory.copy(types.map { ValueCheck($0, in: memory) }),
+                        slotLowercased: memory.copy(lowercased), requiredSlots: memory.copy(required))
     }
 }

@@ -20,6 +20,7 @@ extension CompiledRouteTable {
     func scan<R>(_ bytes: UnsafeBufferPointer<UInt8>, accepted: (AcceptedLinkView) -> R,
                  rejected: (LinkRejection) -> R) -> R {
         var rejection: LinkRejection
+        var validated = false  // the prescan passed every byte
         if bytes.count > LinkLimits.maxBytes {
             rejection = .tooLong(byteCount: bytes.count)
         } else {
@@ -33,6 +34,7 @@ extension CompiledRouteTable {
                         do throws(LinkRejection) {
                             return .success(try scanner.run(accepted))
                         } catch {
+                            validated = scanner.prescanned
                             return .failure(error)
                         }
                     }
@@ -45,9 +47,10 @@ extension CompiledRouteTable {
         }
         // The prescan validates UTF-8 as it goes, so an accepted link is valid; a refusal
         // with one of the codes the prescan (or the length check) gives may have stopped
-        // before a bad byte, so only then is the whole input validated.
-        let scanMayHaveStopped = rejection.code == .forbiddenCharacter || rejection.code == .malformed
-            || rejection.code == .tooLong
+        // before a bad byte, so only then, and only if the prescan did not finish, is the
+        // whole input validated.
+        let scanMayHaveStopped = !validated && (rejection.code == .forbiddenCharacter || rejection.code == .malformed
+            || rejection.code == .tooLong)
         if scanMayHaveStopped, let bad = UTF8Scalar.firstInvalidOffset(bytes) {
             rejection = LinkRejection(code: .malformed, "the link is not valid UTF-8 at byte offset \(bad)")
         }

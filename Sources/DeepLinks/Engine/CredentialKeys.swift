@@ -26,6 +26,23 @@ public enum CredentialKeys {
         return false
     }
 
+    /// The list grouped by length (index: length), in frozen memory, for the scanner.
+    static func frozen(in memory: FrozenMemory) -> UnsafeBufferPointer<UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>> {
+        memory.copy(byLength.map { group in memory.copy(group.map { memory.copy($0) }) })
+    }
+
+    /// `contains(_:)` over the groups `frozen(in:)` made.
+    @inline(__always)
+    static func contains(_ key: UnsafeBufferPointer<UInt8>,
+                         in groups: UnsafeBufferPointer<UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>>) -> Bool {
+        guard key.count < groups.count else { return false }
+        outer: for candidate in groups[key.count] {
+            for i in 0..<key.count where ASCII.lowercased(key[i]) != candidate[i] { continue outer }
+            return true
+        }
+        return false
+    }
+
     public static func contains(_ key: String) -> Bool {
         var copy = key
         return copy.withUTF8 { contains($0) }

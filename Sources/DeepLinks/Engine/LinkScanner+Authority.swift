@@ -2,8 +2,6 @@ import StrictJSON
 
 /// Scheme, user info, port and host.
 extension LinkScanner {
-    static let https: [UInt8] = Array("https".utf8)
-
     func readScheme() throws(LinkRejection) -> (Scheme, Int) {
         var end = 0
         while end < input.count, input[end] != UInt8(ascii: ":") {
@@ -24,9 +22,17 @@ extension LinkScanner {
             }
         }
         let scheme = UnsafeBufferPointer(rebasing: input[0..<end])
-        if equalsIgnoringCase(scheme, Self.https) { return (.https, end + 1) }
-        if equalsIgnoringCase(scheme, table.schemeBytes) { return (.app, end + 1) }
+        if Self.isHTTPS(scheme) { return (.https, end + 1) }
+        if equalsIgnoringCase(scheme, tables.pointee.schemeBytes) { return (.app, end + 1) }
         throw reject(.schemeNotAllowed, "scheme \(quoted(scheme)) is not allowed (accepted: \(table.acceptedSchemes))")
+    }
+
+    /// `https` in any case.
+    @inline(__always)
+    static func isHTTPS(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+        scheme.count == 5 && ASCII.lowercased(scheme[0]) == UInt8(ascii: "h") && ASCII.lowercased(scheme[1]) == UInt8(ascii: "t")
+            && ASCII.lowercased(scheme[2]) == UInt8(ascii: "t") && ASCII.lowercased(scheme[3]) == UInt8(ascii: "p")
+            && ASCII.lowercased(scheme[4]) == UInt8(ascii: "s")
     }
 
     /// The authority is searched for `@` and `:` itself (the prescan does not note them):
@@ -49,7 +55,7 @@ extension LinkScanner {
         guard !range.isEmpty else { throw reject(.malformed, "the link has an empty host") }
         let host = UnsafeBufferPointer(rebasing: input[range])
         // Listed hosts are plain lowercase DNS names, so a match needs no other check.
-        for allowed in table.hostBytes where equalsIgnoringCase(host, allowed) { return }
+        for allowed in tables.pointee.hosts where equalsIgnoringCase(host, allowed) { return }
         // Not listed: say precisely why, most specific reason first.
         if let percent = firstIndex(of: "%", in: range) {
             // Decode only to say precisely what is hidden there; an encoded host is refused anyway.

@@ -5,24 +5,23 @@ extension LinkScanner {
     func matchAndBuild<R>(_ consume: (AcceptedLinkView) -> R) throws(LinkRejection) -> R {
         let path = DecodedSegments(bytes: UnsafeBufferPointer(decoded), ends: UnsafeBufferPointer(segmentEnds),
                                    count: segmentCount)
-        guard let routeIndex = table.matcher.match(path) else { throw explainNoMatch(path) }
-        let route = table.compiledRoutes[routeIndex]
+        guard let routeIndex = tables.pointee.trie.match(path) else { throw explainNoMatch(path) }
+        let route = tables.pointee.routes[routeIndex]
 
         // Every item must be declared by the route or passed through, with a valid value;
         // its slot (canonical position) replaces the redundant value start.
         for i in 0..<itemCount {
             let key = itemKey(i), value = itemValue(i)
             guard let slot = route.slot(for: key) else {
-                throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(TextSafety.quoted(route.route.name)) nor passed through")
+                throw reject(.unknownQueryParameter, "query key \(quoted(key)) is not declared by route \(TextSafety.quoted(table.routes[routeIndex].name)) nor passed through")
             }
-            let type = route.slotTypes[slot]
-            guard type.accepts(safeBytes: value) else {
-                throw reject(.invalidParameter, "query value \(quoted(value)) for \(quoted(key)) must be \(type.requirement)")
+            guard route.slotChecks[slot].accepts(safeBytes: value) else {
+                throw reject(.invalidParameter, "query value \(quoted(value)) for \(quoted(key)) must be \(table.compiledRoutes[routeIndex].slotTypes[slot].requirement)")
             }
             itemBounds[4 * i + 2] = UInt16(truncatingIfNeeded: slot)
         }
         for slot in route.requiredSlots where item(inSlot: slot) == nil {
-            throw reject(.invalidParameter, "route \(TextSafety.quoted(route.route.name)) requires query key \(TextSafety.quoted(route.slotNames[slot]))")
+            throw reject(.invalidParameter, "route \(TextSafety.quoted(table.routes[routeIndex].name)) requires query key \(TextSafety.quoted(table.compiledRoutes[routeIndex].slotNames[slot]))")
         }
         return try build(route, path: path, consume)
     }
@@ -34,7 +33,7 @@ extension LinkScanner {
 
     /// If some route fits the path's shape but a parameter has the wrong type, say which.
     func explainNoMatch(_ path: DecodedSegments) -> LinkRejection {
-        if let near = table.matcher.match(path, ignoringTypes: true) {
+        if let near = tables.pointee.trie.match(path, ignoringTypes: true) {
             let route = table.routes[near]
             for (k, segment) in route.segments.enumerated() {
                 guard case .parameter(let name, let type) = segment, !type.accepts(safeBytes: path.segment(k)) else { continue }
@@ -53,9 +52,9 @@ extension LinkScanner {
     /// Writes the canonical form into stack memory and hands `consume` a view of it and
     /// of every value the result reports, all still in stack memory: the caller turns it
     /// into strings (`CanonicalLink`) or writes it out directly (JSON Lines).
-    func build<R>(_ route: CompiledRoute, path: DecodedSegments,
+    func build<R>(_ route: CompiledRoute.Layout, path: DecodedSegments,
                   _ consume: (AcceptedLinkView) -> R) throws(LinkRejection) -> R {
-        let host = table.hostBytes[0]
+        let host = tables.pointee.hosts[0]
         // Worst case: every decoded byte becomes %XX, plus separators; then room for a `*`
         // value (the rest of the path joined with '/').
         let capacity = 8 + host.count + 3 * decodedCount + segmentCount + 2 * itemCount + 2
@@ -68,8 +67,10 @@ extension LinkScanner {
                     var recorded = RecordedValues(values: values, names: names)
                     out.append("https://")
                     out.append(host)
-                    PercentCoding.pathSafe.withUnsafeBufferPointer { safe in
-                        route.segmentKinds.withUnsafeBufferPointer { kinds in
+                    do {
+                        let safe = tables.pointee.pathSafe
+                        do {
+                            let kinds = route.segmentKinds
                             for k in 0..<kinds.count {
                                 let kind = kinds[k]
                                 if kind == .wildcard {
@@ -99,7 +100,8 @@ extension LinkScanner {
                     if route.segmentKinds.isEmpty { out.append(UInt8(ascii: "/")) }
                     let parameterCount = recorded.count
                     if itemCount > 0 {
-                        PercentCoding.querySafe.withUnsafeBufferPointer { safe in
+                        do {
+                            let safe = tables.pointee.querySafe
                             for slot in 0..<route.slotKeys.count {
                                 guard let i = item(inSlot: slot) else { continue }
                                 out.append(recorded.count == parameterCount ? UInt8(ascii: "?") : UInt8(ascii: "&"))
@@ -116,7 +118,7 @@ extension LinkScanner {
                         throw reject(.tooLong, "the canonical form would be \(out.count) bytes; the limit is \(LinkLimits.maxBytes)")
                     }
                     return consume(AcceptedLinkView(
-                        canonical: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), route: route,
+                        canonical: UnsafeBufferPointer(rebasing: buffer[0..<out.count]), owner: owner, routeIndex: route.index,
                         values: UnsafeBufferPointer(rebasing: values[0..<recorded.count]),
                         names: UnsafeBufferPointer(rebasing: names[0..<recorded.count]), parameterCount: parameterCount))
                 }
@@ -152,15 +154,17 @@ struct RecordedValues {
 /// pattern order, then query items in canonical order) with the index of its name.
 struct AcceptedLinkView {
     let canonical: UnsafeBufferPointer<UInt8>
-    let route: CompiledRoute
+    /// The scan's table, which outlives the view (read only to build `link`).
+    let owner: Unmanaged<CompiledRouteTable>
+    let routeIndex: Int
     let values: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
     /// For a parameter, its segment index (`route.parameterNames`); for a query item, its
     /// slot (`route.slotNames`).
     let names: UnsafeBufferPointer<Int>
     let parameterCount: Int
 
+    var route: CompiledRoute { owner.takeUnretainedValue().compiledRoutes[routeIndex] }
     var routeName: String { route.route.name }
-    var routeIndex: Int { route.index }
     /// The index of parameter `i`'s name in `route.parameterNames`, of query item `i`'s in `route.slotNames`.
     func parameterNameIndex(_ i: Int) -> Int { names[i] }
     func queryNameIndex(_ i: Int) -> Int { names[parameterCount + i] }

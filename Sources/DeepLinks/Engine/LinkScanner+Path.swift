@@ -10,16 +10,18 @@ extension LinkScanner {
         var start = text.lowerBound
         while true {
             let index = segmentCount + 1
-            let (end, decodedEnd) = try PercentCoding.decode(
+            let (end, decodedEnd, needsCheck) = try PercentCoding.decode(
                 input, from: start, limit: text.upperBound, stop: UInt8(ascii: "/"), alsoStop: UInt8(ascii: "/"),
                 into: decoded, at: decodedCount, what: "path segment \(index)")
-            try acceptSegment(start..<end, decodedEnd: decodedEnd, isLast: end == text.upperBound)
+            try acceptSegment(start..<end, decodedEnd: decodedEnd, needsCheck: needsCheck, isLast: end == text.upperBound)
             if end == text.upperBound { break }
             start = end + 1
         }
     }
 
-    mutating func acceptSegment(_ raw: Range<Int>, decodedEnd end: Int, isLast: Bool) throws(LinkRejection) {
+    /// `needsCheck`: what `PercentCoding.decode` said (only then can the decoded text hold
+    /// what the prescan did not see).
+    mutating func acceptSegment(_ raw: Range<Int>, decodedEnd end: Int, needsCheck: Bool, isLast: Bool) throws(LinkRejection) {
         let index = segmentCount + 1
         if raw.isEmpty {
             if isLast { throw reject(.trailingSlash, "the path ends with '/'") }
@@ -27,7 +29,7 @@ extension LinkScanner {
         }
         let start = decodedCount
         let value = UnsafeBufferPointer(rebasing: decoded[start..<end])
-        if end - start != raw.count {  // something was percent-decoded: check what it became
+        if needsCheck {  // something was percent-decoded into a byte to look at: check what it became
             try PercentCoding.checkDecoded(value, what: "path segment \(index)")
             for c in value where c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") {
                 throw reject(.forbiddenCharacter, "path segment \(index) \(quoted(raw)) decodes to text with '/' or '\\'; a segment cannot contain a path separator")

@@ -46,14 +46,10 @@ extension LinkScanner {
     func prescan() throws(LinkRejection) -> Landmarks {
         var marks = Landmarks()
         var slashes = 0, ampersands = 0
-        let question = try ByteClass.beforeQuery.withUnsafeBufferPointer { classes throws(LinkRejection) in
-            try scan(from: 0, classes, counting: &slashes, marks: &marks)
-        }
+        let question = try scan(from: 0, tables.pointee.beforeQuery, counting: &slashes, marks: &marks)
         if question < input.count {
             marks.firstQuestion = question
-            _ = try ByteClass.afterQuery.withUnsafeBufferPointer { classes throws(LinkRejection) in
-                try scan(from: question + 1, classes, counting: &ampersands, marks: &marks)
-            }
+            _ = try scan(from: question + 1, tables.pointee.afterQuery, counting: &ampersands, marks: &marks)
         }
         marks.slashes = slashes
         marks.ampersands = ampersands
@@ -67,6 +63,8 @@ extension LinkScanner {
         // Offsets stay below the link's length (at most LinkLimits.maxBytes), so the hot
         // loops step with unchecked additions.
         var i = start
+        var n = 0  // counted bytes, added to `counted` on the way out
+        defer { counted &+= n }
         let count = input.count
         while true {
             // Most bytes are plain or counted: a tight loop, no dispatch.
@@ -74,11 +72,11 @@ extension LinkScanner {
                 let a = classes[Int(input[i])], b = classes[Int(input[i &+ 1])]
                 let c = classes[Int(input[i &+ 2])], d = classes[Int(input[i &+ 3])]
                 if a | b | c | d > ByteClass.counted { break }
-                counted &+= Int(a &+ b &+ c &+ d)
+                n &+= Int(a &+ b &+ c &+ d)
                 i &+= 4
             }
             while i < count, classes[Int(input[i])] <= ByteClass.counted {
-                counted &+= Int(classes[Int(input[i])])
+                n &+= Int(classes[Int(input[i])])
                 i &+= 1
             }
             if i == count { return i }
@@ -87,6 +85,15 @@ extension LinkScanner {
             case ByteClass.forbidden:
                 throw reject(.forbiddenCharacter, "the link contains \(CharacterNames.describe(Unicode.Scalar(c))) at byte offset \(i)")
             case ByteClass.nonASCII:
+                // Two-byte scalars from U+00AE to U+05FF (Latin, Greek, Cyrillic, …) are
+                // valid and never forbidden (`ForbiddenCharacters`): passed here directly.
+                if c >= 0xC2, c <= 0xD7, i &+ 1 < count {
+                    let c1 = input[i &+ 1]
+                    if c1 & 0xC0 == 0x80, c > 0xC2 || c1 >= 0xAE {
+                        i &+= 2
+                        continue
+                    }
+                }
                 guard let (scalar, length) = UTF8Scalar.decode(input, at: i) else {
                     throw reject(.malformed, "the link is not valid UTF-8 at byte offset \(i)")
                 }

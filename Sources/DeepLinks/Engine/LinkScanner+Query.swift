@@ -26,7 +26,7 @@ extension LinkScanner {
         let index = itemCount + 1
         let amp = UInt8(ascii: "&"), equals = UInt8(ascii: "=")
         let keyStart = decodedCount
-        let (keyRawEnd, keyEnd) = try PercentCoding.decode(input, from: from, limit: limit, stop: amp, alsoStop: equals,
+        let (keyRawEnd, keyEnd, keyNeedsCheck) = try PercentCoding.decode(input, from: from, limit: limit, stop: amp, alsoStop: equals,
                                                            into: decoded, at: keyStart, what: "query item \(index)")
         if keyRawEnd == from {
             if keyRawEnd == limit || input[keyRawEnd] == amp {
@@ -35,14 +35,15 @@ extension LinkScanner {
             throw reject(.malformed, "query item \(index) has no key (at byte offset \(from))")
         }
         let key = UnsafeBufferPointer(rebasing: decoded[keyStart..<keyEnd])
-        if keyEnd - keyStart != keyRawEnd - from { try PercentCoding.checkDecoded(key, what: "query key \(quoted(from..<keyRawEnd))") }
+        if keyNeedsCheck { try PercentCoding.checkDecoded(key, what: "query key \(quoted(from..<keyRawEnd))") }
         var rawEnd = keyRawEnd
         var valueEnd = keyEnd
         if keyRawEnd < limit, input[keyRawEnd] == equals {
             let valueStart = keyRawEnd + 1
-            (rawEnd, valueEnd) = try PercentCoding.decode(input, from: valueStart, limit: limit, stop: amp, alsoStop: amp,
-                                                          into: decoded, at: keyEnd, what: "the value of query key \(quoted(key))")
-            if valueEnd - keyEnd != rawEnd - valueStart {
+            let needsCheck: Bool
+            (rawEnd, valueEnd, needsCheck) = try PercentCoding.decode(input, from: valueStart, limit: limit, stop: amp, alsoStop: amp,
+                                                                      into: decoded, at: keyEnd, what: "the value of query key \(quoted(key))")
+            if needsCheck {
                 try PercentCoding.checkDecoded(UnsafeBufferPointer(rebasing: decoded[keyEnd..<valueEnd]),
                                                what: "the value of query key \(quoted(key))")
             }
@@ -50,7 +51,7 @@ extension LinkScanner {
         guard itemCount < Self.maxItems else {  // the prescan's count makes this unreachable
             throw reject(.tooManyQueryItems, "the query has more than \(Self.maxItems) items")
         }
-        if CredentialKeys.contains(key) {
+        if CredentialKeys.contains(key, in: tables.pointee.credentialKeys) {
             throw reject(.credentialInQuery, "query key \(quoted(key)) carries a credential; secrets do not belong in links")
         }
         itemBounds[4 * itemCount] = UInt16(truncatingIfNeeded: keyStart)

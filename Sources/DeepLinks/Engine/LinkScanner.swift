@@ -12,7 +12,12 @@ struct LinkScanner {
     /// buffer stays small enough for the stack.
     static let itemSlots = 4 * (maxItems + 1)
 
-    let table: CompiledRouteTable
+    /// The table, read only for messages (`tables` has what every link needs). Held
+    /// unretained: the table runs the scan, so it outlives it, and passing it on (to the
+    /// accepted view) then costs no reference counting.
+    let owner: Unmanaged<CompiledRouteTable>
+    var table: CompiledRouteTable { owner.takeUnretainedValue() }
+    let tables: UnsafePointer<CompiledRouteTable.ScanTables>
     let input: UnsafeBufferPointer<UInt8>
     /// Percent-decoded path segments, then decoded query keys and values.
     let decoded: UnsafeMutableBufferPointer<UInt8>
@@ -25,10 +30,13 @@ struct LinkScanner {
     var segmentCount = 0
     var itemCount = 0
     var decodedCount = 0
+    /// True once the prescan has passed every byte: the link is then valid UTF-8.
+    var prescanned = false
 
     init(table: CompiledRouteTable, input: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>,
          segmentEnds: UnsafeMutableBufferPointer<Int>, itemBounds: UnsafeMutableBufferPointer<UInt16>) {
-        self.table = table
+        self.owner = Unmanaged.passUnretained(table)
+        self.tables = table.tables
         self.input = input
         self.decoded = decoded
         assert(input.count <= LinkLimits.maxBytes && LinkLimits.maxBytes <= Int(UInt16.max))
@@ -41,6 +49,7 @@ struct LinkScanner {
     mutating func run<R>(_ consume: (AcceptedLinkView) -> R) throws(LinkRejection) -> R {
         guard !input.isEmpty else { throw reject(.malformed, "the link is empty") }
         let marks = try prescan()
+        prescanned = true
         let (scheme, afterScheme) = try readScheme()
         guard afterScheme + 1 < input.count, input[afterScheme] == UInt8(ascii: "/"),
               input[afterScheme + 1] == UInt8(ascii: "/") else {
@@ -88,12 +97,12 @@ struct LinkScanner {
         return nil
     }
 
-    func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+    /// ASCII case-insensitive equality with `lower`, which is lowercase.
+    @inline(__always)
+    func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ lower: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == lower.count else { return false }
-        return lower.withUnsafeBufferPointer { b in
-            for i in 0..<a.count where ASCII.lowercased(a[i]) != b[i] { return false }
-            return true
-        }
+        for i in 0..<a.count where ASCII.lowercased(a[i]) != lower[i] { return false }
+        return true
     }
 
     /// Input text quoted for a message, escaped so hostile characters never print raw.

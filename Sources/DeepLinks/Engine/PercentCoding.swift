@@ -3,17 +3,31 @@ import StrictJSON
 /// Percent-decoding (exactly once) and the canonical re-encoding.
 enum PercentCoding {
     /// Decodes from `input[from]` up to `limit` or the first `stop` or `alsoStop` byte,
-    /// writing into `out` from `start`. Returns where the raw text ended and where the
-    /// decoded bytes end. Throws `invalidPercentEncoding` for `%` not followed by two hex
-    /// digits.
+    /// writing into `out` from `start`, which must be at most `from` (decoded text is never
+    /// longer than its input, so it fits where it came from). Returns where the raw text
+    /// ended, where the decoded bytes end, and whether a `%XX` decoded to a byte that needs
+    /// `checkDecoded` (outside `!`...`~`, or `/` or `\`): when none did, every decoded byte
+    /// is printable ASCII or raw text the prescan already checked, so the check would pass.
+    /// Throws `invalidPercentEncoding` for `%` not followed by two hex digits.
     @inline(__always)
     static func decode(_ input: UnsafeBufferPointer<UInt8>, from: Int, limit: Int, stop: UInt8, alsoStop: UInt8,
                        into out: UnsafeMutableBufferPointer<UInt8>, at start: Int,
-                       what: @autoclosure () -> LinkMessage) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int) {
+                       what: @autoclosure () -> LinkMessage) throws(LinkRejection) -> (rawEnd: Int, decodedEnd: Int, needsCheck: Bool) {
         // Offsets stay within the link (at most LinkLimits.maxBytes): unchecked steps.
         var o = start
         var i = from
+        var needsCheck = false
+        let source = UnsafeRawPointer(input.baseAddress!), target = UnsafeMutableRawPointer(out.baseAddress!)
         while i < limit {
+            // Eight bytes at a time while none is a stop or `%` (o <= i, so o + 8 <= limit).
+            while i &+ 8 <= limit {
+                let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if ByteWord.contains(word, stop) || ByteWord.contains(word, alsoStop) || ByteWord.contains(word, UInt8(ascii: "%")) { break }
+                target.storeBytes(of: word, toByteOffset: o, as: UInt64.self)
+                i &+= 8
+                o &+= 8
+            }
+            guard i < limit else { break }
             let c = input[i]
             if c == stop || c == alsoStop { break }
             if c == UInt8(ascii: "%") {
@@ -21,7 +35,9 @@ enum PercentCoding {
                     throw LinkRejection(code: .invalidPercentEncoding,
                                         "\(what()): '%' at byte offset \(i) is not followed by two hex digits")
                 }
-                out[o] = hi << 4 | lo
+                let b = hi << 4 | lo
+                if b &- 0x21 > 0x5D || b == UInt8(ascii: "/") || b == UInt8(ascii: "\\") { needsCheck = true }
+                out[o] = b
                 i &+= 3
             } else {
                 out[o] = c
@@ -29,7 +45,7 @@ enum PercentCoding {
             }
             o &+= 1
         }
-        return (i, o)
+        return (i, o, needsCheck)
     }
 
     /// Decodes all of `input[range]` (no stop byte: NUL, the sentinel, never gets this far
@@ -77,28 +93,41 @@ enum PercentCoding {
                        lowercasing: Bool = false, into out: inout CanonicalWriter) {
         // Two loops, so the usual one does not test the flag per byte.
         if lowercasing {
-            encode(bytes, safe: safe, into: &out, ASCII.lowercased)
+            encode(bytes, safe: safe, lowercasing: true, into: &out, ASCII.lowercased)
         } else {
-            encode(bytes, safe: safe, into: &out) { $0 }
+            encode(bytes, safe: safe, lowercasing: false, into: &out) { $0 }
         }
     }
 
     @inline(__always)
-    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>,
+    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, safe: UnsafeBufferPointer<Bool>, lowercasing: Bool,
                                into out: inout CanonicalWriter, _ map: (UInt8) -> UInt8) {
         // The usual case: room for the worst (every byte as %XX), so no check per byte.
-        if let dst = out.room(for: 3 * bytes.count) {
-            var o = 0  // at most 3 × bytes.count: unchecked steps
-            for raw in bytes {
-                let c = map(raw)
-                if safe[Int(c)] {
-                    dst[o] = c
-                    o &+= 1
-                } else {
-                    dst[o] = UInt8(ascii: "%")
+        if let dst = out.room(for: 3 * bytes.count), let base = bytes.baseAddress {
+            let source = UnsafeRawPointer(base), target = UnsafeMutableRawPointer(dst)
+            var i = 0, o = 0  // o at most 3 × i: unchecked steps
+            let count = bytes.count
+            while i < count {
+                // Eight unreserved bytes (safe in both sets) are copied as one word.
+                if i &+ 8 <= count,
+                   let word = ByteWord.unreserved(source.loadUnaligned(fromByteOffset: i, as: UInt64.self), lowercasing: lowercasing) {
+                    target.storeBytes(of: word, toByteOffset: o, as: UInt64.self)
+                    i &+= 8
+                    o &+= 8
+                    continue
+                }
+                // Otherwise up to eight bytes one by one, without a branch: each stores
+                // three (`c` or `%XX`) and advances by one or three, the next overwriting
+                // what a safe one left beyond it.
+                let stop = min(i &+ 8, count)
+                while i < stop {
+                    let c = map(base[i])
+                    let isSafe = safe[Int(c)]
+                    dst[o] = isSafe ? c : UInt8(ascii: "%")
                     dst[o &+ 1] = Hex.digit(c >> 4, uppercase: true)
                     dst[o &+ 2] = Hex.digit(c & 0x0F, uppercase: true)
-                    o &+= 3
+                    o &+= isSafe ? 1 : 3
+                    i &+= 1
                 }
             }
             out.count += o

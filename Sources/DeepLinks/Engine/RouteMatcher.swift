@@ -2,31 +2,29 @@
 /// children first, then parameters, then `*`, and among several parameter matches keeps
 /// the most specific route — so the result never depends on the order of the file.
 ///
-/// The trie is stored flat (edges as index ranges, literal text in one byte pool), so a
-/// match walks plain integers and never retains or releases anything.
+/// The trie is stored flat in frozen memory (edges as index ranges, literal text in one
+/// byte pool, parameter types as `ValueCheck`s), so a match walks plain integers and
+/// pointers and never retains or releases anything.
 struct RouteMatcher: Sendable {
-    private struct LiteralEdge: Sendable {
+    fileprivate struct LiteralEdge {
         var offset: Int, length: Int, child: Int  // text is pool[offset..<offset+length]
     }
 
-    private struct ParameterEdge: Sendable {
+    fileprivate struct ParameterEdge {
         var type: Int, child: Int  // type indexes `types`
     }
 
-    private struct Node: Sendable {
+    fileprivate struct Node {
         var literals: Range<Int>  // into literalEdges
         var parameters: Range<Int>  // into parameterEdges
         var wildcardRoute: Int  // -1 for none
         var terminalRoute: Int  // -1 for none
     }
 
-    private let nodes: [Node]
-    private let literalEdges: [LiteralEdge]
-    private let parameterEdges: [ParameterEdge]
-    private let pool: [UInt8]
-    private let types: [ValueType]
-    /// Per route, the specificity of each segment (2 literal, 1 parameter, 0 `*`).
-    private let ranks: [[UInt8]]
+    /// Owns the memory `trie` points into.
+    private let memory: FrozenMemory
+    /// The trie itself: plain pointers, copied freely (the canonicaliser keeps one).
+    let trie: Trie
 
     /// The routes must be conflict-free (see `RouteConflicts`).
     init(routes: [Route]) {
@@ -53,45 +51,48 @@ struct RouteMatcher: Sendable {
                               parameters: parameterStart..<parameterEdges.count,
                               wildcardRoute: node.wildcardRoute ?? -1, terminalRoute: node.terminalRoute ?? -1))
         }
-        self.nodes = nodes
-        self.literalEdges = literalEdges
-        self.parameterEdges = parameterEdges
-        self.pool = pool
-        self.types = types
-        self.ranks = routes.map { $0.segments.map { UInt8($0.specificityRank) } }
+        var ranks: [UInt8] = []
+        var rankStarts: [Int] = []
+        for route in routes {
+            rankStarts.append(ranks.count)
+            ranks += route.segments.map { UInt8($0.specificityRank) }
+        }
+        rankStarts.append(ranks.count)
+        let memory = FrozenMemory()
+        self.memory = memory
+        trie = Trie(nodes: memory.copy(nodes), literals: memory.copy(literalEdges),
+                    parameters: memory.copy(parameterEdges), pool: memory.copy(pool),
+                    types: memory.copy(types.map { ValueCheck($0, in: memory) }),
+                    ranks: memory.copy(ranks), rankStarts: memory.copy(rankStarts))
     }
 
     /// The index of the most specific route matching the segments. With
     /// `ignoringTypes`, any segment fits any parameter (used to explain a refusal).
     /// Segment values must be free of forbidden characters (the canonicaliser's guarantee).
     func match(_ path: DecodedSegments, ignoringTypes: Bool = false) -> Int? {
-        nodes.withUnsafeBufferPointer { nodes in
-            literalEdges.withUnsafeBufferPointer { literals in
-                parameterEdges.withUnsafeBufferPointer { parameters in
-                    pool.withUnsafeBufferPointer { pool in
-                        types.withUnsafeBufferPointer { types in
-                            let walk = Walk(nodes: nodes, literals: literals, parameters: parameters, pool: pool,
-                                            types: types, path: path, ignoringTypes: ignoringTypes)
-                            let found = walk.match(node: 0, depth: 0, ranks: ranks)
-                            return found >= 0 ? found : nil
-                        }
-                    }
-                }
-            }
-        }
+        withExtendedLifetime(memory) { trie.match(path, ignoringTypes: ignoringTypes) }
     }
 
-    private struct Walk {
-        let nodes: UnsafeBufferPointer<Node>
-        let literals: UnsafeBufferPointer<LiteralEdge>
-        let parameters: UnsafeBufferPointer<ParameterEdge>
-        let pool: UnsafeBufferPointer<UInt8>
-        let types: UnsafeBufferPointer<ValueType>
-        let path: DecodedSegments
-        let ignoringTypes: Bool
+    /// The flat trie, valid while its `RouteMatcher` lives.
+    struct Trie: @unchecked Sendable {  // immutable memory
+        fileprivate let nodes: UnsafeBufferPointer<Node>
+        fileprivate let literals: UnsafeBufferPointer<LiteralEdge>
+        fileprivate let parameters: UnsafeBufferPointer<ParameterEdge>
+        fileprivate let pool: UnsafeBufferPointer<UInt8>
+        fileprivate let types: UnsafeBufferPointer<ValueCheck>
+        /// Per route, the specificity of each segment (2 literal, 1 parameter, 0 `*`):
+        /// route r's are ranks[rankStarts[r]..<rankStarts[r + 1]].
+        fileprivate let ranks: UnsafeBufferPointer<UInt8>
+        fileprivate let rankStarts: UnsafeBufferPointer<Int>
+
+        /// `RouteMatcher.match`, for a caller that keeps the matcher alive.
+        func match(_ path: DecodedSegments, ignoringTypes: Bool = false) -> Int? {
+            let found = match(node: 0, depth: 0, path: path, ignoringTypes: ignoringTypes)
+            return found >= 0 ? found : nil
+        }
 
         /// A route index, or -1.
-        func match(node index: Int, depth: Int, ranks: [[UInt8]]) -> Int {
+        private func match(node index: Int, depth: Int, path: DecodedSegments, ignoringTypes: Bool) -> Int {
             let node = nodes[index]
             if depth == path.count { return node.terminalRoute }
             let segment = path.segment(depth)
@@ -100,7 +101,7 @@ struct RouteMatcher: Sendable {
                 let edge = literals[e]
                 guard Bytes.equal(UnsafeBufferPointer(rebasing: pool[edge.offset..<(edge.offset + edge.length)]), segment)
                 else { continue }
-                let found = match(node: edge.child, depth: depth + 1, ranks: ranks)
+                let found = match(node: edge.child, depth: depth + 1, path: path, ignoringTypes: ignoringTypes)
                 if found >= 0 { return found }
                 break
             }
@@ -108,25 +109,30 @@ struct RouteMatcher: Sendable {
             for e in node.parameters {
                 let edge = parameters[e]
                 guard ignoringTypes || types[edge.type].accepts(safeBytes: segment) else { continue }
-                let found = match(node: edge.child, depth: depth + 1, ranks: ranks)
+                let found = match(node: edge.child, depth: depth + 1, path: path, ignoringTypes: ignoringTypes)
                 if found < 0 { continue }
-                if best >= 0, !RouteMatcher.isMoreSpecific(ranks[found], than: ranks[best], from: depth + 1) { continue }
+                if best >= 0, !isMoreSpecific(found, than: best, from: depth + 1) { continue }
                 best = found
             }
             return best >= 0 ? best : node.wildcardRoute
         }
-    }
 
-    /// Lexicographic comparison of specificity from `depth` on; for two routes that
-    /// match the same path in a conflict-free table this is the dominance order.
-    private static func isMoreSpecific(_ ra: [UInt8], than rb: [UInt8], from depth: Int) -> Bool {
-        var i = depth
-        while i < max(ra.count, rb.count) {
-            let x = i < ra.count ? ra[i] : 0, y = i < rb.count ? rb[i] : 0
-            if x != y { return x > y }
-            i += 1
+        private func ranks(of route: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: ranks[rankStarts[route]..<rankStarts[route + 1]])
         }
-        return false
+
+        /// Lexicographic comparison of specificity from `depth` on; for two routes that
+        /// match the same path in a conflict-free table this is the dominance order.
+        private func isMoreSpecific(_ a: Int, than b: Int, from depth: Int) -> Bool {
+            let ra = ranks(of: a), rb = ranks(of: b)
+            var i = depth
+            while i < max(ra.count, rb.count) {
+                let x = i < ra.count ? ra[i] : 0, y = i < rb.count ? rb[i] : 0
+                if x != y { return x > y }
+                i += 1
+            }
+            return false
+        }
     }
 }
 
