@@ -56,10 +56,10 @@ enum APNsBenchmark {
         }
         let h2load = h2loadRates[h2loadRates.count / 2]
         var lines = "  bare libcurl multi     (could not build or run Benchmarks/bare-curl/bare_curl.c with cc -lcurl)"
-        if let one = bare[1].map(Measurement.median) {
+        if let one = bare[1].map(Measurement.median), !paired.isEmpty {
             lines = """
               bare libcurl multi     \(one) (Benchmarks/bare-curl/bare_curl.c)
-              pushgate vs bare       \(String(format: "%.0f", median(paired.map(\.rate)) * 100))% of its rate, \(String(format: "%.2f", median(paired.map(\.cpu))))× its CPU per request (medians of the runs' ratios)
+              pushgate vs bare       \(String(format: "%.0f", median(paired.map(\.rate).sorted()) * 100))% of its rate, \(String(format: "%.2f", median(paired.map(\.cpu).sorted())))× its CPU per request (medians of the runs' ratios)
             """
             if let two = bare[2].map(Measurement.median) {
                 lines += "\n  bare, 2 threads        \(two) (2 multi handles, 1 connection each)"
@@ -237,9 +237,4 @@ struct BareCurl {
         guard process.terminationStatus == 0, fields.count == 3 else { return nil }
         return APNsBenchmark.Measurement(rate: fields[0], cpuMicroseconds: fields[1])
     }
-}
-
-private func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }

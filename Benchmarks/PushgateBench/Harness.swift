@@ -34,7 +34,7 @@ func measure(runs: Int, _ body: () -> Void) -> [UInt64] {
     return samples.sorted()
 }
 
-func median(_ sorted: [UInt64]) -> UInt64 {
+func median<T: Comparable>(_ sorted: [T]) -> T {
     sorted[sorted.count / 2]
 }
 

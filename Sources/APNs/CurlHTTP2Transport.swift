@@ -79,6 +79,9 @@ final class TransportJob: @unchecked Sendable {
         self.deadline = deadline
     }
 
+    /// Resuming only queues the caller's task (on the transport thread's inbox, or on
+    /// another executor): none runs inside the transport loop's pass, so the loop calls
+    /// this as soon as an outcome is known.
     func finish(_ outcome: consuming TransportOutcome) { continuation.resume(returning: outcome) }
 }
 
@@ -93,8 +96,6 @@ final class TransportJob: @unchecked Sendable {
 /// gets no answer is described on `CurlLoop`.
 public final class CurlHTTP2Transport: HTTPTransport {
     private let workers: [CurlWorker]
-    /// `workers[0]` when it is the only one: no choice to make per request.
-    private let onlyWorker: CurlWorker?
     private let nextWorker = Atomic<Int>(0)
     public let settings: TransportSettings
 
@@ -116,14 +117,12 @@ public final class CurlHTTP2Transport: HTTPTransport {
             workers.append(worker)
         }
         self.workers = workers
-        onlyWorker = workers.count == 1 ? workers[0] : nil
     }
 
     deinit { shutdown() }
 
     public nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome {
-        if let onlyWorker { return await onlyWorker.send(request) }
-        return await pickWorker().send(request)
+        await pickWorker().send(request)
     }
 
     /// The transport threads as task executors, one per worker. A task that prefers one

@@ -56,7 +56,6 @@ final class CurlLoop: @unchecked Sendable {
     static let stallMilliseconds: UInt64 = 200
 
     private let clock: any TimeSource
-    private let baseURL: String
     /// After a lost connection: 25 ms, doubling per loss in a row, at most 2 s.
     static let reconnectBackoff = Backoff(initial: .milliseconds(25), maximum: .seconds(2))
 
@@ -67,7 +66,6 @@ final class CurlLoop: @unchecked Sendable {
         self.clock = clock
         self.settings = settings
         self.statistics = statistics
-        baseURL = settings.baseURL
         breaker = CircuitBreaker(threshold: settings.breakerThreshold)
         maxInFlight = max(1, settings.connections * settings.maxConcurrentStreams)
         let m = multi.pointer
@@ -117,12 +115,6 @@ final class CurlLoop: @unchecked Sendable {
         lastProgress = now
         setConnectionLimit(connectionLimit + 1)
         statistics.values.withLock { $0.stallsRelieved += 1 }
-    }
-
-    /// Resuming only queues the caller's task (on this thread's inbox, or on another
-    /// executor): none runs before this pass is over, so the outcome goes at once.
-    private func complete(_ job: TransportJob, _ outcome: consuming TransportOutcome) {
-        job.finish(outcome)
     }
 
     /// Taken from the inbox each pass; kept to reuse their storage.
@@ -190,11 +182,11 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         guard job.deadline > now else {
-            complete(job, .failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
+            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
             return
         }
         guard !breaker.isOpen else {
-            complete(job, .failure(unreachable))
+            job.finish(.failure(unreachable))
             return
         }
         let transfer: CurlTransfer
@@ -204,14 +196,14 @@ final class CurlLoop: @unchecked Sendable {
                                            onResend: resendHandler) {
             transfer = fresh
         } else {
-            complete(job, .failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
+            job.finish(.failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
             return
         }
-        transfer.begin(job, baseURL: baseURL, now: now)
+        transfer.begin(job, baseURL: settings.baseURL, now: now)
         if active.isEmpty { lastProgress = now }
         guard curl_multi_add_handle(multi.pointer, transfer.easy.handle.pointer) == CURLM_OK else {
             release(transfer)
-            complete(job, .failure(TransportFailure(.transportError, "libcurl refused the request")))
+            job.finish(.failure(TransportFailure(.transportError, "libcurl refused the request")))
             return
         }
         active.insert(transfer)
@@ -227,8 +219,7 @@ final class CurlLoop: @unchecked Sendable {
                 probeFinished(probe, result: message.pointee.data.result)
                 continue
             }
-            guard let transfer = CurlTransfer.of(easy), active.contains(transfer) else { continue }
-            active.remove(transfer)
+            guard let transfer = CurlTransfer.of(easy), active.remove(transfer) else { continue }
             let finishedAt = now ?? clock.monotonicMilliseconds()
             now = finishedAt
             end(transfer, result: message.pointee.data.result, now: finishedAt)
@@ -288,7 +279,7 @@ final class CurlLoop: @unchecked Sendable {
             active.remove(transfer)
             curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
             let sent = transfer.job.sends > 0
-            complete(transfer.job, .failure(TransportFailure(.timeout, sent
+            transfer.job.finish(.failure(TransportFailure(.timeout, sent
                 ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
                 : "not sent: no stream became free within \(settings.timeoutMilliseconds) ms")))
             release(transfer)
@@ -361,7 +352,7 @@ final class CurlLoop: @unchecked Sendable {
             breakerSucceeded()
             consecutiveConnectionLosses = 0
             if streamLimit < settings.maxConcurrentStreams { setStreamLimit(streamLimit + 1) }
-            complete(job, .response(transfer.takeResponse(status: status)))
+            job.finish(.response(transfer.takeResponse(status: status)))
             return
         }
         let message = curlMessage(result, detail)
@@ -370,31 +361,31 @@ final class CurlLoop: @unchecked Sendable {
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .stopping:
             refuse(job)
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .deadline:
-            complete(job, .failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed before a stream was free")))
+            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed before a stream was free")))
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .sendLimit:
-            complete(job, .failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server refused the stream, "
+            job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server refused the stream, "
                 + "or the connection ended first); not sent again")))
         case CURLE_OPERATION_TIMEDOUT where job.sends == 0, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
             // Nothing was sent: back to the queue after a backoff, as long as the breaker allows.
             noteConnectFailure(message)
             if breaker.isOpen {
-                complete(job, .failure(unreachable))
+                job.finish(.failure(unreachable))
             } else {
                 park(job, lostConnection: false)
             }
         case CURLE_OPERATION_TIMEDOUT:
-            complete(job, .failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms")))
+            job.finish(.failure(TransportFailure(.timeout, "no answer within \(settings.timeoutMilliseconds) ms")))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             noteConnectFailure(message)
-            complete(job, .failure(breaker.isOpen ? unreachable : TransportFailure(.tlsFailed, message)))
+            job.finish(.failure(breaker.isOpen ? unreachable : TransportFailure(.tlsFailed, message)))
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_OUT_OF_MEMORY:
-            complete(job, .failure(TransportFailure(.transportError, message)))
+            job.finish(.failure(TransportFailure(.transportError, message)))
         case CURLE_HTTP2_STREAM where !uploadedAll:
             // Reset before the server had the whole request: it cannot have been processed.
             park(job, lostConnection: false)
         case CURLE_HTTP2_STREAM:
             let code = Self.http2ErrorCode(in: detail) ?? 0
-            complete(job, .failure(TransportFailure(.streamReset, "the server reset the stream with HTTP/2 error "
+            job.finish(.failure(TransportFailure(.streamReset, "the server reset the stream with HTTP/2 error "
                 + "\(Self.http2ErrorName(code)) (0x\(String(code, radix: 16))) after receiving the whole request; "
                 + "it may have been delivered", http2ErrorCode: code)))
         default:
@@ -402,11 +393,11 @@ final class CurlLoop: @unchecked Sendable {
             // on a fresh connection when it was a reused one).
             guard job.sends < settings.maxResends + 1 else {
                 if detail.hasPrefix("Connection died, tried") {  // libcurl's own re-sends ran out
-                    complete(job, .failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server "
+                    job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server "
                         + "refused the stream, or the connection ended first); not sent again")))
                     return
                 }
-                complete(job, .failure(TransportFailure(.connectionLost, "\(message) (sent \(job.sends) times; "
+                job.finish(.failure(TransportFailure(.connectionLost, "\(message) (sent \(job.sends) times; "
                     + "the connection was lost before an answer each time, \(job.reconnects) reconnects)")))
                 return
             }
@@ -451,9 +442,9 @@ final class CurlLoop: @unchecked Sendable {
         if breaker.recordFailure(now: now) {
             let since = clock.secondsSince1970()
             statistics.values.withLock { $0.unreachableSince = since; $0.lastError = message }
-            for job in parked { complete(job, .failure(unreachable)) }
+            for job in parked { job.finish(.failure(unreachable)) }
             parked.removeAll()
-            while let job = waiting.pop() { complete(job, .failure(unreachable)) }
+            while let job = waiting.pop() { job.finish(.failure(unreachable)) }
         } else {
             statistics.values.withLock { $0.lastError = message }
         }
@@ -523,13 +514,13 @@ final class CurlLoop: @unchecked Sendable {
         let cancelled = TransportOutcome.failure(TransportFailure(.cancelled, "transport shut down before an answer"))
         for transfer in active.transfers {
             curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
-            complete(transfer.job, cancelled)
+            transfer.job.finish(cancelled)
         }
         active.removeAll()
         if let probe { curl_multi_remove_handle(multi.pointer, probe.handle.pointer) }
         probe = nil
-        while let job = waiting.pop() { complete(job, cancelled) }
-        for job in parked { complete(job, cancelled) }
+        while let job = waiting.pop() { job.finish(cancelled) }
+        for job in parked { job.finish(cancelled) }
         parked.removeAll()
         idleHandles.removeAll()
     }
@@ -760,7 +751,7 @@ struct ActiveTransfers {
     var count: Int { transfers.count }
     var isEmpty: Bool { transfers.isEmpty }
 
-    func contains(_ transfer: CurlTransfer) -> Bool {
+    private func contains(_ transfer: CurlTransfer) -> Bool {
         transfer.activeSlot < transfers.count && transfers[transfer.activeSlot] === transfer
     }
 
@@ -769,14 +760,16 @@ struct ActiveTransfers {
         transfers.append(transfer)
     }
 
-    /// Swaps the last transfer into its slot.
-    mutating func remove(_ transfer: CurlTransfer) {
-        guard contains(transfer) else { return }
+    /// Swaps the last transfer into its slot; false when it was not here.
+    @discardableResult
+    mutating func remove(_ transfer: CurlTransfer) -> Bool {
+        guard contains(transfer) else { return false }
         let slot = transfer.activeSlot
         transfers.swapAt(slot, transfers.count - 1)
         transfers[slot].activeSlot = slot
         transfers.removeLast()
         transfer.activeSlot = .max
+        return true
     }
 
     mutating func removeAll() {

@@ -233,20 +233,40 @@ extension CurlTransfer {
         guard bytes.count > 8 else { return }
         let first = bytes[0] | 0x20
         guard first == UInt8(ascii: "a") || first == UInt8(ascii: "r") else { return }
-        let nameLength = Self.header(bytes, startsWith: "apns-id:") ? 8
-            : Self.header(bytes, startsWith: "apns-unique-id:") ? 15
-            : Self.header(bytes, startsWith: "retry-after:") ? 12 : 0
-        guard nameLength > 0 else { return }
-        var start = nameLength, end = bytes.count
+        let kept: KeptHeader
+        if Self.header(bytes, startsWith: KeptHeader.apnsId.name) {
+            kept = .apnsId
+        } else if Self.header(bytes, startsWith: KeptHeader.uniqueId.name) {
+            kept = .uniqueId
+        } else if Self.header(bytes, startsWith: KeptHeader.retryAfter.name) {
+            kept = .retryAfter
+        } else {
+            return
+        }
+        var start = kept.name.utf8CodeUnitCount, end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A {
             end -= 1
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        switch nameLength {
-        case 8: apnsId = text
-        case 15: uniqueId = text
-        default: retryAfter = text
+        switch kept {
+        case .apnsId: apnsId = text
+        case .uniqueId: uniqueId = text
+        case .retryAfter: retryAfter = text
+        }
+    }
+
+    /// The answer's header lines a transfer keeps.
+    private enum KeptHeader {
+        case apnsId, uniqueId, retryAfter
+
+        /// Lower case, with its colon.
+        var name: StaticString {
+            switch self {
+            case .apnsId: "apns-id:"
+            case .uniqueId: "apns-unique-id:"
+            case .retryAfter: "retry-after:"
+            }
         }
     }
 

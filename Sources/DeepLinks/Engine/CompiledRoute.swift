@@ -6,9 +6,6 @@ final class CompiledRoute: Sendable {
     }
 
     let route: Route
-    /// Its position in the table (and in `routes`).
-    let index: Int
-    let segmentKinds: [SegmentKind]
     /// Per segment: the parameter's name ("" for literals).
     let parameterNames: [String]
     /// Parameters and `*` (the size of a result's `params`).
@@ -18,10 +15,7 @@ final class CompiledRoute: Sendable {
     let slotKeys: [[UInt8]]
     let slotNames: [String]
     let slotTypes: [ValueType]
-    let slotLowercased: [Bool]
-    /// Slots the route marks required.
-    let requiredSlots: [Int]
-    /// The same, as the canonicaliser reads them for every link.
+    /// What the canonicaliser reads for every link (segment kinds, slots, checks).
     let layout: Layout
     private let memory: FrozenMemory
 
@@ -48,7 +42,6 @@ final class CompiledRoute: Sendable {
 
     init(route: Route, index: Int, passthroughQuery: [String]) {
         self.route = route
-        self.index = index
         var kinds: [SegmentKind] = []
         var names: [String] = []
         for segment in route.segments {
@@ -60,23 +53,19 @@ final class CompiledRoute: Sendable {
             case .wildcard: kinds.append(.wildcard); names.append(Route.wildcardParameterName)
             }
         }
-        segmentKinds = kinds
         parameterNames = names
         parameterCount = kinds.filter { $0 != .literal }.count
         let slotNames = route.query.map(\.key) + passthroughQuery
         self.slotNames = slotNames
         let keys = slotNames.map { Array($0.utf8) }
         let types = route.query.map(\.type) + passthroughQuery.map { _ in ValueType.string }
-        let lowercased = types.map(\.isUUID)
-        let required = route.query.indices.filter { route.query[$0].required }
         slotKeys = keys
         slotTypes = types
-        slotLowercased = lowercased
-        requiredSlots = required
         let memory = FrozenMemory()
         self.memory = memory
         layout = Layout(index: index, segmentKinds: memory.copy(kinds), slotKeys: memory.copy(keys.map { memory.copy($0) }),
                         slotChecks: memory.copy(types.map { ValueCheck($0, in: memory) }),
-                        slotLowercased: memory.copy(lowercased), requiredSlots: memory.copy(required))
+                        slotLowercased: memory.copy(types.map(\.isUUID)),
+                        requiredSlots: memory.copy(route.query.indices.filter { route.query[$0].required }))
     }
 }

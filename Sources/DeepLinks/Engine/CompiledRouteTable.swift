@@ -3,8 +3,6 @@
 /// Immutable after init, hence Sendable.
 final class CompiledRouteTable: @unchecked Sendable {  // immutable after init
     let scheme: String?
-    /// Empty when the app has no scheme: a link's scheme is never empty, so it never matches.
-    let schemeBytes: [UInt8]
     /// `example.com, www.example.com`, for messages.
     let hostList: String
     /// `https, shop` and `https:// or shop://` (or `https` and `https://` alone), for messages.
@@ -40,8 +38,8 @@ final class CompiledRouteTable: @unchecked Sendable {  // immutable after init
 
     init(app: AppIdentity, hosts: [String], passthroughQuery: [String], routes: [Route]) {
         self.scheme = app.scheme
+        // Empty when the app has no scheme: a link's scheme is never empty, so it never matches.
         let schemeBytes = Array((app.scheme ?? "").utf8)
-        self.schemeBytes = schemeBytes
         self.hostList = hosts.joined(separator: ", ")
         let schemes = ["https"] + (app.scheme.map { [$0] } ?? [])
         self.acceptedSchemes = schemes.joined(separator: ", ")

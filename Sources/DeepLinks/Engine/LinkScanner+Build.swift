@@ -67,51 +67,44 @@ extension LinkScanner {
                     var recorded = RecordedValues(values: values, names: names)
                     out.append("https://")
                     out.append(host)
-                    do {
-                        let safe = tables.pointee.pathSafe
-                        do {
-                            let kinds = route.segmentKinds
-                            for k in 0..<kinds.count {
-                                let kind = kinds[k]
-                                if kind == .wildcard {
-                                    var joined = capacity
-                                    for rest in k..<path.count {
-                                        out.append(UInt8(ascii: "/"))
-                                        PercentCoding.encode(path.segment(rest), safe: safe, into: &out)
-                                        if rest > k { buffer[joined] = UInt8(ascii: "/"); joined += 1 }
-                                        for c in path.segment(rest) { buffer[joined] = c; joined += 1 }
-                                    }
-                                    recorded.add(UnsafeBufferPointer(rebasing: buffer[capacity..<joined]), name: k)
-                                    break
-                                }
+                    let pathSafe = tables.pointee.pathSafe, kinds = route.segmentKinds
+                    for k in 0..<kinds.count {
+                        let kind = kinds[k]
+                        if kind == .wildcard {
+                            var joined = capacity
+                            for rest in k..<path.count {
                                 out.append(UInt8(ascii: "/"))
-                                let value = path.segment(k)
-                                if kind == .literal {
-                                    out.append(value)
-                                    continue
-                                }
-                                let start = out.count
-                                let lowercased = kind == .lowercasedParameter
-                                PercentCoding.encode(value, safe: safe, lowercasing: lowercased, into: &out)
-                                recorded.add(canonicalValue(value, lowercased: lowercased, written: out, from: start), name: k)
+                                PercentCoding.encode(path.segment(rest), safe: pathSafe, into: &out)
+                                if rest > k { buffer[joined] = UInt8(ascii: "/"); joined += 1 }
+                                for c in path.segment(rest) { buffer[joined] = c; joined += 1 }
                             }
+                            recorded.add(UnsafeBufferPointer(rebasing: buffer[capacity..<joined]), name: k)
+                            break
                         }
+                        out.append(UInt8(ascii: "/"))
+                        let value = path.segment(k)
+                        if kind == .literal {
+                            out.append(value)
+                            continue
+                        }
+                        let start = out.count
+                        let lowercased = kind == .lowercasedParameter
+                        PercentCoding.encode(value, safe: pathSafe, lowercasing: lowercased, into: &out)
+                        recorded.add(canonicalValue(value, lowercased: lowercased, written: out, from: start), name: k)
                     }
                     if route.segmentKinds.isEmpty { out.append(UInt8(ascii: "/")) }
                     let parameterCount = recorded.count
                     if itemCount > 0 {
-                        do {
-                            let safe = tables.pointee.querySafe
-                            for slot in 0..<route.slotKeys.count {
-                                guard let i = item(inSlot: slot) else { continue }
-                                out.append(recorded.count == parameterCount ? UInt8(ascii: "?") : UInt8(ascii: "&"))
-                                out.append(route.slotKeys[slot])
-                                out.append(UInt8(ascii: "="))
-                                let start = out.count
-                                let lowercased = route.slotLowercased[slot]
-                                PercentCoding.encode(itemValue(i), safe: safe, lowercasing: lowercased, into: &out)
-                                recorded.add(canonicalValue(itemValue(i), lowercased: lowercased, written: out, from: start), name: slot)
-                            }
+                        let querySafe = tables.pointee.querySafe
+                        for slot in 0..<route.slotKeys.count {
+                            guard let i = item(inSlot: slot) else { continue }
+                            out.append(recorded.count == parameterCount ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+                            out.append(route.slotKeys[slot])
+                            out.append(UInt8(ascii: "="))
+                            let start = out.count
+                            let lowercased = route.slotLowercased[slot]
+                            PercentCoding.encode(itemValue(i), safe: querySafe, lowercasing: lowercased, into: &out)
+                            recorded.add(canonicalValue(itemValue(i), lowercased: lowercased, written: out, from: start), name: slot)
                         }
                     }
                     if out.count > LinkLimits.maxBytes || out.overflowed {

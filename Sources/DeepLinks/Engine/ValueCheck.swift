@@ -10,13 +10,16 @@ struct ValueCheck {
 
     init(_ type: ValueType, in memory: FrozenMemory) {
         switch type {
-        case .int: kind = .int; choices = memory.copy([])
-        case .uuid: kind = .uuid; choices = memory.copy([])
-        case .slug: kind = .slug; choices = memory.copy([])
-        case .string: kind = .string; choices = memory.copy([])
-        case .oneOf(let values):
-            kind = .oneOf
+        case .int: kind = .int
+        case .uuid: kind = .uuid
+        case .slug: kind = .slug
+        case .string: kind = .string
+        case .oneOf: kind = .oneOf
+        }
+        if case .oneOf(let values) = type {
             choices = memory.copy(values.map { memory.bytes($0) })
+        } else {
+            choices = UnsafeBufferPointer(start: nil, count: 0)
         }
     }
 
