@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "StrictJSON"),
         // The one clock (wall and monotonic, injectable) and the one backoff.
         .target(name: "Timing"),
+        // Detached POSIX threads for the long-running loops (no Foundation in the binary).
+        .target(name: "OSThreads"),
         // Commands as data: declared options, their parser, the generated usage.
         .target(name: "OptionTable", dependencies: ["StrictJSON"]),
         .target(name: "DeepLinks", dependencies: ["StrictJSON"]),
@@ -45,7 +47,7 @@ let package = Package(
         // Release builds skip the run-time exclusivity checks here: the transport thread's
         // per-request bookkeeping paid ~1,100 instructions a request for them (callgrind,
         // `make bench`'s apns). Debug builds, which the tests run, keep them.
-        .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "Timing", "COpenSSL", "CCurl", "CShims"],
+        .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "Timing", "OSThreads", "COpenSSL", "CCurl", "CShims"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // The HTTP/1.1 server the service runs on.
@@ -55,7 +57,7 @@ let package = Package(
         // The same storage contract in PostgreSQL (libpq), for several instances sharing one database.
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Timing"]),
         // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.
-        .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "COpenSSL", "CCurl", "CShims"]),
+        .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "OSThreads", "COpenSSL", "CCurl", "CShims"]),
         // The service's API: endpoints, auth, limits, metrics, OpenAPI.
         .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage", "Outbox"]),
 
@@ -67,6 +69,7 @@ let package = Package(
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "DeepLinks"]),
         .testTarget(name: "OptionTableTests", dependencies: ["OptionTable"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
+        .testTarget(name: "OSThreadsTests", dependencies: ["OSThreads"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),

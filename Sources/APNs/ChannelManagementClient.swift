@@ -1,4 +1,3 @@
-import Foundation
 import Payloads
 import StrictJSON
 import Timing
@@ -24,7 +23,7 @@ public struct ChannelManagementClient: Sendable {
 
     public init(bundleId: String, baseURL: String, tokens: ProviderTokenManager, transport: any OneShotTransport,
                 retry: RetryPolicy = RetryPolicy(), clock: any TimeSource = SystemClock(),
-                requestId: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) {
+                requestId: @escaping @Sendable () -> String = { APNsID.random() }) {
         self.bundleId = bundleId
         self.baseURL = baseURL
         self.tokens = tokens

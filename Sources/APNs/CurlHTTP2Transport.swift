@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import Glibc
+import OSThreads
 import Synchronization
 import Timing
 
@@ -215,12 +217,10 @@ final class CurlWorker: TaskExecutor, Sendable {
         timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
         // The thread keeps its worker (the executor of the tasks it runs) until it ends.
-        let thread = Thread { [self] in
+        DetachedThread.start(name: name) { [self] in
             threadID.store(UInt(pthread_self()), ordering: .releasing)
             loop.run(inbox: inbox, executor: asUnownedTaskExecutor())
         }
-        thread.name = name
-        thread.start()
     }
 
     func runs(on thread: pthread_t) -> Bool { threadID.load(ordering: .relaxed) == UInt(thread) }

@@ -1,6 +1,6 @@
 import CCurl
 import CShims
-import Foundation
+import OSThreads
 
 /// One HTTP/2 request and its answer, for the few requests that are not pushes (channel
 /// management): any method, the answer's headers APNs uses, and its body.
@@ -53,7 +53,7 @@ public struct CurlOneShot: OneShotTransport {
     public func perform(_ request: OneShotRequest) async -> Result<OneShotResponse, TransportFailure> {
         await withCheckedContinuation { continuation in
             let settings = self
-            Thread.detachNewThread { continuation.resume(returning: settings.performBlocking(request)) }
+            DetachedThread.start(name: "pushgate.oneshot") { continuation.resume(returning: settings.performBlocking(request)) }
         }
     }
 

@@ -1,6 +1,7 @@
 import APNs
 import Dispatch
-import Foundation
+import Glibc
+import OSThreads
 import Payloads
 import Storage
 import StrictJSON
@@ -99,12 +100,10 @@ public final class Dispatcher: Sendable {
         if requeued > 0 { log("pushgate: \(requeued) deliveries were in flight when the last process stopped; sending them again") }
         metrics.setQueueDepth((try? storage.queueDepth()) ?? 0)
         guard !running.exchange(true, ordering: .relaxed) else { return }
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "pushgate.dispatcher") { [self] in
             loop()
             loopEnded.signal()
         }
-        thread.name = "pushgate.dispatcher"
-        thread.start()
     }
 
     /// A campaign was accepted: look for work now rather than at the next poll.
@@ -184,7 +183,7 @@ public final class Dispatcher: Sendable {
                     log("pushgate: cannot record results or claim deliveries (results kept in memory, retrying): \(error.description)")
                     // Stopping: give up at the deadline; the rows stay in flight and are sent again at the next start.
                     if let deadline, clock.wallSeconds() >= deadline { break }
-                    Thread.sleep(forTimeInterval: 0.5)
+                    usleep(500_000)
                     continue
                 }
                 outstanding.subtract(unrecorded.count, ordering: .relaxed)

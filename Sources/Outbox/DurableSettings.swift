@@ -31,8 +31,13 @@ public struct DurableSettings: Sendable {
 
         /// The URL with the password of its user part (`user:password@`) replaced by `(redacted)`.
         public static func redacted(_ url: String) -> String {
-            guard let scheme = url.range(of: "://") else { return url }
-            let rest = url[scheme.upperBound...]
+            var search = url.startIndex, restStart: String.Index?
+            while restStart == nil, let colon = url[search...].firstIndex(of: ":") {  // the first "://"
+                if url[colon...].hasPrefix("://") { restStart = url.index(colon, offsetBy: 3) }
+                search = url.index(after: colon)
+            }
+            guard let restStart else { return url }
+            let rest = url[restStart...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
             guard let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
             return String(url[..<rest.index(after: colon)]) + "(redacted)" + String(rest[at...])

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import OSThreads
 import Storage
 import StrictJSON
 import Synchronization
@@ -39,12 +39,10 @@ public final class FeedbackWebhook: Sendable {
 
     public func start() {
         started.store(true, ordering: .relaxed)
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "pushgate.webhook") { [self] in
             loop()
             loopEnded.signal()
         }
-        thread.name = "pushgate.webhook"
-        thread.start()
     }
 
     /// New dead tokens were recorded.

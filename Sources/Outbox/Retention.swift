@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import OSThreads
 import Storage
 import Synchronization
 import Timing
@@ -64,7 +64,7 @@ public final class Retention: Sendable {
 
     public func start() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "pushgate.retention") { [self] in
             while !stopping.load(ordering: .relaxed) {
                 let pass = runOnce()
                 if pass.campaigns > 0 { log(pass.summary(reclaimsFreePages: storage.reclaimsFreePages)) }
@@ -72,8 +72,6 @@ public final class Retention: Sendable {
             }
             loopEnded.signal()
         }
-        thread.name = "pushgate.retention"
-        thread.start()
     }
 
     /// Ends the loop after the batch in hand, waiting at most `deadlineSeconds`.

@@ -225,4 +225,16 @@ import DeepLinks
         #expect(shopTable.check("https://example.com/product/42?foo=1").message
                 == #"query key "foo" is not declared by route "product" nor passed through"#)
     }
+
+    /// An unlisted host with a label in IDNA's `xn--` form, in any case and at any label,
+    /// gets the hint; a host that merely contains the letters does not.
+    @Test func punycodeHostsGetTheHint() {
+        let hint = "(punycode hosts must be listed as such)"
+        for host in ["xn--exmple-4nf.com", "XN--80AK6AA92E.com", "shop.Xn--p1ai", "a.b.xn--c"] {
+            #expect(shopTable.check("https://\(host)/").message?.contains(hint) == true, "\(host)")
+        }
+        for host in ["axn--b.com", "xn-a.com", "example.xn-", "x.n--a.com"] {
+            #expect(shopTable.check("https://\(host)/").message?.contains(hint) == false, "\(host)")
+        }
+    }
 }

@@ -250,8 +250,12 @@ import TestSupport
         #expect(refused.status == 503)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("storageUnavailable"))
         #expect(refused.headers.contains { $0.0.lowercased() == "retry-after" })
-        let ready = try #require(server.request("GET", "/readyz"))
-        #expect(ready.status == 503 && String(decoding: ready.body, as: UTF8.self).contains("storage"))
+        // Probes answer the readiness monitor's last round (every 100 ms), so the one after
+        // the stop may still be the round before it.
+        #expect(eventuallyBlocking(timeout: .seconds(10), interval: .milliseconds(50)) {
+            guard let ready = server.request("GET", "/readyz") else { return false }
+            return ready.status == 503 && String(decoding: ready.body, as: UTF8.self).contains("storage")
+        })
         Thread.sleep(forTimeInterval: 2)
         try cluster.start()
         let finished = eventuallyBlocking(timeout: .seconds(120), interval: .milliseconds(50)) {

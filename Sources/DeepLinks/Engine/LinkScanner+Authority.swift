@@ -75,8 +75,21 @@ extension LinkScanner {
         if HostName.endsInANumber(host) {
             throw reject(.hostNotAllowed, "the host \(quoted(host)) is an IP address; only listed host names are allowed")
         }
-        let lowered = String(decoding: host, as: UTF8.self).lowercased()
-        let punycode = lowered.hasPrefix("xn--") || lowered.contains(".xn--")
+        let punycode = Self.hasPunycodeLabel(host)
         throw reject(.hostNotAllowed, "the host \(quoted(host)) is not listed\(punycode ? " (punycode hosts must be listed as such)" : "") (allowed: \(table.hostList))")
+    }
+
+    /// Whether a label of the (ASCII) host starts with the IDNA prefix `xn--`, in any case.
+    static func hasPunycodeLabel(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
+        var labelStart = 0
+        while labelStart + 4 <= host.count {
+            if ASCII.lowercased(host[labelStart]) == UInt8(ascii: "x"), ASCII.lowercased(host[labelStart + 1]) == UInt8(ascii: "n"),
+               host[labelStart + 2] == UInt8(ascii: "-"), host[labelStart + 3] == UInt8(ascii: "-") {
+                return true
+            }
+            guard let dot = host[labelStart...].firstIndex(of: UInt8(ascii: ".")) else { return false }
+            labelStart = dot + 1
+        }
+        return false
     }
 }
