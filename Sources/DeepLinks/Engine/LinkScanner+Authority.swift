@@ -48,17 +48,18 @@ extension LinkScanner {
             && ASCII.lowercased(scheme[4]) == UInt8(ascii: "s")
     }
 
-    /// The authority is searched for `@` and `:` itself (the prescan does not note them):
-    /// nothing before it holds an `@`, and only the scheme's own `:`, so the first of each
-    /// in it is also the link's first `@` and its first `:` after the scheme.
-    func checkAuthority(_ range: Range<Int>, scheme: Scheme) throws(LinkRejection) {
-        if let at = firstIndex(of: "@", in: range) {
+    /// The authority is searched for `@` and `:` itself (the prescan does not note them),
+    /// only when the pass that found its end saw one (`mayHoldUserInfoOrPort`): nothing
+    /// before it holds an `@`, and only the scheme's own `:`, so the first of each in it is
+    /// also the link's first `@` and its first `:` after the scheme.
+    func checkAuthority(_ range: Range<Int>, scheme: Scheme, mayHoldUserInfoOrPort: Bool) throws(LinkRejection) {
+        if mayHoldUserInfoOrPort, let at = firstIndex(of: "@", in: range) {
             throw reject(.userInfoNotAllowed, "the link has user info (\(quoted(range.lowerBound..<at)) before '@'); credentials are not allowed in links")
         }
         if scheme == .https, range.lowerBound < range.upperBound, input[range.lowerBound] == UInt8(ascii: "[") {
             throw reject(.hostNotAllowed, "the host \(quoted(range)) is an IP literal; only listed host names are allowed")
         }
-        if let colon = firstIndex(of: ":", in: range) {
+        if mayHoldUserInfoOrPort, let colon = firstIndex(of: ":", in: range) {
             throw reject(.portNotAllowed, "the link has a port (\(quoted((colon + 1)..<range.upperBound)) after ':' at byte offset \(colon)); ports are not allowed")
         }
         if scheme == .https { try checkHost(range) }
@@ -68,7 +69,7 @@ extension LinkScanner {
         guard !range.isEmpty else { throw reject(.malformed, "the link has an empty host") }
         let host = UnsafeBufferPointer(rebasing: input[range])
         // Listed hosts are plain lowercase DNS names, so a match needs no other check.
-        for allowed in tables.pointee.hosts where equalsIgnoringCase(host, allowed) { return }
+        for allowed in tables.pointee.hosts where Self.isHost(host, named: allowed) { return }
         // Not listed: say precisely why, most specific reason first.
         if let percent = firstIndex(of: "%", in: range) {
             // Decode only to say precisely what is hidden there; an encoded host is refused anyway.
@@ -90,6 +91,28 @@ extension LinkScanner {
         }
         let punycode = Self.hasPunycodeLabel(host)
         throw reject(.hostNotAllowed, "the host \(quoted(host)) is not listed\(punycode ? " (punycode hosts must be listed as such)" : "") (allowed: \(table.hostList))")
+    }
+
+    /// Whether `host` is the listed host `name` (a lowercase DNS name: a-z, 0-9, `-`, `.`)
+    /// in any case, eight bytes at a time. Setting bit 5 lowercases a letter and maps only
+    /// control characters onto a digit, `-` or `.`; the prescan has refused those, so the
+    /// test is exact.
+    @inline(__always)
+    static func isHost(_ host: UnsafeBufferPointer<UInt8>, named name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard host.count == name.count else { return false }
+        guard let h = host.baseAddress, let n = name.baseAddress else { return true }  // both empty
+        let bit5: UInt64 = 0x2020_2020_2020_2020
+        var i = 0
+        while i &+ 8 <= host.count {
+            let a = UnsafeRawPointer(h + i).loadUnaligned(as: UInt64.self), b = UnsafeRawPointer(n + i).loadUnaligned(as: UInt64.self)
+            if a | bit5 != b { return false }
+            i &+= 8
+        }
+        while i < host.count {
+            if h[i] | 0x20 != n[i] { return false }
+            i &+= 1
+        }
+        return true
     }
 
     /// Whether a label of the (ASCII) host starts with the IDNA prefix `xn--`, in any case.

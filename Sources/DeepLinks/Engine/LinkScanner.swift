@@ -56,15 +56,21 @@ struct LinkScanner {
             throw reject(.malformed, "expected '//' after the scheme at byte offset \(afterScheme)")
         }
         let authorityStart = afterScheme + 2
+        // One pass finds the authority's end and whether it holds an '@' or a ':' at all
+        // (most do not, and then the authority check needs no search of its own).
         var authorityEnd = authorityStart
-        while authorityEnd < input.count, input[authorityEnd] != UInt8(ascii: "/"), input[authorityEnd] != UInt8(ascii: "?") {
-            authorityEnd += 1
+        var userInfoOrPort = false
+        while authorityEnd < input.count {
+            let c = input[authorityEnd]
+            if c == UInt8(ascii: "/") || c == UInt8(ascii: "?") { break }
+            if c == UInt8(ascii: "@") || c == UInt8(ascii: ":") { userInfoOrPort = true }
+            authorityEnd &+= 1
         }
         try checkUnencodedASCII(marks, ipLiteralAllowedBefore: scheme == .https ? authorityEnd : 0)
         if let hash = marks.firstHash {
             throw reject(.fragmentNotAllowed, "the link has a fragment ('#' at byte offset \(hash)); fragments are not allowed")
         }
-        try checkAuthority(authorityStart..<authorityEnd, scheme: scheme)
+        try checkAuthority(authorityStart..<authorityEnd, scheme: scheme, mayHoldUserInfoOrPort: userInfoOrPort)
         // The scheme cannot hold '?', so the first one starts the query.
         let queryMark = marks.firstQuestion ?? input.count
         // For the app's scheme the "host" is the first path segment: shop://product/42 is /product/42.
