@@ -92,10 +92,14 @@ final class CurlTransfer {
 
     /// The answer, its headers and body moved out (not copied) of this transfer.
     func takeResponse(status: Int) -> TransportResponse {
-        var body: [UInt8] = []
-        swap(&body, &responseBody)
-        return TransportResponse(status: status, apnsId: apnsId.take(), uniqueId: uniqueId.take(), retryAfter: retryAfter.take(),
-                                 body: body)
+        // Swapped into an empty response: built from `take()`n values instead, the response
+        // was copied and the original destroyed (4 retains and releases a request).
+        var response = TransportResponse(status: status)
+        swap(&response.apnsId, &apnsId)
+        swap(&response.uniqueId, &uniqueId)
+        swap(&response.retryAfter, &retryAfter)
+        swap(&response.body, &responseBody)
+        return response
     }
 
     /// The status line's code, 0 when no response header arrived.
