@@ -71,10 +71,7 @@ public final class ProviderTokenManager: Sendable {
     public func currentToken() throws(SigningKeyError) -> ProviderToken {
         let now = clock.secondsSince1970()
         return try state.withLock { (state) throws(SigningKeyError) -> ProviderToken in
-            if let token = state.token, now - token.issuedAt < Self.maximumAgeSeconds,
-               store == nil || now - state.lastStoreCheck < Self.storeCheckSeconds {
-                return token
-            }
+            if let token = cachedToken(state, now: now) { return token }
             guard let store else { return try mint(&state, now: now) }
             state.lastStoreCheck = now
             var stored = try Self.storeCall { () throws(ProviderTokenStoreError) in try store.load(identity) }
@@ -151,16 +148,19 @@ public final class ProviderTokenManager: Sendable {
     public func admit() throws(SigningKeyError) -> Admission {
         let now = clock.secondsSince1970()
         var probe = false
-        let hold = state.withLock { state -> KeyHold? in
-            if let until = state.pausedUntil, until > now { return pauseHold(until) }
-            guard var stop = state.stop else { return nil }
-            guard now >= stop.hold.until, !stop.probeInFlight else { return stop.hold }
-            stop.probeInFlight = true
-            state.stop = stop
-            probe = true
-            return nil
+        // The cached token is taken under the same lock and clock reading as the hold
+        // check: a second lock and clock read per send otherwise (`currentToken`).
+        let admission = state.withLock { state -> Admission? in
+            if let until = state.pausedUntil, until > now { return .held(pauseHold(until)) }
+            if var stop = state.stop {
+                guard now >= stop.hold.until, !stop.probeInFlight else { return .held(stop.hold) }
+                stop.probeInFlight = true
+                state.stop = stop
+                probe = true
+            }
+            return cachedToken(state, now: now).map { .send($0, probe: probe) }
         }
-        if let hold { return .held(hold) }
+        if let admission { return admission }
         do { return .send(try currentToken(), probe: probe) } catch {
             if probe { probeEnded() }
             throw error
@@ -217,6 +217,14 @@ public final class ProviderTokenManager: Sendable {
             stop.hold.until = now + probeDelay(afterFailedProbes: stop.failedProbes)
             state.stop = stop
         }
+    }
+
+    /// The token in `state`, if young enough and (with a store) compared with the store
+    /// recently enough to be used as it is.
+    private func cachedToken(_ state: State, now: Int64) -> ProviderToken? {
+        guard let token = state.token, now - token.issuedAt < Self.maximumAgeSeconds,
+              store == nil || now - state.lastStoreCheck < Self.storeCheckSeconds else { return nil }
+        return token
     }
 
     /// The current pause or stop, nil while sends go.
