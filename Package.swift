@@ -51,7 +51,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // The HTTP/1.1 server the service runs on.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "StrictJSON", "Timing"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "StrictJSON", "Timing", "OSThreads"]),
         // Durable campaigns: the SQLite outbox behind a storage protocol.
         .target(name: "Storage", dependencies: ["CSQLite", "StrictJSON", "Timing"]),
         // The same storage contract in PostgreSQL (libpq), for several instances sharing one database.
@@ -59,7 +59,7 @@ let package = Package(
         // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.
         .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "OSThreads", "COpenSSL", "CCurl", "CShims"]),
         // The service's API: endpoints, auth, limits, metrics, OpenAPI.
-        .target(name: "Gateway", dependencies: ["HTTPServer", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage", "Outbox"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "OSThreads", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage", "Outbox"]),
 
         .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
 

@@ -112,11 +112,12 @@ public final class CurlHTTP2Transport: HTTPTransport {
         for index in 0..<count {
             var share = settings
             share.connections = settings.connections / count + (index < settings.connections % count ? 1 : 0)
-            guard let worker = CurlWorker(settings: share, clock: clock, name: "pushgate-apns-curl-\(index)") else {
+            do throws(TransportFailure) {
+                workers.append(try CurlWorker(settings: share, clock: clock, name: "pg-apns-\(index)"))
+            } catch {
                 for worker in workers { worker.shutdown() }
-                throw TransportFailure(.transportError, "libcurl could not create a multi handle")
+                throw error
             }
-            workers.append(worker)
         }
         self.workers = workers
     }
@@ -210,17 +211,18 @@ final class CurlWorker: TaskExecutor, Sendable {
     /// The thread's `pthread_t` once it runs (0 before).
     private let threadID = Atomic<UInt>(0)
 
-    init?(settings: TransportSettings, clock: any TimeSource, name: String) {
-        guard let multi = CurlMultiHandle() else { return nil }
+    init(settings: TransportSettings, clock: any TimeSource, name: String) throws(TransportFailure) {
+        guard let multi = CurlMultiHandle() else { throw TransportFailure(.transportError, "libcurl could not create a multi handle") }
         self.multi = multi
         self.clock = clock
         timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
         // The thread keeps its worker (the executor of the tasks it runs) until it ends.
-        DetachedThread.start(name: name) { [self] in
+        let started = DetachedThread.start(name: name) { [self] in
             threadID.store(UInt(pthread_self()), ordering: .releasing)
             loop.run(inbox: inbox, executor: asUnownedTaskExecutor())
         }
+        guard started else { throw TransportFailure(.transportError, "cannot start the transport thread \(name)") }
     }
 
     func runs(on thread: pthread_t) -> Bool { threadID.load(ordering: .relaxed) == UInt(thread) }

@@ -533,16 +533,8 @@ final class CurlLoop: @unchecked Sendable {
     /// The code in libcurl's "HTTP/2 stream 5 was not closed cleanly: INTERNAL_ERROR (err 2)"
     /// (the same text in 7.88 and 8.x).
     static func http2ErrorCode(in text: String) -> UInt32? {
-        let bytes = Array(text.utf8), marker = Array("(err ".utf8)
-        var start = bytes.count - marker.count
-        while start >= 0 {  // the last "(err ", as libcurl appends it
-            if bytes[start..<(start + marker.count)].elementsEqual(marker) {
-                let digits = bytes[(start + marker.count)...].prefix { $0 >= 0x30 && $0 <= 0x39 }
-                return UInt32(String(decoding: digits, as: UTF8.self))
-            }
-            start -= 1
-        }
-        return nil
+        guard let range = text.ranges(of: "(err ").last else { return nil }  // libcurl appends it last
+        return UInt32(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// RFC 9113 §7 names.

@@ -53,7 +53,8 @@ public struct CurlOneShot: OneShotTransport {
     public func perform(_ request: OneShotRequest) async -> Result<OneShotResponse, TransportFailure> {
         await withCheckedContinuation { continuation in
             let settings = self
-            DetachedThread.start(name: "pushgate.oneshot") { continuation.resume(returning: settings.performBlocking(request)) }
+            let started = DetachedThread.start(name: "pg-oneshot") { continuation.resume(returning: settings.performBlocking(request)) }
+            if !started { continuation.resume(returning: .failure(TransportFailure(.transportError, "cannot start a thread for the request"))) }
         }
     }
 

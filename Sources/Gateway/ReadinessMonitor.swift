@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import HTTPServer
+import OSThreads
 import StrictJSON
 import Synchronization
 
@@ -29,19 +27,8 @@ public final class ReadinessMonitor: Sendable {
     public init(checks: [ReadinessCheck], metrics: Metrics, interval: Double = ReadinessMonitor.defaultInterval) {
         core = Core(checks: checks, metrics: metrics, interval: interval)
         core.evaluate()
-        let context = Unmanaged.passRetained(core).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { argument in
-            let core = Unmanaged<Core>.fromOpaque(argument!).takeRetainedValue()
-            core.run()
-            return nil
-        }, context)
-        if started == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Core>.fromOpaque(context).release()
-        }
-        threaded = started == 0
+        let core = core
+        threaded = DetachedThread.start(name: "pg-readiness") { core.run() }
     }
 
     deinit { core.stop() }

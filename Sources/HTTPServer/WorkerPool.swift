@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CShims
 import Dispatch
+import OSThreads
 import Synchronization
 
 /// A fixed set of threads running long requests (previews, campaign intake, link
@@ -33,22 +34,13 @@ final class WorkerPool: Sendable {
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
         var started = 0
-        for _ in 0..<self.workers {
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(self).toOpaque()
-            let result = pthread_create(&thread, nil, { argument in
-                let pool = Unmanaged<WorkerPool>.fromOpaque(argument!).takeRetainedValue()
-                pool.work()
-                return nil
-            }, context)
-            guard result == 0 else {
-                Unmanaged<WorkerPool>.fromOpaque(context).release()
+        for index in 0..<self.workers {
+            // Detached: a stop does not wait for a long job; the job's answer is
+            // dropped if the server has answered for it already.
+            guard DetachedThread.start(name: "pg-http-\(index)", { [self] in work() }) else {
                 stop(threads: started)
                 throw HTTPServerError(code: .startFailed, message: "cannot start the worker threads")
             }
-            // Detached: a stop does not wait for a long job; the job's answer is
-            // dropped if the server has answered for it already.
-            pthread_detach(thread)
             started += 1
         }
     }

@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// A thread of its own for a long-running loop (the dispatcher, the transport, the
-/// webhook): a detached POSIX thread, without Foundation's `Thread`, whose use would link
-/// all of Foundation into the binary and cost every command's start-up.
+/// A thread of its own for a long-running loop (transport workers, HTTP workers, the
+/// dispatcher, webhook, retention and readiness loops): a detached POSIX thread, without
+/// Foundation's `Thread`, whose use would link all of Foundation into the binary and cost
+/// every command's start-up. Names are kept within Linux's 15 bytes (`pg-dispatcher`).
 public enum DetachedThread {
     /// Starts `body` on a new detached thread named `name` (cut to the 15 bytes Linux keeps,
     /// as `top` and `ps` show it). False when the system gives no thread.

@@ -100,9 +100,13 @@ public final class Dispatcher: Sendable {
         if requeued > 0 { log("pushgate: \(requeued) deliveries were in flight when the last process stopped; sending them again") }
         metrics.setQueueDepth((try? storage.queueDepth()) ?? 0)
         guard !running.exchange(true, ordering: .relaxed) else { return }
-        DetachedThread.start(name: "pushgate.dispatcher") { [self] in
+        let started = DetachedThread.start(name: "pg-dispatcher") { [self] in
             loop()
             loopEnded.signal()
+        }
+        if !started {
+            log("pushgate: cannot start the dispatcher's thread; nothing is sent until the next start")
+            loopEnded.signal()  // so that stop() does not wait for a loop that never ran
         }
     }
 

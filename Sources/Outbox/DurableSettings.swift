@@ -31,13 +31,8 @@ public struct DurableSettings: Sendable {
 
         /// The URL with the password of its user part (`user:password@`) replaced by `(redacted)`.
         public static func redacted(_ url: String) -> String {
-            var search = url.startIndex, restStart: String.Index?
-            while restStart == nil, let colon = url[search...].firstIndex(of: ":") {  // the first "://"
-                if url[colon...].hasPrefix("://") { restStart = url.index(colon, offsetBy: 3) }
-                search = url.index(after: colon)
-            }
-            guard let restStart else { return url }
-            let rest = url[restStart...]
+            guard let scheme = url.firstRange(of: "://") else { return url }
+            let rest = url[scheme.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
             guard let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
             return String(url[..<rest.index(after: colon)]) + "(redacted)" + String(rest[at...])

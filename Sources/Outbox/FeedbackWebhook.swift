@@ -39,8 +39,12 @@ public final class FeedbackWebhook: Sendable {
 
     public func start() {
         started.store(true, ordering: .relaxed)
-        DetachedThread.start(name: "pushgate.webhook") { [self] in
+        let running = DetachedThread.start(name: "pg-webhook") { [self] in
             loop()
+            loopEnded.signal()
+        }
+        if !running {
+            log("pushgate: webhook: cannot start its thread; the outbox keeps the batches for the next start")
             loopEnded.signal()
         }
     }

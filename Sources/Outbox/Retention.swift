@@ -64,12 +64,16 @@ public final class Retention: Sendable {
 
     public func start() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
-        DetachedThread.start(name: "pushgate.retention") { [self] in
+        let running = DetachedThread.start(name: "pg-retention") { [self] in
             while !stopping.load(ordering: .relaxed) {
                 let pass = runOnce()
                 if pass.campaigns > 0 { log(pass.summary(reclaimsFreePages: storage.reclaimsFreePages)) }
                 _ = wakeup.wait(timeout: .now() + options.intervalSeconds)
             }
+            loopEnded.signal()
+        }
+        if !running {
+            log("pushgate: retention: cannot start its thread; nothing is pruned until the next start")
             loopEnded.signal()
         }
     }
