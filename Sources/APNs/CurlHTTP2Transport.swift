@@ -372,7 +372,10 @@ final class TransportStatistics: Sendable {
         var lastError = ""
     }
     let values = Mutex(Values())
+    /// Sockets open now (opened less closed), kept apart from `values` so that the
+    /// transport thread reads it for every request without taking the lock.
+    let openSockets = Atomic<Int>(0)
 
-    var liveConnections: Int { values.withLock { $0.connectionsOpened - $0.connectionsClosed } }
+    var liveConnections: Int { openSockets.load(ordering: .relaxed) }
     var isReachable: Bool { values.withLock { $0.unreachableSince == nil } }
 }

@@ -54,6 +54,8 @@ final class CurlLoop: @unchecked Sendable {
     /// silent connection (`silentConnections`).
     private var lastAnswerOnPort = AnswerTimes()
     static let stallMilliseconds: UInt64 = 200
+    /// For a connection (TCP and TLS), within the request's deadline.
+    private var connectTimeoutMilliseconds: Int { min(settings.timeoutMilliseconds, 5_000) }
 
     private let clock: any TimeSource
     /// After a lost connection: 25 ms, doubling per loss in a row, at most 2 s.
@@ -200,6 +202,11 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         transfer.begin(job, baseURL: settings.baseURL, now: now)
+        // libcurl arms a timer for a transfer's connect timeout whether it opens a connection
+        // or reuses one (~800 instructions a request): so it is set only on a transfer that
+        // may open one, while fewer are open than allowed. One that waits for a connection
+        // which then closes, and opens the next, is still bounded by its deadline.
+        transfer.easy.setConnectTimeout(statistics.liveConnections < connectionLimit ? connectTimeoutMilliseconds : 0)
         if active.isEmpty { lastProgress = now }
         guard curl_multi_add_handle(multi.pointer, transfer.easy.handle.pointer) == CURLM_OK else {
             release(transfer)
@@ -457,6 +464,7 @@ final class CurlLoop: @unchecked Sendable {
     private func startProbe() {
         guard let easy = PooledEasy(settings: settings, statistics: statistics) else { return }
         let e = easy.handle.pointer
+        easy.setConnectTimeout(connectTimeoutMilliseconds)
         _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, settings.baseURL + "/")
         _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECT_ONLY, 1)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, min(settings.timeoutMilliseconds, 5_000))
@@ -657,6 +665,15 @@ final class PooledEasy {
         bytes.withUnsafeBytes { source in body.copyMemory(from: source) }
         _ = pg_curl_easy_setopt_off_t(handle.pointer, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
         _ = pg_curl_easy_setopt_pointer(handle.pointer, CURLOPT_POSTFIELDS, body.baseAddress)
+    }
+
+    /// `CURLOPT_CONNECTTIMEOUT_MS` as set now; 0 is libcurl's default (300 s).
+    private var connectTimeout = 0
+
+    func setConnectTimeout(_ milliseconds: Int) {
+        guard milliseconds != connectTimeout else { return }
+        connectTimeout = milliseconds
+        _ = pg_curl_easy_setopt_long(handle.pointer, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
     }
 
     /// libcurl's message for the last failure on this handle ("" when none).

@@ -152,7 +152,6 @@ final class CurlTransfer {
         // No proxy from http_proxy & co.: APNs is reached directly (and libcurl then skips
         // its per-request environment lookups).
         _ = pg_curl_easy_setopt_string(e, CURLOPT_PROXY, "")
-        _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, min(settings.timeoutMilliseconds, 5_000))
         // Quiet connections: TCP keepalive on every libcurl, HTTP/2 PING where
         // curl_easy_upkeep reaches a multi handle's connections (libcurl >= 8.x; see
         // CurlLoop), and none reused after `maxIdleSeconds` without traffic.
@@ -187,10 +186,12 @@ private let curlPrerequest: @convention(c) (UnsafeMutableRawPointer?, UnsafeMuta
 /// One call per socket libcurl opens, i.e. per connection attempt.
 private let curlNewSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, curlsocktype) -> Int32 = { context, socket, _ in
     if let context {
-        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock {
+        let statistics = Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue()
+        statistics.values.withLock {
             $0.connectionsOpened += 1
             $0.sockets.insert(socket)
         }
+        statistics.openSockets.add(1, ordering: .relaxed)
     }
     return Int32(CURL_SOCKOPT_OK)
 }
@@ -198,10 +199,12 @@ private let curlNewSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket
 /// libcurl closes a connection's socket: counted, then closed as libcurl would.
 private let curlCloseSocket: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = { context, socket in
     if let context {
-        Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue().values.withLock {
+        let statistics = Unmanaged<TransportStatistics>.fromOpaque(context).takeUnretainedValue()
+        statistics.values.withLock {
             $0.connectionsClosed += 1
             $0.sockets.remove(socket)
         }
+        statistics.openSockets.subtract(1, ordering: .relaxed)
     }
     return close(socket)
 }
