@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import OSThreads
 import Synchronization
@@ -81,9 +80,9 @@ final class TransportJob: @unchecked Sendable {
         self.deadline = deadline
     }
 
-    /// Resuming only queues the caller's task (on the transport thread's inbox, or on
-    /// another executor): none runs inside the transport loop's pass, so the loop calls
-    /// this as soon as an outcome is known.
+    /// Resuming only queues the caller's task (on its task thread, or on another
+    /// executor): none runs inside the transport loop's pass, so the loop calls this as
+    /// soon as an outcome is known.
     func finish(_ outcome: consuming TransportOutcome) { continuation.resume(returning: outcome) }
 }
 
@@ -113,7 +112,7 @@ public final class CurlHTTP2Transport: HTTPTransport {
             var share = settings
             share.connections = settings.connections / count + (index < settings.connections % count ? 1 : 0)
             do throws(TransportFailure) {
-                workers.append(try CurlWorker(settings: share, clock: clock, name: "pg-apns-\(index)"))
+                workers.append(try CurlWorker(settings: share, clock: clock, index: index))
             } catch {
                 for worker in workers { worker.shutdown() }
                 throw error
@@ -128,27 +127,28 @@ public final class CurlHTTP2Transport: HTTPTransport {
         await pickWorker().send(request)
     }
 
-    /// The transport threads as task executors, one per worker. A task that prefers one
-    /// (`group.addTask(executorPreference:)`, `Task(executorPreference:)`) runs on that
-    /// thread between its passes over libcurl, and its requests go to that thread's multi
-    /// handle: handing a request over and resuming the task with the answer then cross no
-    /// thread (no wakeup, no context switch), which is most of what an `async` send costs
-    /// on top of libcurl. Such a task must not block (no reads from a pipe, no long
-    /// locks): every transfer of the thread waits while it runs.
-    public var executors: [any TaskExecutor] { workers }
+    /// The workers' task threads, one per transport thread (`TaskThread`). A task that
+    /// prefers one (`group.addTask(executorPreference:)`, `Task(executorPreference:)`)
+    /// runs there, beside its transport thread, and its requests go to that worker: the
+    /// transport thread then spends its time on libcurl alone, and the Swift side of the
+    /// sends (the client, the tasks, their continuations) on a second core. Such a task
+    /// should not block (no reads from a pipe, no long locks): every task of the thread
+    /// waits while it runs.
+    public var executors: [any TaskExecutor] { workers.map(\.tasks) }
 
-    /// Whether the caller runs on one of this transport's threads (a task of `executors`).
-    public var isCurrentThreadATransportThread: Bool {
+    /// Whether the caller runs on one of this transport's task threads (a task of `executors`).
+    public var isCurrentThreadATaskThread: Bool {
         let me = pthread_self()
-        return workers.contains { $0.runs(on: me) }
+        return workers.contains { $0.tasks.runs(on: me) }
     }
 
-    /// The worker whose thread this is, if it is one of ours and can reach APNs (or none
-    /// can); else the next worker in turn, past one that cannot reach APNs while another can.
+    /// The worker whose task thread this is, if it is one of ours and can reach APNs (or
+    /// none can); else the next worker in turn, past one that cannot reach APNs while
+    /// another can.
     private func pickWorker() -> CurlWorker {
         guard workers.count > 1 else { return workers[0] }
         let me = pthread_self()
-        if let own = workers.first(where: { $0.runs(on: me) }), own.statistics.isReachable { return own }
+        if let own = workers.first(where: { $0.tasks.runs(on: me) }), own.statistics.isReachable { return own }
         let first = nextWorker.wrappingAdd(1, ordering: .relaxed).oldValue
         for step in 0..<workers.count {
             let worker = workers[(first &+ step) % workers.count]
@@ -200,51 +200,34 @@ public final class CurlHTTP2Transport: HTTPTransport {
 }
 
 /// One transport thread: a libcurl multi handle, the thread that drives it (`CurlLoop`),
-/// and the inbox callers hand requests (and tasks that prefer the thread) to.
-final class CurlWorker: TaskExecutor, Sendable {
+/// the inbox callers hand requests to, and the task thread beside it.
+final class CurlWorker: Sendable {
     private let multi: CurlMultiHandle
     private let inbox = TransportInbox()
     private let gate = StartGate()
     let statistics = TransportStatistics()
     private let timeoutMilliseconds: Int
     private let clock: any TimeSource
-    /// The thread's `pthread_t` once it runs (0 before).
-    private let threadID = Atomic<UInt>(0)
+    /// Where the tasks that prefer this worker run (`CurlHTTP2Transport.executors`).
+    let tasks: TaskThread
 
-    init(settings: TransportSettings, clock: any TimeSource, name: String) throws(TransportFailure) {
+    /// `index` names its threads: `pg-apns-N` (libcurl) and `pg-send-N` (tasks).
+    init(settings: TransportSettings, clock: any TimeSource, index: Int) throws(TransportFailure) {
         guard let multi = CurlMultiHandle() else { throw TransportFailure(.transportError, "libcurl could not create a multi handle") }
+        guard let tasks = TaskThread(name: "pg-send-\(index)") else {
+            throw TransportFailure(.transportError, "cannot start the task thread pg-send-\(index)")
+        }
         self.multi = multi
         self.clock = clock
+        self.tasks = tasks
         timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
-        // The thread keeps its worker (the executor of the tasks it runs) until it ends.
-        let started = DetachedThread.start(name: name) { [self] in
-            threadID.store(UInt(pthread_self()), ordering: .releasing)
-            loop.run(inbox: inbox, executor: asUnownedTaskExecutor())
-        }
-        guard started else { throw TransportFailure(.transportError, "cannot start the transport thread \(name)") }
-    }
-
-    func runs(on thread: pthread_t) -> Bool { threadID.load(ordering: .relaxed) == UInt(thread) }
-
-    /// A task that prefers this thread: run by the loop on its next pass (woken if it
-    /// sleeps); once the thread has ended, on Dispatch's global queue.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let task = UnownedJob(job)
-        let wake: Bool? = inbox.state.withLock { state in
-            guard !state.ended else { return nil }
-            state.tasks.append(task)
-            defer { state.sleeps = false; state.waitsForWork = false }
-            return state.sleeps
-        }
-        switch wake {
-        case nil: DispatchQueue.global().async { task.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        case true?: multi.wakeup()
-        case false?: break
+        let inbox = inbox
+        guard DetachedThread.start(name: "pg-apns-\(index)", { loop.run(inbox: inbox) }) else {
+            tasks.stop()
+            throw TransportFailure(.transportError, "cannot start the transport thread pg-apns-\(index)")
         }
     }
-
-    func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome {
         if gate.isClosed { return .failure(StartGate.refusal) }
@@ -259,7 +242,7 @@ final class CurlWorker: TaskExecutor, Sendable {
                 guard !state.stopping else { return (false, false) }
                 state.jobs.append(job)
                 let wake = state.waitsForWork
-                if wake { state.waitsForWork = false; state.sleeps = false }
+                if wake { state.waitsForWork = false }
                 return (true, wake)
             }
             if !accepted {
@@ -275,9 +258,12 @@ final class CurlWorker: TaskExecutor, Sendable {
         multi.wakeup()  // the thread gives back what waits in its queue now
     }
 
+    /// The task thread ends too, once the tasks the last answers resume have run there
+    /// (later ones run on Dispatch's global queue).
     func shutdown() {
         inbox.state.withLock { $0.stopping = true }
         multi.wakeup()
+        tasks.stop()
     }
 }
 
@@ -301,57 +287,34 @@ public enum Reachability: Sendable, Equatable {
     case unreachable(since: Int64, lastError: String)
 }
 
-/// Requests handed over by callers, and tasks that prefer the transport thread, picked up
-/// by that thread.
+/// Requests handed over by callers, picked up by the transport thread.
 final class TransportInbox: Sendable {
     struct State {
         var jobs: [TransportJob] = []
-        var tasks: [UnownedJob] = []
         var stopping = false
         /// The thread sleeps (or is about to) with room for more requests: the next
         /// request must wake it.
         var waitsForWork = false
-        /// The thread sleeps (or is about to): the next task must wake it.
-        var sleeps = false
-        /// The thread has ended: tasks run elsewhere.
-        var ended = false
     }
     let state = Mutex(State())
 
-    /// Everything queued since the last call, swapped into `jobs` and `tasks` (which the
-    /// caller has emptied, keeping their storage), and whether to stop.
-    func take(jobs: inout [TransportJob], tasks: inout [UnownedJob]) -> Bool {
+    /// Everything queued since the last call, swapped into `jobs` (which the caller has
+    /// emptied, keeping its storage), and whether to stop.
+    func take(jobs: inout [TransportJob]) -> Bool {
         state.withLock { state in
             swap(&state.jobs, &jobs)
-            swap(&state.tasks, &tasks)
             state.waitsForWork = false
-            state.sleeps = false
             return state.stopping
         }
     }
 
-    /// Called by the thread before it sleeps: false when requests, tasks (or a stop)
-    /// arrived since `take`, which it must take first. Otherwise the next task wakes it, and
-    /// so does the next request if it has room (`wantsWork`); one that has none picks
-    /// requests up when a transfer ends.
+    /// Called by the thread before it sleeps: false when requests (or a stop) arrived
+    /// since `take`, which it must take first. Otherwise the next request wakes it if it
+    /// has room (`wantsWork`); one that has none picks requests up when a transfer ends.
     func mayWait(wantsWork: Bool) -> Bool {
         state.withLock { state in
-            guard state.jobs.isEmpty, state.tasks.isEmpty, !state.stopping else { return false }
+            guard state.jobs.isEmpty, !state.stopping else { return false }
             state.waitsForWork = wantsWork
-            state.sleeps = true
-            return true
-        }
-    }
-
-    /// After the thread's last pass: the tasks still queued, or (none left) marks it ended
-    /// so that later tasks run elsewhere.
-    func takeLastTasks(into tasks: inout [UnownedJob]) -> Bool {
-        state.withLock { state in
-            guard !state.tasks.isEmpty else {
-                state.ended = true
-                return false
-            }
-            swap(&state.tasks, &tasks)
             return true
         }
     }

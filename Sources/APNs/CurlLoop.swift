@@ -119,36 +119,20 @@ final class CurlLoop: @unchecked Sendable {
         statistics.values.withLock { $0.stallsRelieved += 1 }
     }
 
-    /// Taken from the inbox each pass; kept to reuse their storage.
+    /// Taken from the inbox each pass; kept to reuse its storage.
     private var incoming: [TransportJob] = []
-    private var tasks: [UnownedJob] = []
 
-    /// Runs the tasks that prefer this thread (`CurlHTTP2Transport.executors`), taking
-    /// what they hand over, a few rounds (a task they resume may be queued here too); what
-    /// is left runs on the next pass. Returns whether to stop.
-    private func takeInbox(_ inbox: TransportInbox, executor: UnownedTaskExecutor) -> Bool {
-        var stopping = false
-        for _ in 0..<4 {
-            stopping = inbox.take(jobs: &incoming, tasks: &tasks)
-            for job in incoming { waiting.push(job) }
-            incoming.removeAll(keepingCapacity: true)
-            guard !tasks.isEmpty else { break }
-            for task in tasks { task.runSynchronously(on: executor) }
-            tasks.removeAll(keepingCapacity: true)
-        }
+    /// The requests handed over since the last pass, into the queue; whether to stop.
+    private func takeInbox(_ inbox: TransportInbox) -> Bool {
+        let stopping = inbox.take(jobs: &incoming)
+        for job in incoming { waiting.push(job) }
+        incoming.removeAll(keepingCapacity: true)
         return stopping
     }
 
-    func run(inbox: TransportInbox, executor: UnownedTaskExecutor) {
-        defer {
-            // The tasks the last answers resumed (and any they resume) still run here.
-            while inbox.takeLastTasks(into: &tasks) {
-                for task in tasks { task.runSynchronously(on: executor) }
-                tasks.removeAll(keepingCapacity: true)
-            }
-        }
+    func run(inbox: TransportInbox) {
         while true {
-            if takeInbox(inbox, executor: executor) { break }
+            if takeInbox(inbox) { break }
             if gate.isClosed { refuseQueued() }
             var now = clock.monotonicMilliseconds()
             if !parked.isEmpty, now >= reconnectAt {

@@ -285,10 +285,10 @@ final class SendJob: @unchecked Sendable {
     private let reader: DeviceLineReader?
     private let devicesPath: String
     private let concurrency: Int
-    /// The transport threads the workers run on (`CurlHTTP2Transport.executors`), so that
-    /// handing a request over and taking its answer cross no thread; none (the shared
-    /// pool) in a dry run, or when the devices come from a pipe, whose reads could block
-    /// the thread every transfer waits on.
+    /// The task threads the workers run on (`CurlHTTP2Transport.executors`), one beside
+    /// each transport thread, so that libcurl's threads do libcurl's work alone; none (the
+    /// shared pool) in a dry run, or when the devices come from a pipe, whose reads could
+    /// block the thread every worker of it waits on.
     private let executors: [any TaskExecutor]
     /// What the workers share: the report, the devices not yet taken, the rate bucket.
     private let lock = Mutex(())

@@ -20,9 +20,9 @@ import TestSupport
         try await Self.stopWithRequestsQueued(onTransportThread: false)
     }
 
-    /// The scenario for tasks anywhere: on the shared pool, or on the transport thread
+    /// The scenario for tasks anywhere: on the shared pool, or on a task thread
     /// (`CurlHTTP2Transport.executors`, as `send` runs its devices), where a queued task
-    /// hands its request over before the thread's next pass.
+    /// hands its request over before the transport thread's next pass.
     static func stopWithRequestsQueued(onTransportThread: Bool) async throws {
         // The fake holds every answer until told: both streams stay busy, with no timing
         // window. The first device is answered 503, so the client would retry it after the stop.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Tasks that prefer a transport thread (`CurlHTTP2Transport.executors`, as `send` runs
+/// Tasks that prefer a transport's task thread (`CurlHTTP2Transport.executors`, as `send` runs
 /// its devices) run on that thread and end exactly as tasks on the shared pool do: the
 /// same result for every device, retries, refusals and resets included.
 @Suite struct TransportThreadTasksTests {
@@ -52,23 +52,23 @@ import TestSupport
         #expect(own.sends[TestRequests.token(1)] == 2 && own.sends[TestRequests.token(5)] == 2 && own.sends[TestRequests.token(4)] == 2)
     }
 
-    @Test func aTaskThatPrefersTheTransportThreadRunsOnItBeforeAndAfterItsSend() async throws {
+    @Test func aTaskThatPrefersATaskThreadRunsOnItBeforeAndAfterItsSend() async throws {
         let fake = try FakeAPNs()
         let (client, _, transport) = try makeClient(fake)
         defer { transport.shutdown() }
         let executor = try #require(transport.executors.first)
         let seen = await Task(executorPreference: executor) {
-            let before = transport.isCurrentThreadATransportThread
+            let before = transport.isCurrentThreadATaskThread
             let result = await client.send(TestRequests.alert(1))
-            return (before, transport.isCurrentThreadATransportThread, result)
+            return (before, transport.isCurrentThreadATaskThread, result)
         }.value
         #expect(seen.0 && seen.1)
         #expect(Self.shape(seen.2) == .delivered(apnsId: ""))
-        let elsewhere = await Task { transport.isCurrentThreadATransportThread }.value
+        let elsewhere = await Task { transport.isCurrentThreadATaskThread }.value
         #expect(!elsewhere)
     }
 
-    /// After a shutdown the thread is gone: a task that prefers it still runs (elsewhere)
+    /// After a shutdown the task thread is gone: a task that prefers it still runs (elsewhere)
     /// and its send ends at once, cancelled, instead of waiting forever.
     @Test func aTaskThatPrefersAStoppedTransportThreadStillRunsAndEnds() async throws {
         let fake = try FakeAPNs()
