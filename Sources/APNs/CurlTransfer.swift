@@ -13,7 +13,7 @@ final class CurlTransfer {
     private(set) var job: TransportJob!
     let easy: PooledEasy
     private let maxSends: Int
-    var apnsId: String?
+    var apnsId: HeaderText?
     var uniqueId: String?
     var retryAfter: String?
     var responseBody: [UInt8] = []
@@ -95,7 +95,7 @@ final class CurlTransfer {
         // Swapped into an empty response: built from `take()`n values instead, the response
         // was copied and the original destroyed (4 retains and releases a request).
         var response = TransportResponse(status: status)
-        swap(&response.apnsId, &apnsId)
+        swap(&response.apnsIdText, &apnsId)
         swap(&response.uniqueId, &uniqueId)
         swap(&response.retryAfter, &retryAfter)
         swap(&response.body, &responseBody)
@@ -255,11 +255,11 @@ extension CurlTransfer {
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A {
             end -= 1
         }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        let value = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
         switch kept {
-        case .apnsId: apnsId = text
-        case .uniqueId: uniqueId = text
-        case .retryAfter: retryAfter = text
+        case .apnsId: apnsId = HeaderText(value)
+        case .uniqueId: uniqueId = String(decoding: value, as: UTF8.self)
+        case .retryAfter: retryAfter = String(decoding: value, as: UTF8.self)
         }
     }
 

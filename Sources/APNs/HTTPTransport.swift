@@ -28,7 +28,13 @@ public struct TransportRequest: Sendable {
 /// What the server answered. Only the headers APNs results depend on are kept.
 public struct TransportResponse: Sendable, Equatable {
     public var status: Int
-    public var apnsId: String?
+    /// Kept inline (`HeaderText`): the String is made where the answer is read, not on
+    /// the transport thread.
+    var apnsIdText: HeaderText?
+    public var apnsId: String? {
+        get { apnsIdText?.string }
+        set { apnsIdText = newValue.map(HeaderText.init) }
+    }
     /// `apns-unique-id`: the sandbox's id for the notification in the Push Notifications
     /// Console (Apple sends it in the development environment only).
     public var uniqueId: String?
@@ -37,10 +43,47 @@ public struct TransportResponse: Sendable, Equatable {
 
     public init(status: Int, apnsId: String? = nil, uniqueId: String? = nil, retryAfter: String? = nil, body: [UInt8] = []) {
         self.status = status
-        self.apnsId = apnsId
+        self.apnsIdText = apnsId.map(HeaderText.init)
         self.uniqueId = uniqueId
         self.retryAfter = retryAfter
         self.body = body
+    }
+}
+
+/// A header value as received: up to 40 bytes inline (an apns-id is 36), longer ones as a
+/// String. Reading an answer's apns-id then allocates nothing on the transport thread,
+/// and the memory of its String is taken and given back on the thread that uses it.
+struct HeaderText: Sendable, Equatable {
+    private typealias Words = (UInt64, UInt64, UInt64, UInt64, UInt64)
+    private static let capacity = MemoryLayout<Words>.size
+    private var words: Words = (0, 0, 0, 0, 0)
+    private var count = 0
+    /// A value longer than `capacity`.
+    private var long: String?
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count <= Self.capacity else {
+            long = String(decoding: bytes, as: UTF8.self)
+            return
+        }
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        count = bytes.count
+        withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: source, byteCount: bytes.count) }
+    }
+
+    init(_ string: String) {
+        var string = string
+        self = string.withUTF8 { HeaderText(UnsafeRawBufferPointer($0)) }
+    }
+
+    var string: String {
+        if let long { return long }
+        return withUnsafeBytes(of: words) { String(decoding: UnsafeRawBufferPointer(rebasing: $0[..<count]), as: UTF8.self) }
+    }
+
+    static func == (a: HeaderText, b: HeaderText) -> Bool {
+        a.count == b.count && a.long == b.long
+            && withUnsafeBytes(of: a.words) { x in withUnsafeBytes(of: b.words) { y in x.elementsEqual(y) } }
     }
 }
 
