@@ -33,7 +33,7 @@ enum APNsBenchmark {
             for threads in [1, 2] {
                 if let m = program?.run(sink: sink, requests: requests, body: body, threads: threads) { bare[threads, default: []].append(m) }
             }
-            if let m = sendThroughTransport(sink: sink, body: body, connections: 1, threads: 1, onTransportThreads: false) {
+            if let m = sendThroughTransport(sink: sink, body: body, connections: 1, threads: 1, onTaskThreads: false) {
                 ours["pool", default: []].append(m)
             }
             for (connections, threads) in shapes {
@@ -78,7 +78,7 @@ enum APNsBenchmark {
         print("""
         apns (TLS, 100 streams per connection, \(requests) requests, median of \(runs); the sink is one h2o thread\(pinning))
           h2load -c1 -m100       \(Int(h2load)) req/s
-          pushgate transport     \(single) (1 connection, 1 transport thread, the tasks on it)
+          pushgate transport     \(single) (1 connection, 1 transport thread, the tasks on its task thread)
         \(lines)
           ratio                  \(String(format: "%.0f", single.rate / h2load * 100))% of h2load
           Swift side alone       \(String(format: "%.1f", overhead.isEmpty ? 0 : overhead[overhead.count / 2])) µs CPU/request (instant transport, no libcurl)
@@ -107,21 +107,21 @@ enum APNsBenchmark {
 
     /// Sends `requests` notifications through APNsClient + CurlHTTP2Transport, with twice
     /// what the transport holds in flight; the tasks (the one feeding them too) on the
-    /// transport threads as `pushgate send` runs them, or on the shared pool.
+    /// transport's task threads as `pushgate send` runs them, or on the shared pool.
     static func sendThroughTransport(sink: H2OSink, body: String, connections: Int, threads: Int,
-                                     onTransportThreads: Bool = true) -> Measurement? {
+                                     onTaskThreads: Bool = true) -> Measurement? {
         sendThroughTransport(url: sink.url, caFile: sink.caFile, body: body, requests: requests, connections: connections,
-                             threads: threads, onTransportThreads: onTransportThreads)
+                             threads: threads, onTaskThreads: onTaskThreads)
     }
 
     static func sendThroughTransport(url: String, caFile: String, body: String, requests: Int, connections: Int = 1,
-                                     threads: Int = 1, onTransportThreads: Bool = true) -> Measurement? {
+                                     threads: Int = 1, onTaskThreads: Bool = true) -> Measurement? {
         guard let transport = try? CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: caFile,
                                                                                    connections: connections, maxConcurrentStreams: 100,
                                                                                    threads: threads)) else { return nil }
         defer { transport.shutdown() }
         return send(through: transport, body: body, inFlight: 200 * connections, requests: requests,
-                    executors: onTransportThreads ? transport.executors : [])
+                    executors: onTaskThreads ? transport.executors : [])
     }
 
     /// The same load through a transport that answers 200 at once: what the Swift side
