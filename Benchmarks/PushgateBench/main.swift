@@ -11,7 +11,7 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "write-links" {
     exit(LinkBenchmark.writeCorpus(to: CommandLine.arguments[2], count: count ?? 200_000) ? 0 : 2)
 }
 // `PushgateBench apns-send URL CAFILE REQUESTS BODY`: pushgate's send path alone (1 connection,
-// 1 transport thread, the tasks on it), with bare_curl's arguments and output
+// 1 transport thread, the tasks on its task thread), with bare_curl's arguments and output
 // (`<requests/s> <CPU µs per request> <delivered>`), to profile the two side by side.
 if CommandLine.arguments.count == 6, CommandLine.arguments[1] == "apns-send", let count = Int(CommandLine.arguments[4]) {
     let a = CommandLine.arguments
