@@ -42,6 +42,9 @@ public final class ProviderTokenManager: Sendable {
     private let keyId: String
     private let clock: any TimeSource
     private let store: (any ProviderTokenStore)?
+    /// `store != nil`, kept: comparing the optional existential copies it (~140
+    /// instructions on every send, in `cachedToken`).
+    private let hasStore: Bool
     private let state = Mutex(State())
     /// Whether `state.stop` is set: lets `accepted` skip the lock on every answer.
     private let isStopped = Atomic<Bool>(false)
@@ -57,6 +60,7 @@ public final class ProviderTokenManager: Sendable {
         self.keyId = keyId
         self.clock = clock
         self.store = store
+        hasStore = store != nil
         self.probeBackoff = probeBackoff
         identity = SigningIdentity(teamId: teamId, keyId: keyId, keyFingerprint: key.publicKeyFingerprint)
     }
@@ -65,7 +69,7 @@ public final class ProviderTokenManager: Sendable {
     public var mintedCount: Int { state.withLock { $0.minted } }
 
     /// Whether tokens are shared through a store.
-    public var isShared: Bool { store != nil }
+    public var isShared: Bool { hasStore }
 
     /// The shared token, minted on first use and when older than 50 minutes.
     public func currentToken() throws(SigningKeyError) -> ProviderToken {
@@ -223,7 +227,7 @@ public final class ProviderTokenManager: Sendable {
     /// recently enough to be used as it is.
     private func cachedToken(_ state: State, now: Int64) -> ProviderToken? {
         guard let token = state.token, now - token.issuedAt < Self.maximumAgeSeconds,
-              store == nil || now - state.lastStoreCheck < Self.storeCheckSeconds else { return nil }
+              !hasStore || now - state.lastStoreCheck < Self.storeCheckSeconds else { return nil }
         return token
     }
 
