@@ -44,8 +44,11 @@ public final class APNsClient: NotificationSender {
         var refreshedToken = false
         while true {
             let outgoing = TransportRequest(path: request.path, authorization: token.bearerValue, headers: headers, body: request.body)
-            let response: TransportResponse
-            switch await transport.send(outgoing) {
+            var response: TransportResponse
+            // Handed over, and the answer taken apart where it is (no copy of the request,
+            // of the outcome or of the response).
+            let outcome = await transport.send(consume outgoing)
+            switch consume outcome {
             case .failure(let failure) where failure.code == .streamReset && attempt < retry.maxAttempts:
                 // The server had the whole request and reset the stream: it may have been
                 // delivered, so this is an attempt like a 500 (at-least-once), with backoff.
@@ -58,7 +61,7 @@ public final class APNsClient: NotificationSender {
             }
             if response.status == 200 {
                 tokens.accepted()
-                return .delivered(apnsId: response.apnsId ?? "", uniqueId: response.uniqueId)
+                return .delivered(apnsId: response.apnsId ?? "", uniqueId: response.uniqueId.take())
             }
             let error = APNsErrorBody(response.body, status: response.status)
             if response.status == 403, error.reason == .expiredProviderToken, !refreshedToken {

@@ -62,10 +62,13 @@ public struct TransportSettings: Sendable, Equatable {
 
 /// A request waiting for its answer; resumed exactly once, from the transport thread.
 final class TransportJob: @unchecked Sendable {
+    /// Moved in from the caller (no copy).
     let request: TransportRequest
     /// Unchecked: `finish` is called exactly once per job (the loop hands every job it
     /// takes to exactly one outcome), and a checked one costs an allocation per request.
-    private let continuation: UnsafeContinuation<TransportOutcome, Never>
+    /// Set by `wait(on:)` before the job is handed to the loop; taken by `finish`, so a
+    /// second finish traps instead of resuming twice.
+    private var continuation: UnsafeContinuation<TransportOutcome, Never>?
     /// Times it went out (counted by libcurl's pre-request callback, re-sends included).
     var sends = 0
     /// Times it went back to the queue to wait for a new connection.
@@ -74,16 +77,18 @@ final class TransportJob: @unchecked Sendable {
     /// queue counts too. Set again when the request is re-queued after a lost connection.
     var deadline: UInt64
 
-    init(request: TransportRequest, continuation: UnsafeContinuation<TransportOutcome, Never>, deadline: UInt64) {
+    init(request: consuming TransportRequest, deadline: UInt64) {
         self.request = request
-        self.continuation = continuation
         self.deadline = deadline
     }
+
+    /// Its caller's continuation, set before the job is handed to the loop.
+    func wait(on continuation: UnsafeContinuation<TransportOutcome, Never>) { self.continuation = continuation }
 
     /// Resuming only queues the caller's task (on its task thread, or on another
     /// executor): none runs inside the transport loop's pass, so the loop calls this as
     /// soon as an outcome is known.
-    func finish(_ outcome: consuming TransportOutcome) { continuation.resume(returning: outcome) }
+    func finish(_ outcome: consuming TransportOutcome) { continuation.take()!.resume(returning: outcome) }
 }
 
 /// HTTP/2 to APNs through `threads` transport threads (`CurlWorker`), each with its own
@@ -123,7 +128,7 @@ public final class CurlHTTP2Transport: HTTPTransport {
 
     deinit { shutdown() }
 
-    public nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome {
+    public nonisolated(nonsending) func send(_ request: consuming TransportRequest) async -> TransportOutcome {
         await pickWorker().send(request)
     }
 
@@ -229,11 +234,14 @@ final class CurlWorker: Sendable {
         }
     }
 
-    nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome {
+    nonisolated(nonsending) func send(_ request: consuming TransportRequest) async -> TransportOutcome {
         if gate.isClosed { return .failure(StartGate.refusal) }
+        // Made here and kept across the wait, so that it is usually freed here too, on the
+        // thread whose heap it came from, not on the transport thread.
+        let job = TransportJob(request: request, deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
+        defer { withExtendedLifetime(job) {} }
         return await withUnsafeContinuation { continuation in
-            let job = TransportJob(request: request, continuation: continuation,
-                                   deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
+            job.wait(on: continuation)
             // The thread is woken only when it is about to sleep with room for more
             // (`TransportInbox.mayWait`), and then by the first request only: a busy
             // thread takes the inbox on its next pass anyway, so most requests cost no

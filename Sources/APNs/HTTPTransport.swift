@@ -93,7 +93,9 @@ public enum TransportOutcome: Sendable, Equatable {
 }
 
 /// Sends one request and waits for its answer. The libcurl transport implements it;
-/// tests and benchmarks can substitute their own.
+/// tests and benchmarks can substitute their own. The request is handed over (`consuming`):
+/// the libcurl transport keeps it until the answer without a copy (an implementation may
+/// take it borrowed all the same).
 public protocol HTTPTransport: Sendable {
-    nonisolated(nonsending) func send(_ request: TransportRequest) async -> TransportOutcome
+    nonisolated(nonsending) func send(_ request: consuming TransportRequest) async -> TransportOutcome
 }
