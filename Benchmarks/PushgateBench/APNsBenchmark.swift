@@ -32,6 +32,10 @@ enum APNsBenchmark {
         for _ in 0..<runs {
             for threads in [1, 2] {
                 if let m = program?.run(sink: sink, requests: requests, body: body, threads: threads) { bare[threads, default: []].append(m) }
+                // Right after the bare program, in a process of its own as the bare program is.
+                if threads == 1, let m = BareCurl.pushgateSend(sink: sink, requests: requests, body: body) {
+                    ours["process", default: []].append(m)
+                }
             }
             if let m = sendThroughTransport(sink: sink, body: body, connections: 1, threads: 1, onTaskThreads: false) {
                 ours["pool", default: []].append(m)
@@ -41,7 +45,7 @@ enum APNsBenchmark {
                     ours["\(connections)x\(threads)", default: []].append(m)
                 }
             }
-            if let b = bare[1]?.last, let p = ours["1x1"]?.last {
+            if let b = bare[1]?.last, let p = ours["process"]?.last {
                 // Each run's pair was measured a few seconds apart: its ratio is what a change
                 // in the machine's load moves least.
                 paired.append((p.rate / b.rate, p.cpuMicroseconds / b.cpuMicroseconds))
@@ -50,8 +54,8 @@ enum APNsBenchmark {
             }
         }
         let overhead = (0..<runs).compactMap { _ in clientOverhead(body: body)?.cpuMicroseconds }.sorted()
-        guard !h2loadRates.isEmpty, let single = ours["1x1"].map(Measurement.median) else {
-            print("apns: a run failed (h2load \(h2loadRates.count)/\(runs), transport \(ours["1x1"]?.count ?? 0)/\(runs))")
+        guard !h2loadRates.isEmpty, let single = ours["process"].map(Measurement.median), let inProcess = ours["1x1"].map(Measurement.median) else {
+            print("apns: a run failed (h2load \(h2loadRates.count)/\(runs), transport \(ours["process"]?.count ?? 0)/\(runs))")
             return
         }
         let h2load = h2loadRates[h2loadRates.count / 2]
@@ -78,7 +82,8 @@ enum APNsBenchmark {
         print("""
         apns (TLS, 100 streams per connection, \(requests) requests, median of \(runs); the sink is one h2o thread\(pinning))
           h2load -c1 -m100       \(Int(h2load)) req/s
-          pushgate transport     \(single) (1 connection, 1 transport thread, the tasks on its task thread)
+          pushgate transport     \(single) (1 connection, 1 transport thread, the tasks on its task thread; `apns-send`, a process per run)
+          the same, in process   \(inProcess) (in this long-running process, after the transports of the rounds before)
         \(lines)
           ratio                  \(String(format: "%.0f", single.rate / h2load * 100))% of h2load
           Swift side alone       \(String(format: "%.1f", overhead.isEmpty ? 0 : overhead[overhead.count / 2])) µs CPU/request (instant transport, no libcurl)
@@ -224,9 +229,22 @@ struct BareCurl {
     }
 
     func run(sink: H2OSink, requests: Int, body: String, threads: Int) -> APNsBenchmark.Measurement? {
+        Self.measure(executable, [sink.url, sink.caFile, String(requests), body, String(threads)])
+    }
+
+    /// pushgate's send path (1 connection, 1 transport thread, the tasks on its task thread)
+    /// in a process of its own, `PushgateBench apns-send`, started and measured as the bare
+    /// program is: a fresh process per run, as `pushgate send` is one per campaign.
+    static func pushgateSend(sink: H2OSink, requests: Int, body: String) -> APNsBenchmark.Measurement? {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return measure(me, ["apns-send", sink.url, sink.caFile, String(requests), body])
+    }
+
+    /// Runs a program that prints `<requests/s> <CPU µs per request> <delivered>`.
+    private static func measure(_ executable: String, _ arguments: [String]) -> APNsBenchmark.Measurement? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [sink.url, sink.caFile, String(requests), body, String(threads)]
+        process.arguments = arguments
         CPUPinning.client?.apply(to: process)
         let out = Pipe()
         process.standardOutput = out
