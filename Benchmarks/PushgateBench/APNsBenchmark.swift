@@ -33,7 +33,7 @@ enum APNsBenchmark {
             for threads in [1, 2] {
                 if let m = program?.run(sink: sink, requests: requests, body: body, threads: threads) { bare[threads, default: []].append(m) }
                 // Right after the bare program, in a process of its own as the bare program is.
-                if threads == 1, let m = BareCurl.pushgateSend(sink: sink, requests: requests, body: body) {
+                if threads == 1, let m = sendInOwnProcess(sink: sink, requests: requests, body: body) {
                     ours["process", default: []].append(m)
                 }
             }
@@ -127,6 +127,14 @@ enum APNsBenchmark {
         defer { transport.shutdown() }
         return send(through: transport, body: body, inFlight: 200 * connections, requests: requests,
                     executors: onTaskThreads ? transport.executors : [])
+    }
+
+    /// pushgate's send path (1 connection, 1 transport thread, the tasks on its task thread)
+    /// in a process of its own, `PushgateBench apns-send`, started and measured as the bare
+    /// program is: a fresh process per run, as `pushgate send` is one per campaign.
+    static func sendInOwnProcess(sink: H2OSink, requests: Int, body: String) -> Measurement? {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return BareCurl.measure(me, ["apns-send", sink.url, sink.caFile, String(requests), body])
     }
 
     /// The same load through a transport that answers 200 at once: what the Swift side
@@ -232,16 +240,8 @@ struct BareCurl {
         Self.measure(executable, [sink.url, sink.caFile, String(requests), body, String(threads)])
     }
 
-    /// pushgate's send path (1 connection, 1 transport thread, the tasks on its task thread)
-    /// in a process of its own, `PushgateBench apns-send`, started and measured as the bare
-    /// program is: a fresh process per run, as `pushgate send` is one per campaign.
-    static func pushgateSend(sink: H2OSink, requests: Int, body: String) -> APNsBenchmark.Measurement? {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return measure(me, ["apns-send", sink.url, sink.caFile, String(requests), body])
-    }
-
     /// Runs a program that prints `<requests/s> <CPU µs per request> <delivered>`.
-    private static func measure(_ executable: String, _ arguments: [String]) -> APNsBenchmark.Measurement? {
+    static func measure(_ executable: String, _ arguments: [String]) -> APNsBenchmark.Measurement? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

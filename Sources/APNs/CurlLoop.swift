@@ -451,7 +451,7 @@ final class CurlLoop: @unchecked Sendable {
         easy.setConnectTimeout(connectTimeoutMilliseconds)
         _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, settings.baseURL + "/")
         _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECT_ONLY, 1)
-        _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, min(settings.timeoutMilliseconds, 5_000))
+        _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, connectTimeoutMilliseconds)
         guard curl_multi_add_handle(multi.pointer, e) == CURLM_OK else { return }
         probe = easy
     }
