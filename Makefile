@@ -4,7 +4,7 @@ SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev postgresql-15 \
                 python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o time openssl wrk curl \
-                python3-venv chromium chromium-driver
+                python3-venv chromium chromium-driver jq
 # The browser tests' Selenium, pinned in Tests/Browser/requirements.txt.
 BROWSER_VENV := .build/browser-venv
 # The OpenAPI conformance test's schemathesis, pinned in Tests/API/requirements.txt.

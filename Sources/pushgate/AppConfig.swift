@@ -12,7 +12,9 @@ struct AppConfig {
     /// The bundle id as configured; when absent, the route table's `app.bundleId`.
     let topic: String?
     let routesPath: String
-    let templatesPath: String
+    /// Nil when the configuration names no templates folder and there is none at the
+    /// default place: campaigns naming a template get `unknownTemplate`.
+    let templatesPath: String?
     let routes: RouteTable
     /// The common `apns` section with the app's own environment and credentials applied.
     let apns: APNsConfiguration
@@ -95,12 +97,16 @@ struct AppSettings {
     var routes: ConfigReader.Setting<String>?
     var templates: ConfigReader.Setting<String>?
 
-    /// `defaults`: the top level, where `routes` and `templates` have their defaults.
+    /// `defaults`: the top level, where `routes` and `templates` have their defaults. The
+    /// templates folder's default is taken only where that folder exists: a configuration
+    /// that names none and has none there has no templates (a folder it names must exist).
     static func read(_ object: JSONObject, at path: JSONPath, reader: inout ConfigReader, defaults: Bool) -> AppSettings {
-        AppSettings(
+        let defaultTemplates = "../Templates"
+        let hasDefaultTemplates = defaults && GatewayConfig.isDirectory(GatewayConfig.resolve(defaultTemplates, in: reader.folder))
+        return AppSettings(
             topic: reader.string(object, "topic", at: path, validate: BundleID.problem(with:)),
             routes: reader.path(object, "routes", at: path, default: defaults ? "routes.json" : nil),
-            templates: reader.path(object, "templates", at: path, default: defaults ? "../Templates" : nil))
+            templates: reader.path(object, "templates", at: path, default: hasDefaultTemplates ? defaultTemplates : nil))
     }
 
     /// These settings, with what they leave out taken from `common`.

@@ -36,7 +36,7 @@ enum ConfigCommand {
             reader.report(.invalidValue, at: reader.where(JSONPath.root.appending("server").appending("listen")), problem)
         }
         var folders: [String] = []
-        for app in loaded.apps where !folders.contains(app.templatesPath) { folders.append(app.templatesPath) }
+        for app in loaded.apps { if let folder = app.templatesPath, !folders.contains(folder) { folders.append(folder) } }
         for folder in folders { reader.append(templateProblems(in: folder)) }
         if reader.isValid {
             for app in loaded.apps where app.apns.keyFile != nil {
@@ -81,8 +81,11 @@ enum ConfigCommand {
         let (config, reader) = read(args)
         guard let config, reader.isValid else { return report(reader.diagnostics) }
         let mode = config.apns.dryRun ? "dry run" : "sending to \(config.apns.baseURL)"
-        let apps = config.apps.count == 1 ? "\(config.apps[0].routes.routes.count) routes"
-            : "\(config.apps.count) apps: " + config.apps.map { "\($0.name) \($0.routes.routes.count) routes" }.joined(separator: ", ")
+        func contents(_ app: AppConfig) -> String {
+            "\(app.routes.routes.count) routes" + (app.templatesPath == nil ? ", no templates" : "")
+        }
+        let apps = config.apps.count == 1 ? contents(config.apps[0])
+            : "\(config.apps.count) apps: " + config.apps.map { "\($0.name) \(contents($0))" }.joined(separator: ", ")
         Output.line("\(TextSafety.escapedForDisplay(config.source)): ok (\(apps), APNs \(mode), listen \(config.server.http.host):\(config.server.http.port))")
         return ExitStatus.ok
     }

@@ -134,9 +134,9 @@ struct GatewayConfig {
             if tables[routes.value] == nil {
                 tables[routes.value] = loadTable(routes, reader: &reader)
             }
-            guard let table = tables[routes.value] ?? nil, let templates = app.settings.templates else { continue }
+            guard let table = tables[routes.value] ?? nil else { continue }
             apps.append(AppConfig(name: app.name, topic: app.settings.topic?.value, routesPath: routes.value,
-                                  templatesPath: templates.value, routes: table, apns: appAPNs, path: app.path))
+                                  templatesPath: app.settings.templates?.value, routes: table, apns: appAPNs, path: app.path))
         }
         if reader.isValid { AppConfig.reportConflicts(apps, reader: &reader) }
         // A key may list only apps that exist.

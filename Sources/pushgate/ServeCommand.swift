@@ -66,6 +66,10 @@ enum ServeCommand {
         log.message(.info, "pushgate: listening on http://\(host):\(server.port)"
             + (assembled.dryRun ? " (dry run: nothing is sent to APNs)" : "")
             + (assembled.settings.apiKeys.isEmpty ? " (no API keys: loopback only)" : ""))
+        for line in firstSteps(host: host, port: server.port, configPath: configPath(args["config"]),
+                               needsKey: !assembled.settings.apiKeys.isEmpty) {
+            log.message(.info, line)
+        }
 
         stopSignal.wait(flushingEvery: 0.2, log: log)
         // One deadline for the whole stop. At once: no claim and no APNs request starts,
@@ -91,6 +95,21 @@ enum ServeCommand {
         }
         log.message(.info, "pushgate: stopped")
         return ExitStatus.ok
+    }
+
+    /// The start-up's last lines, for whoever just ran `make run`: a campaign to post (the
+    /// sample beside the configuration, when it is there) and the preview page.
+    static func firstSteps(host: String, port: Int, configPath: String, needsKey: Bool) -> [String] {
+        let reachable = host == "0.0.0.0" ? "127.0.0.1" : host == "[::]" ? "[::1]" : host
+        let base = "http://\(reachable):\(port)"
+        var lines: [String] = []
+        let sample = GatewayConfig.resolve("campaigns/inline-alert.json", in: ConfigReader.directory(of: configPath))
+        if access(sample, R_OK) == 0 {
+            let key = needsKey ? " -H 'authorization: Bearer YOUR_KEY'" : ""
+            lines.append("pushgate: try it: curl -s -XPOST \(base)/v1/campaigns -H 'content-type: application/json'\(key) --data-binary @\(TextSafety.escapedForDisplay(sample))")
+        }
+        lines.append("pushgate: the preview page: \(base)/ui")
+        return lines
     }
 
     struct Assembled {

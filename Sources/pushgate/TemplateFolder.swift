@@ -5,11 +5,13 @@ import Payloads
 import StrictJSON
 
 /// Templates read on demand from `<folder>/<name>.json` (names are checked to be plain
-/// file names before they get here, so they cannot leave the folder).
+/// file names before they get here, so they cannot leave the folder). No folder: no
+/// templates.
 struct TemplateFolder: TemplateStore {
-    let path: String
+    let path: String?
 
     func lookup(_ name: String) -> TemplateLookup {
+        guard let path else { return .notFound }
         let file = GatewayConfig.resolve(name + ".json", in: path)
         switch readSmallFile(path: file, limit: 1 << 20) {
         case .failure:
@@ -24,7 +26,7 @@ struct TemplateFolder: TemplateStore {
 
     /// The `.json` files whose names are template names (anything else in the folder is not one).
     func names() -> [String] {
-        guard let dir = opendir(path) else { return [] }
+        guard let path, let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var files: [String] = []
         while let entry = readdir(dir) {

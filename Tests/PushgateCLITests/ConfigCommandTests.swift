@@ -142,6 +142,36 @@ import Testing
         #expect(templates.stderr.contains("Templates/bad.json#/strings/body: missing: the default body [missing]"))
     }
 
+    /// A minimal configuration outside the repository: no `templates` named and no folder at
+    /// the default place. It starts with no templates; a campaign naming one is refused
+    /// with `unknownTemplate`. A folder the configuration names must exist.
+    @Test func aConfigurationWithoutTemplatesStartsWithNone() throws {
+        let dir = try TempDir()
+        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
+        try dir.write("conf/gateway.json", #"{"apns": {"dryRun": true}, "server": {"listen": "127.0.0.1:0", "requestLog": "off"}, "storage": {"path": "gateway.db"}}"#)
+        let config = dir.path("conf/gateway.json")
+        let check = try CLI.run(["config", "check", "--config", config], environment: Self.environment())
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("ok (4 routes, no templates, APNs dry run"), "\(check.stdout)")
+        let printed = try CLI.run(["config", "print", "--config", config], environment: Self.environment())
+        #expect(!printed.stdout.contains("\"templates\""), "config print names a folder that is not used: \(printed.stdout)")
+        let campaign = #"{"template": "order_ready", "devices": ["0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"]}"#
+        let preview = try CLI.run(["preview", "--config", config, "--campaign", "-"], stdin: Data(campaign.utf8), environment: Self.environment())
+        #expect(preview.status == 1)
+        #expect(preview.stdout.contains("template: no template named \"order_ready\" [unknownTemplate]"), "\(preview.stdout)\(preview.stderr)")
+        let inline = #"{"alert": {"body": "Hi"}, "devices": ["0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"]}"#
+        #expect(try CLI.run(["send", "--config", config, "--campaign", "-"], stdin: Data(inline.utf8), environment: Self.environment()).status == 0)
+        let server = try ServeProcess(config: config, environment: ["PUSHGATE_STORAGE_PATH": dir.path("conf/gateway.db")])
+        defer { _ = server.terminate() }
+        let templates = try #require(server.object("GET", "/v1/templates"))
+        #expect(templates["templates"]?.arrayValue?.isEmpty == true, "\(templates)")
+        // Named and missing stays an error.
+        try dir.write("conf/gateway.json", #"{"templates": "tpl", "apns": {"dryRun": true}}"#)
+        let named = try CLI.run(["config", "check", "--config", config], environment: Self.environment())
+        #expect(named.status == 2)
+        #expect(named.stderr.contains("conf/gateway.json#/templates: the templates folder \"tpl\"") && named.stderr.contains("[fileNotFound]"), "\(named.stderr)")
+    }
+
     @Test func unknownSubcommandsAreUsageErrors() throws {
         #expect(try CLI.run(["config"]).status == 2)
         #expect(try CLI.run(["config", "show"]).status == 2)
