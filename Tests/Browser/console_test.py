@@ -129,7 +129,8 @@ class Console:
         Select(self.driver.find_element(By.ID, "push-type")).select_by_value("alert")
 
     def set_devices(self, text):
-        self.js("const e = document.getElementById('send-devices'); e.value = arguments[0];"
+        self.js("document.getElementById('send-file').value = '';"
+                "const e = document.getElementById('send-devices'); e.value = arguments[0];"
                 "e.dispatchEvent(new Event('input', {bubbles: true}));", text)
 
     def send_state(self):

@@ -1097,7 +1097,8 @@
       for (;;) {
         const started = Date.now();
         const detail = await refreshCampaign(token);
-        if (!detail || ['completed', 'cancelled', 'expired'].includes(detail.status)) return;
+        // A cancelled or expired campaign's unsent devices are closed in batches: poll until they are.
+        if (!detail || (['completed', 'cancelled', 'expired'].includes(detail.status) && tally(detail).remaining === 0)) return;
         await sleep(Math.max(0, 1000 - (Date.now() - started)));
         if (token !== viewToken) return;
       }
