@@ -23,8 +23,8 @@ struct CampaignListFilter: Sendable, Equatable {
     static func read(_ request: HTTPRequest, limit: Int, before: Int64?) -> Result<CampaignListFilter, Problem> {
         var errors: [Diagnostic] = []
         var filter = CampaignListFilter(limit: limit, before: before)
-        for item in request.query where item.name == "app" {
-            if filter.app != nil {
+        for (n, item) in request.query.filter({ $0.name == "app" }).enumerated() {
+            if n > 0 {
                 errors.append(Diagnostic(.invalidValue, at: .parameter("app"), "given more than once; one app per request"))
             } else if isAppName(item.value) {
                 filter.app = item.value
@@ -33,8 +33,8 @@ struct CampaignListFilter: Sendable, Equatable {
                                          "\(TextSafety.quoted(TextSafety.excerpt(item.value))) is not an app name (1 to 32 lower-case letters, digits or _, starting with a letter)"))
             }
         }
-        for item in request.query where item.name == "status" {
-            if filter.statuses != nil {
+        for (n, item) in request.query.filter({ $0.name == "status" }).enumerated() {
+            if n > 0 {
                 errors.append(Diagnostic(.invalidValue, at: .parameter("status"), "given more than once; name several states comma-separated"))
                 continue
             }

@@ -92,7 +92,14 @@ class Console:
         self.wait(lambda: self.js("return document.body.dataset.ready") == "true", "the page to start with the key")
 
     def go(self, hash_):
-        self.js("location.hash = arguments[0]", hash_)
+        self.js("if (location.hash === arguments[0]) window.dispatchEvent(new HashChangeEvent('hashchange'));"
+                "else location.hash = arguments[0];", hash_)
+
+    def show(self, hash_, element_id, what, timeout=30):
+        """Navigates and waits for the view's first rendering (counted from before the navigation)."""
+        before = self.round(element_id)
+        self.go(hash_)
+        self.wait(lambda: self.round(element_id) > before, what, timeout)
 
     def round(self, element_id):
         return int(self.js("return document.getElementById(arguments[0]).dataset.round || '0'", element_id))
@@ -225,8 +232,8 @@ def double_click(console, alpha):
 
 def lifecycle(console, alpha):
     what = "pause, resume and cancel from the page; the numbers are the API's"
-    devices = "\n".join(token("e0", n) for n in range(600))
-    status, created = alpha.call("POST", "/v1/campaigns", json.dumps({"alert": {"body": "Slow"}, "rate_per_second": 40}).encode() + b"\n"
+    devices = "\n".join(token("e0", n) for n in range(900))
+    status, created = alpha.call("POST", "/v1/campaigns", json.dumps({"alert": {"body": "Slow"}, "rate_per_second": 30}).encode() + b"\n"
                                  + devices.encode(), content_type="application/x-ndjson")
     check(status == 202, f"{what}: {status} {created}")
     campaign = created["id"]
@@ -272,32 +279,30 @@ def lifecycle(console, alpha):
 def campaigns_list(console, admin, alpha, beta, args, mine):
     names = []
     what = "the campaigns list is the API's, newest first, with its filters"
-    console.go("#/campaigns")
-    console.fresh("campaign-list", what)
+    console.show("#/campaigns", "campaign-list", what)
     shown = console.js("return Array.from(document.querySelectorAll('#campaign-list .campaign-row')).map(r => [r.dataset.id, r.dataset.status])")
     listed = alpha.get("/v1/campaigns?limit=20")["campaigns"]
     equal([row[0] for row in shown], [c["id"] for c in listed], f"{what}: ids")
+    before = console.round("campaign-list")
     Select(console.driver.find_element(By.ID, "filter-status")).select_by_value("cancelled")
-    console.fresh("campaign-list", what)
+    console.wait(lambda: console.round("campaign-list") > before, what)
     shown = console.js("return Array.from(document.querySelectorAll('#campaign-list .campaign-row')).map(r => r.dataset.id)")
     equal(shown, [c["id"] for c in alpha.get("/v1/campaigns?limit=20&status=cancelled")["campaigns"]], f"{what}: cancelled")
     check(len(shown) == 1, f"{what}: {shown}")
     Select(console.driver.find_element(By.ID, "filter-status")).select_by_value("")
-    console.fresh("campaign-list", what)
+    Select(console.driver.find_element(By.ID, "filter-status")).select_by_value("")
     names.append(what)
 
     what = "a client key sees only its campaigns; an admin sees all"
     console.use_key(args.beta_key)
-    console.go("#/campaigns")
-    console.fresh("campaign-list", what)
+    console.show("#/campaigns", "campaign-list", what)
     shown = console.js("return Array.from(document.querySelectorAll('#campaign-list .campaign-row')).map(r => r.dataset.id)")
     equal(shown, [], f"{what}: beta's list")
     equal(beta.campaign_ids(), [], f"{what}: beta's API list")
     console.go(f"#/campaigns/{mine}")
     console.wait(lambda: console.text("campaign-status") == "No such campaign for this key.", f"{what}: another key's campaign")
     console.use_key(args.admin_key)
-    console.go("#/campaigns")
-    console.fresh("campaign-list", what)
+    console.show("#/campaigns", "campaign-list", what)
     shown = console.js("return Array.from(document.querySelectorAll('#campaign-list .campaign-row')).map(r => r.dataset.id)")
     equal(shown, [c["id"] for c in admin.get("/v1/campaigns?limit=20")["campaigns"]], f"{what}: admin's list")
     equal(set(shown), set(alpha.campaign_ids()), f"{what}: the admin sees alpha's")
@@ -309,8 +314,7 @@ def campaigns_list(console, admin, alpha, beta, args, mine):
 
 def dead_tokens(console, admin, args):
     what = "dead tokens: app, reason and Apple's time"
-    console.go("#/dead")
-    console.fresh("dead-list", what)
+    console.show("#/dead", "dead-list", what)
     rows = console.js("""return Array.from(document.querySelectorAll('#dead-list tbody tr'))
                          .map(r => Array.from(r.children).map(c => c.textContent))""")
     answer = admin.get("/v1/tokens/dead")
@@ -320,17 +324,24 @@ def dead_tokens(console, admin, args):
     return [what]
 
 
-def screenshots(console, campaign, artifacts):
+def screenshots(console, admin, artifacts):
+    """A campaign in flight (200 a second), drawn wide and at a phone's width."""
+    devices = "\n".join(token("f0", n) for n in range(3000))
+    status, created = admin.call("POST", "/v1/campaigns", json.dumps(
+        {"alert": {"title": "Spring sale", "body": "Jackets, boots and tents are 30% off until Sunday."},
+         "deeplink": "shop://product/42?ref=spring-sale", "thread_id": "spring", "rate_per_second": 200,
+         "confirm_devices": 3000}).encode() + b"\n" + devices.encode(), content_type="application/x-ndjson")
+    check(status == 202, f"screenshots: {status} {created}")
+    campaign = created["id"]
     shots = []
     for width, label in [(1400, "wide"), (390, "narrow")]:
         console.driver.set_window_size(width, 1800)
-        console.go("#/campaigns")
-        console.fresh("campaign-list", "screenshot list")
+        console.show("#/campaigns", "campaign-list", "screenshot list")
         path = os.path.join(artifacts, f"console-campaigns-{label}.png")
         console.driver.save_screenshot(path)
-        console.go(f"#/campaigns/{campaign}")
-        console.fresh("view-campaign", "screenshot campaign")
+        console.show(f"#/campaigns/{campaign}", "view-campaign", "screenshot campaign")
         console.wait(lambda: console.js("return document.querySelector('#campaign-phone .card') !== null"), "the lock screen")
+        time.sleep(2)  # two more readings for the rate (while it sends)
         path2 = os.path.join(artifacts, f"console-campaign-{label}.png")
         console.driver.save_screenshot(path2)
         overflow = console.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -377,6 +388,13 @@ def main():
             passed.extend(names)
         except Exception as error:
             detail = str(error) if isinstance(error, Failure) else traceback.format_exc()
+            try:  # what the page said, and any script error, to tell why
+                detail += " | page: " + json.dumps(console.js("""return {hash: location.hash, ready: document.body.dataset.ready,
+                    status: ['campaign-status', 'campaign-action-message', 'campaigns-status', 'dead-status', 'send-status']
+                        .map(id => id + '=' + document.getElementById(id).textContent)}"""))
+                detail += " | log: " + json.dumps([e.get("message", "") for e in driver.get_log("browser") if e.get("level") == "SEVERE"][:5])
+            except Exception:
+                pass
             print(json.dumps({"case": label, "ok": False, "error": detail}), flush=True)
             failed.append(label)
 
@@ -398,7 +416,7 @@ def main():
         run("lifecycle", pause)
         run("list and keys", lambda: campaigns_list(console, admin, alpha, beta, args, found.get("big", "0" * 36)))
         run("dead tokens", lambda: dead_tokens(console, admin, args))
-        run("screenshots", lambda: screenshots(console, found.get("big", "0" * 36), args.artifacts))
+        run("screenshots", lambda: screenshots(console, admin, args.artifacts))
         run("nothing ran", lambda: (console.nothing_executed("the whole session"), ["nothing hostile ran in the whole session"])[1])
     finally:
         driver.quit()

@@ -76,16 +76,18 @@ import Testing
         let errors = try Keys.object(bad)["errors"]?.arrayValue?.compactMap(\.objectValue) ?? []
         #expect(errors.map { $0["parameter"]?.stringValue ?? "" }.sorted() == ["app", "app", "status"])
         #expect(errors.allSatisfy { $0["code"] == .string("invalidValue") })
-        #expect(await gateway.dispatcher.waitUntilIdle(deadlineSeconds: 20))
     }
 
     /// A scan reads at most 1000 campaigns: a state none of them is in gives an empty page
     /// with a next link from where it stopped, and the last page has none.
     @Test func aStateFilterScansABoundedNumberOfCampaigns() throws {
-        let all = (1...2500).reversed().map { seq in
-            CampaignSummary(seq: Int64(seq), id: "c\(seq)", createdAt: 0, dryRun: false, devices: 1, finishedAt: seq == 7 ? 1 : nil,
-                            counts: [.delivered: seq == 7 ? 1 : 0])
+        func summary(_ seq: Int) -> CampaignSummary {
+            let done = seq == 7
+            let finished: Double? = done ? 1 : nil
+            let counts: [DeliveryState: Int] = [.delivered: done ? 1 : 0, .pending: done ? 0 : 1]
+            return CampaignSummary(seq: Int64(seq), id: "c\(seq)", createdAt: 0, dryRun: false, devices: 1, finishedAt: finished, counts: counts)
         }
+        let all: [CampaignSummary] = (1...2500).reversed().map(summary)
         let reads = Mutex(0)
         let fetch: CampaignListFilter.Fetch = { limit, before, _, _ in
             reads.withLock { $0 += 1 }
