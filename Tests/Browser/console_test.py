@@ -151,7 +151,7 @@ class Console:
 def big_campaign(console, alpha, args):
     """Sent from the page as a file, past the guard, watched to completed."""
     what = f"a {args.devices}-device campaign sent from the page and watched to completed"
-    tokens = [token("c0", n) for n in range(args.devices - 2)] + [args.failing, args.dead]
+    tokens = [token("c0", n) for n in range(args.devices - 3)] + [args.failing, args.hostile, args.dead]
     path = os.path.join(args.work, "devices.txt")
     with open(path, "w") as f:
         f.write("# exported devices\n" + "\n".join(tokens) + "\n")
@@ -186,13 +186,15 @@ def big_campaign(console, alpha, args):
     detail = alpha.get(f"/v1/campaigns/{campaign}?state=failed,unregistered")
     equal(detail["status"], "completed", f"{what}: API status")
     equal(console.counts(), detail["counts"], f"{what}: counts by state")
-    equal(detail["counts"]["delivered"], args.devices - 2, f"{what}: delivered")
+    equal(detail["counts"]["delivered"], args.devices - 3, f"{what}: delivered")
     bar = console.js("const b = document.getElementById('campaign-progress').dataset; return [b.delivered, b.failed, b.remaining]")
-    equal(bar, [str(args.devices - 2), "2", "0"], f"{what}: progress bar")
+    equal(bar, [str(args.devices - 3), "3", "0"], f"{what}: progress bar")
     # The failed devices with APNs' reasons.
     rows = console.js("""return Array.from(document.querySelectorAll('#failed-list tbody tr'))
                          .map(r => [r.dataset.token, r.querySelector('.reason').textContent])""")
-    equal(sorted(rows), sorted([[args.failing, "BadDeviceToken"], [args.dead, "Unregistered"]]), f"{what}: failed devices")
+    equal(sorted(rows), sorted([[r["token"], r["reason"]] for r in detail["results"]]), f"{what}: failed devices against the API")
+    equal(sorted(rows), sorted([[args.failing, "BadDeviceToken"], [args.dead, "Unregistered"],
+                                [args.hostile, "<img src=x onerror=window.__pwned=1><b>bold</b>"]]), f"{what}: failed devices")
     # What was sent: its link, route and lock screen, the title as text.
     console.wait(lambda: console.js("return document.querySelector('#campaign-phone .card') !== null"), f"{what}: the lock screen")
     equal(console.text("message-deeplink"), "https://example.com/product/42?ref=spring-sale", f"{what}: deep link")
@@ -227,6 +229,31 @@ def double_click(console, alpha):
     equal(console.js("return document.getElementById('send-form').dataset.campaign"), first, f"{what}: the same campaign")
     equal(alpha.campaign_ids(), after, f"{what}: campaigns after the third click")
     check("Already sent" in console.text("send-status"), f"{what}: {console.text('send-status')!r}")
+    return [what]
+
+
+def scheduled(console, alpha):
+    what = "send_at and lane from the page: a scheduled bulk campaign, its schedule shown"
+    console.go("#/")
+    console.compose_inline("Later", "Tomorrow's sale", "")
+    console.set_devices("\n".join(token("b0", n) for n in range(2)))
+    # An hour from now, in the browser's local time, as the datetime-local field takes it.
+    console.js("""const at = new Date(Date.now() + 3600e3); at.setMilliseconds(0);
+                  const local = new Date(at.getTime() - at.getTimezoneOffset() * 60e3).toISOString().slice(0, 19);
+                  const e = document.getElementById('send-at'); e.value = local; e.dispatchEvent(new Event('input', {bubbles: true}));
+                  window.__expectedSendAt = at.toISOString();""")
+    Select(console.driver.find_element(By.ID, "send-lane")).select_by_value("bulk")
+    console.js("document.getElementById('send-dry-run').checked = true")
+    console.driver.find_element(By.ID, "send-button").click()
+    check(console.wait_send({"sent", "replayed", "refused", "error"}, what) == "sent", f"{what}: {console.text('send-status')} {console.text('send-problems')}")
+    campaign = console.js("return document.getElementById('send-form').dataset.campaign")
+    detail = alpha.get(f"/v1/campaigns/{campaign}")
+    expected = console.js("return window.__expectedSendAt")
+    equal((detail["status"], detail["lane"], detail["dry_run"], detail["send_at"]), ("scheduled", "bulk", True, expected), f"{what}: the campaign")
+    console.show(f"#/campaigns/{campaign}", "view-campaign", what)
+    equal(console.text("fact-send-at"), expected, f"{what}: send at shown")
+    equal(console.js("return document.getElementById('view-campaign').dataset.status"), "scheduled", f"{what}: state shown")
+    console.js("document.getElementById('send-lane').value = ''; document.getElementById('send-at').value = '';")
     return [what]
 
 
@@ -338,12 +365,12 @@ def screenshots(console, admin, artifacts):
         console.driver.set_window_size(width, 1800)
         console.show("#/campaigns", "campaign-list", "screenshot list")
         path = os.path.join(artifacts, f"console-campaigns-{label}.png")
-        console.driver.save_screenshot(path)
+        console.driver.find_element(By.TAG_NAME, "body").screenshot(path)
         console.show(f"#/campaigns/{campaign}", "view-campaign", "screenshot campaign")
         console.wait(lambda: console.js("return document.querySelector('#campaign-phone .card') !== null"), "the lock screen")
         time.sleep(2)  # two more readings for the rate (while it sends)
         path2 = os.path.join(artifacts, f"console-campaign-{label}.png")
-        console.driver.save_screenshot(path2)
+        console.driver.find_element(By.TAG_NAME, "body").screenshot(path2)
         overflow = console.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         check(overflow <= 0, f"{label}: the campaign page is wider than the window by {overflow} px")
         shots += [path, path2]
@@ -355,7 +382,7 @@ def screenshots(console, admin, artifacts):
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ["--base", "--admin-key", "--alpha-key", "--beta-key", "--failing", "--dead", "--work", "--artifacts"]:
+    for name in ["--base", "--admin-key", "--alpha-key", "--beta-key", "--failing", "--dead", "--hostile", "--work", "--artifacts"]:
         parser.add_argument(name, required=True)
     parser.add_argument("--devices", type=int, default=5000)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
@@ -413,6 +440,7 @@ def main():
     try:
         run("big campaign", big)
         run("double click", lambda: double_click(console, alpha))
+        run("scheduled", lambda: scheduled(console, alpha))
         run("lifecycle", pause)
         run("list and keys", lambda: campaigns_list(console, admin, alpha, beta, args, found.get("big", "0" * 36)))
         run("dead tokens", lambda: dead_tokens(console, admin, args))

@@ -4,8 +4,8 @@ import Testing
 import TestSupport
 
 /// The `/ui` console in headless Chromium (`Tests/Browser/console_test.py`): a gateway with
-/// three API keys (an admin and two clients) sending to the fake APNs, which fails two
-/// tokens (BadDeviceToken, 410 Unregistered). Campaigns are sent from the page, watched to
+/// three API keys (an admin and two clients) sending to the fake APNs, which fails three
+/// tokens (BadDeviceToken, a hostile reason, 410 Unregistered). Campaigns are sent from the page, watched to
 /// completed, paused, resumed and cancelled from the page and compared with the API.
 extension PreviewPageBrowserTests {
     @Test func theConsoleInHeadlessChromium() async throws {
@@ -16,8 +16,11 @@ extension PreviewPageBrowserTests {
         try #require(Self.browserReady(), "Chromium, chromedriver or the Selenium environment is missing after make browser-env")
 
         let failing = String(repeating: "ba", count: 32), dead = String(repeating: "de", count: 32)
+        let hostile = String(repeating: "ee", count: 32)
+        // A reason no APNs sends, kept as sent: the page must show it as text.
         let fake = try FakeAPNsServer(scriptJSON: """
             {"tokens": {"\(failing)": [{"status": 400, "reason": "BadDeviceToken"}],
+                        "\(hostile)": [{"status": 400, "reason": "<img src=x onerror=window.__pwned=1><b>bold</b>"}],
                         "\(dead)": [{"status": 410, "reason": "Unregistered", "timestamp": 1796000000000}]}}
             """)
         defer { fake.stop() }
@@ -54,7 +57,7 @@ extension PreviewPageBrowserTests {
         let arguments = [Self.root.appendingPathComponent("Tests/Browser/console_test.py").path,
                          "--base", "http://127.0.0.1:\(server.port)", "--admin-key", keys["ops"] ?? "",
                          "--alpha-key", keys["alpha"] ?? "", "--beta-key", keys["beta"] ?? "",
-                         "--failing", failing, "--dead", dead, "--devices", "5000", "--work", folder.path,
+                         "--failing", failing, "--dead", dead, "--hostile", hostile, "--devices", "20000", "--work", folder.path,
                          "--artifacts", artifacts.path]
         let run = try await Self.offThePool { try CLI.run(arguments, wrapper: ["/usr/bin/timeout", "400"], program: Self.python) }
         var cases = 0
@@ -76,5 +79,6 @@ extension PreviewPageBrowserTests {
         let answered = fake.answers()
         #expect(answered.filter { $0.token == failing }.map(\.status) == [400])
         #expect(answered.filter { $0.token == dead }.map(\.status) == [410])
+        #expect(answered.filter { $0.token == hostile }.map(\.status) == [400])
     }
 }
