@@ -364,6 +364,7 @@ def screenshots(console, admin, artifacts):
     for width, label in [(1400, "wide"), (390, "narrow")]:
         console.driver.set_window_size(width, 1800)
         console.show("#/campaigns", "campaign-list", "screenshot list")
+        console.fresh("campaign-list", "a second reading of the list, for the rate")
         path = os.path.join(artifacts, f"console-campaigns-{label}.png")
         console.driver.find_element(By.TAG_NAME, "body").screenshot(path)
         console.show(f"#/campaigns/{campaign}", "view-campaign", "screenshot campaign")
