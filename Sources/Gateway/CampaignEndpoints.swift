@@ -40,6 +40,24 @@ enum CampaignEndpoints {
             }
         }
 
+        // Devices by APNs reason (failed, unregistered and retrying unless `?state=` says
+        // otherwise): one pass over the campaign's rows, so it is asked for, not polled.
+        builder.add("GET", "/v1/campaigns/{id}/reasons", operation: "campaigns.reasons") { request, parameters in
+            let id = parameters["id"] ?? ""
+            let states: Set<DeliveryState>
+            switch QueryParameters.read(request, integers: [:], strings: ["state"]).flatMap({ _ in stateFilter(request) }) {
+            case .failure(let problem): return problem.response
+            case .success(let filter): states = filter ?? [.failed, .unregistered, .retrying]
+            }
+            do throws(StorageError) {
+                guard let summary = try campaigns.storage.campaign(id: id), parameters.caller.sees(owner: summary.owner)
+                else { return Problem.notFound(request.path).response }
+                return jsonResponse(CampaignJSON.reasons(id: summary.id, try campaigns.storage.reasonCounts(campaign: summary.seq, states: states)))
+            } catch {
+                return Problem.storageUnavailable(error).response
+            }
+        }
+
         // What was sent: the message every device without a body of its own got.
         builder.add("GET", "/v1/campaigns/{id}/message", operation: "campaigns.message") { request, parameters in
             let id = parameters["id"] ?? ""

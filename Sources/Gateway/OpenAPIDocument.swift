@@ -691,6 +691,31 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/campaigns/{id}/reasons": {
+      "get": {
+        "operationId": "campaigns.reasons",
+        "summary": "The campaign's devices by state and APNs reason, most first (devices without a reason are left out). One pass over the campaign's device rows: ask when needed rather than on every poll.",
+        "parameters": [
+          {"$ref": "#/components/parameters/CampaignID"},
+          {"name": "state", "in": "query", "schema": {"type": "string", "pattern": "^(?:pending|in-flight|retrying|delivered|failed|unregistered|skipped|dry-run|cancelled|expired)(?:,(?:pending|in-flight|retrying|delivered|failed|unregistered|skipped|dry-run|cancelled|expired))*$"}, "description": "The states counted, comma-separated (default failed,unregistered,retrying); an unknown name is 400 invalidQuery."}
+        ],
+        "responses": {
+          "200": {"description": "Counts by reason.", "content": {"application/json": {"schema": {"type": "object", "required": ["id", "reasons"], "additionalProperties": false, "properties": {
+            "id": {"type": "string"},
+            "reasons": {"type": "array", "items": {"type": "object", "required": ["state", "reason", "count"], "additionalProperties": false, "properties": {
+              "state": {"enum": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run", "cancelled", "expired"]},
+              "reason": {"$ref": "#/components/schemas/DeviceReason"},
+              "count": {"type": "integer", "minimum": 1}
+            }}}
+          }}}}},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
     "/v1/campaigns/{id}/message": {
       "get": {
         "operationId": "campaigns.message",

@@ -67,6 +67,25 @@ public enum CampaignJSON {
         return w.bytes
     }
 
+    /// `GET /v1/campaigns/{id}/reasons`: devices by state and APNs reason, most first.
+    public static func reasons(id: String, _ counts: [ReasonCount]) -> [UInt8] {
+        var w = JSONWriter(capacity: 128 + counts.count * 64)
+        w.object { w in
+            w.member("id", id)
+            w.member("reasons", array: { w in
+                for count in counts {
+                    w.object { w in
+                        w.member("state", count.state.name)
+                        w.member("reason", count.reason)
+                        w.member("count", count.count)
+                    }
+                }
+            })
+        }
+        w.raw("\n")
+        return w.bytes
+    }
+
     /// What a campaign sent (`GET /v1/campaigns/{id}/message`): the typed request members
     /// and the body every device without one of its own got, as JSON.
     public static func message(_ message: CampaignMessage) -> [UInt8] {

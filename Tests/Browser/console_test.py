@@ -195,6 +195,15 @@ def big_campaign(console, alpha, args):
     equal(sorted(rows), sorted([[r["token"], r["reason"]] for r in detail["results"]]), f"{what}: failed devices against the API")
     equal(sorted(rows), sorted([[args.failing, "BadDeviceToken"], [args.dead, "Unregistered"],
                                 [args.hostile, "<img src=x onerror=window.__pwned=1><b>bold</b>"]]), f"{what}: failed devices")
+    # Counts by APNs reason, as the API counts them (the hostile reason as text).
+    reasons = alpha.get(f"/v1/campaigns/{campaign}/reasons")["reasons"]
+    equal(sorted((r["state"], r["reason"], r["count"]) for r in reasons),
+          sorted([("failed", "BadDeviceToken", 1), ("failed", "<img src=x onerror=window.__pwned=1><b>bold</b>", 1), ("unregistered", "Unregistered", 1)]),
+          f"{what}: the API's reasons")
+    shown_reasons = lambda: console.js("""return Array.from(document.querySelectorAll('#campaign-reasons tr[data-reason]'))
+                                          .map(r => [r.dataset.state, r.querySelector('.reason').textContent, Number(r.dataset.count)])""")
+    console.wait(lambda: len(shown_reasons()) == 3, f"{what}: counts by reason")
+    equal(shown_reasons(), [[r["state"], r["reason"], r["count"]] for r in reasons], f"{what}: counts by reason")
     # What was sent: its link, route and lock screen, the title as text.
     console.wait(lambda: console.js("return document.querySelector('#campaign-phone .card') !== null"), f"{what}: the lock screen")
     equal(console.text("message-deeplink"), "https://example.com/product/42?ref=spring-sale", f"{what}: deep link")
@@ -373,7 +382,10 @@ def screenshots(console, admin, artifacts):
         path2 = os.path.join(artifacts, f"console-campaign-{label}.png")
         console.driver.find_element(By.TAG_NAME, "body").screenshot(path2)
         overflow = console.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        check(overflow <= 0, f"{label}: the campaign page is wider than the window by {overflow} px")
+        wide = console.js("""const w = document.documentElement.clientWidth;
+            return Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > w + 0.5)
+                .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
+        check(overflow <= 0, f"{label}: the campaign page is wider than the window by {overflow} px: {wide}")
         shots += [path, path2]
     console.driver.set_window_size(1500, 2600)
     for path in shots:

@@ -128,3 +128,31 @@ import Testing
         #expect(await gateway.dispatcher.waitUntilIdle(deadlineSeconds: 20))
     }
 }
+
+extension CampaignConsoleAPITests {
+    @Test func reasonsAreCountedWithinTheKeysCampaigns() async throws {
+        let gateway = try Keys.gateway()
+        let devices = [Fixtures.token("bad0", 1), Fixtures.token("bad0", 2), Fixtures.token("dead", 3), Fixtures.token("c3", 4)]
+        let body = #"{"app": "shop", "alert": {"body": "Hi"}, "devices": [\#(devices.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        let created = Keys.call(gateway, "POST", "/v1/campaigns", key: Keys.shopKey, json: body)
+        let id = try #require(try Keys.object(created)["id"]?.stringValue)
+        let done = try await eventually(timeout: .seconds(30)) {
+            (try? Keys.object(Self.call(gateway, "/v1/campaigns/" + id, key: Keys.shopKey)))?["status"] == .string("completed")
+        }
+        #expect(done)
+        let answer = try Keys.object(Self.call(gateway, "/v1/campaigns/\(id)/reasons", key: Keys.shopKey))
+        let reasons = (answer["reasons"]?.arrayValue ?? []).compactMap(\.objectValue).map {
+            "\($0["state"]?.stringValue ?? "") \($0["reason"]?.stringValue ?? "") \($0.int("count") ?? -1)"
+        }
+        #expect(answer["id"] == .string(id) && reasons == ["failed BadDeviceToken 2", "unregistered Unregistered 1"], "\(answer)")
+        let only = try Keys.object(Self.call(gateway, "/v1/campaigns/\(id)/reasons", query: [("state", "unregistered")], key: Keys.shopKey))
+        #expect(only["reasons"]?.arrayValue?.count == 1)
+        #expect(Self.call(gateway, "/v1/campaigns/\(id)/reasons", key: Keys.newsKey).status == 404)
+        #expect(Self.call(gateway, "/v1/campaigns/\(id)/reasons", key: Keys.adminKey).status == 200)
+        let bad = Self.call(gateway, "/v1/campaigns/\(id)/reasons", query: [("state", "failed,nope"), ("page", "2")], key: Keys.adminKey)
+        #expect(bad.status == 400)
+        let errors = try Keys.object(bad)["errors"]?.arrayValue?.compactMap { $0.objectValue?["parameter"]?.stringValue } ?? []
+        #expect(errors == ["page"], "an unknown parameter is reported first: \(errors)")
+        #expect(await gateway.dispatcher.waitUntilIdle(deadlineSeconds: 20))
+    }
+}

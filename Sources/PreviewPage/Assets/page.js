@@ -1071,6 +1071,27 @@
       el('div', 'phone lock', el('div', 'clock', '9:41'), el('div', 'date', 'Tuesday 1 December'), card(drawn.json.requests[0], 'alert', name)));
   }
 
+  async function loadReasons(token) {
+    const answer = await api('GET', '/v1/campaigns/' + one.id + '/reasons');
+    if (token !== viewToken) return;
+    const rows = $('campaign-reasons').tBodies[0];
+    clear(rows);
+    if (answer.status !== 200 || !answer.json) {
+      rows.append(el('tr', null, el('td', 'error', problemLines(answer).join(' '))));
+    } else if (answer.json.reasons.length === 0) {
+      rows.append(el('tr', null, el('td', 'hint', 'No device has an APNs reason.')));
+    } else {
+      for (const r of answer.json.reasons) {
+        const row = el('tr', null, el('td', 'reason', r.reason), el('td', null, r.state), el('td', null, fmt(r.count)));
+        row.dataset.reason = r.reason;
+        row.dataset.state = r.state;
+        row.dataset.count = String(r.count);
+        rows.append(row);
+      }
+    }
+    $('campaign-reasons').dataset.round = String(Number($('campaign-reasons').dataset.round) + 1);
+  }
+
   async function refreshCampaign(token) {
     const answer = await api('GET', campaignPath());
     if (token !== viewToken) return null;
@@ -1091,14 +1112,35 @@
     }
     $('cancel-confirm').hidden = true;
     setText($('campaign-action-message'), '');
+    clear($('campaign-reasons').tBodies[0]);
     try {
       renderMessage(token).catch((e) => consoleFailure(e, 'campaign-status'));
-      // Polled while it is not final: one request at a time, at most one a second.
+      // Polled while it is not final: one request at a time, at most one a second. The
+      // counts by reason take a turn of their own when the devices with a reason changed
+      // (at most every 5 seconds while it sends: they cost a pass over the campaign's rows).
+      one.reasonsKey = null;
+      one.reasonsAt = 0;
+      let reasonsDue = false;
       for (;;) {
         const started = Date.now();
-        const detail = await refreshCampaign(token);
-        // A cancelled or expired campaign's unsent devices are closed in batches: poll until they are.
-        if (!detail || (['completed', 'cancelled', 'expired'].includes(detail.status) && tally(detail).remaining === 0)) return;
+        if (reasonsDue) {
+          reasonsDue = false;
+          await loadReasons(token);
+        } else {
+          const detail = await refreshCampaign(token);
+          if (!detail) return;
+          const c = detail.counts;
+          const key = String(c.failed + c.unregistered + c.retrying);
+          const final = ['completed', 'cancelled', 'expired'].includes(detail.status) && tally(detail).remaining === 0;
+          if (key !== one.reasonsKey && (final || Date.now() - one.reasonsAt >= 5000)) {
+            one.reasonsKey = key;
+            one.reasonsAt = Date.now();
+            reasonsDue = true;
+          }
+          // A cancelled or expired campaign's unsent devices are closed in batches: poll until they are.
+          if (final && !reasonsDue) return;
+        }
+        if (token !== viewToken) return;
         await sleep(Math.max(0, 1000 - (Date.now() - started)));
         if (token !== viewToken) return;
       }
