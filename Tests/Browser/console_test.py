@@ -387,6 +387,16 @@ def screenshots(console, admin, artifacts):
                 .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
         check(overflow <= 0, f"{label}: the campaign page is wider than the window by {overflow} px: {wide}")
         shots += [path, path2]
+        if label == "narrow":
+            # The other views at a phone's width: nothing wider than the window either.
+            for hash_, element_id in [("#/campaigns", "campaign-list"), ("#/dead", "dead-list")]:
+                console.show(hash_, element_id, f"{hash_} at 390 px")
+                overflow = console.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                check(overflow <= 0, f"{hash_} is wider than the window by {overflow} px at 390")
+            console.go("#/")
+            console.wait(lambda: not console.js("return document.getElementById('view-preview').hidden"), "the preview view")
+            overflow = console.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            check(overflow <= 0, f"the preview and send form are wider than the window by {overflow} px at 390")
     console.driver.set_window_size(1500, 2600)
     for path in shots:
         check(os.path.getsize(path) > 5000, f"empty screenshot {path}")
