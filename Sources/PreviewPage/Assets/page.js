@@ -692,7 +692,11 @@
         sessionStorage.removeItem(KEY_STORAGE);
         showKeyForm('The gateway refused the key.');
       } else {
-        setSendStatus('The gateway could not be reached: ' + String(e && e.message ? e.message : e), 'error');
+        // A body over server.maxBodyBytes is refused before it is read: the browser then
+        // sees the connection closed mid-upload rather than the 413.
+        const file = $('send-file').files[0];
+        setSendStatus('The gateway could not be reached: ' + String(e && e.message ? e.message : e) +
+          (file ? ' (a file larger than the gateway\u2019s server.maxBodyBytes is refused before it is read)' : ''), 'error');
       }
       form.dataset.state = 'error';
     } finally {
@@ -761,8 +765,10 @@
 
   window.addEventListener('hashchange', showView);
 
-  function sleep(ms) {
-    return new Promise((resolve) => setTimeout(resolve, ms));
+  /// Waits `ms`, then for as long as the tab is hidden: a page nobody looks at asks nothing.
+  async function sleep(ms) {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    while (document.hidden) await new Promise((resolve) => document.addEventListener('visibilitychange', resolve, { once: true }));
   }
 
   function consoleFailure(e, statusId) {
