@@ -17,11 +17,15 @@ extension PreviewPageBrowserTests {
 
         let failing = String(repeating: "ba", count: 32), dead = String(repeating: "de", count: 32)
         let hostile = String(repeating: "ee", count: 32)
-        // A reason no APNs sends, kept as sent: the page must show it as text.
+        // A reason no APNs sends, kept as sent: the page must show it as text. The ab, ac
+        // and ad tokens fail in the screenshots' campaign.
         let fake = try FakeAPNsServer(scriptJSON: """
             {"tokens": {"\(failing)": [{"status": 400, "reason": "BadDeviceToken"}],
                         "\(hostile)": [{"status": 400, "reason": "<img src=x onerror=window.__pwned=1><b>bold</b>"}],
-                        "\(dead)": [{"status": 410, "reason": "Unregistered", "timestamp": 1796000000000}]}}
+                        "\(dead)": [{"status": 410, "reason": "Unregistered", "timestamp": 1796000000000}],
+                        "\(String(repeating: "ab", count: 32))": [{"status": 400, "reason": "BadDeviceToken"}],
+                        "\(String(repeating: "ac", count: 32))": [{"status": 400, "reason": "DeviceTokenNotForTopic"}],
+                        "\(String(repeating: "ad", count: 32))": [{"status": 410, "reason": "Unregistered", "timestamp": 1796100000000}]}}
             """)
         defer { fake.stop() }
         let folder = fake.directory
