@@ -9,6 +9,8 @@ public struct PathParameters: Sendable {
     public internal(set) var notes = RequestNotes()
     /// The query parameters the endpoint takes (`QueryParameters`); any other is refused.
     public internal(set) var queryNames: [String] = []
+    /// Served for any `Host` also with no keys configured (`LoopbackOnly`).
+    public internal(set) var anyHost = false
     public subscript(name: String) -> String? { values[name] }
 }
 
@@ -24,14 +26,17 @@ public struct APIRouterBuilder {
 
     /// `query`: the query parameters the endpoint takes; nil: `QueryParameters.taken`'s
     /// entry for the operation (none when it has no entry).
+    /// `anyHost`: a public document whose answer depends on the `Host` (the AASA) is served
+    /// for any host also with no keys configured, where other endpoints serve loopback only.
     public mutating func add(_ method: String, _ pattern: String, operation: String, public isPublic: Bool = false,
-                             query: [String]? = nil, _ handler: @escaping APIHandler) {
+                             query: [String]? = nil, anyHost: Bool = false, _ handler: @escaping APIHandler) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> APIRouter.Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(String(part))
         }
         entries.append(APIRouter.Entry(method: method, pattern: pattern, segments: segments, operation: operation,
                                        isPublic: isPublic, queryNames: query ?? QueryParameters.taken[operation] ?? [],
+                                       anyHost: isPublic && anyHost,
                                        handler: handler))
     }
 
@@ -66,6 +71,7 @@ public struct APIRouter: Sendable {
         let operation: String
         let isPublic: Bool
         let queryNames: [String]
+        let anyHost: Bool
         let handler: APIHandler
     }
 
@@ -114,7 +120,8 @@ public struct APIRouter: Sendable {
         if let best {
             return .found(operation: best.entry.operation, isPublic: best.entry.isPublic,
                           handler: best.entry.handler,
-                          parameters: PathParameters(values: best.parameters, queryNames: best.entry.queryNames))
+                          parameters: PathParameters(values: best.parameters, queryNames: best.entry.queryNames,
+                                                     anyHost: best.entry.anyHost))
         }
         if !allowed.isEmpty {
             if allowed.contains("GET") { allowed.append("HEAD") }

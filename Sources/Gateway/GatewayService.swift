@@ -42,9 +42,10 @@ public final class GatewayService: HTTPResponder {
         var response: HTTPResponse
 
         let match = router.match(method: request.method, path: request.path)
-        if case .found(let name, _, _, _) = match { operation = name }
+        var anyHost = false
+        if case .found(let name, _, _, let parameters) = match { (operation, anyHost) = (name, parameters.anyHost) }
         // No keys: only this machine's programs are served, never a web page (DNS rebinding).
-        if keyring.isEmpty, let refusal = LoopbackOnly.problem(request) {
+        if keyring.isEmpty, let refusal = LoopbackOnly.problem(request, anyHost: anyHost) {
             response = refusal.response
         } else {
             switch match {

@@ -24,10 +24,11 @@ extension DiagnosticCode {
 /// (curl, the CLI, a backend) send a loopback `Host` and no `Origin`; the `/ui` page's
 /// requests are same-origin.
 enum LoopbackOnly {
-    /// nil when the request may be served in keyless mode.
-    static func problem(_ request: HTTPRequest) -> Problem? {
+    /// nil when the request may be served in keyless mode. `anyHost`: the endpoint is a
+    /// public document chosen by the `Host` (the AASA); only `Origin` is checked.
+    static func problem(_ request: HTTPRequest, anyHost: Bool = false) -> Problem? {
         // The server refuses a second Host before this (duplicateHost); HTTP/1.0 may have none.
-        if let host = request.header("host"), !isLoopbackAuthority(host, port: request.localPort) {
+        if !anyHost, let host = request.header("host"), !isLoopbackAuthority(host, port: request.localPort) {
             return refusal(.foreignHost, header: "Host",
                            "Host \(JSONWriter.quoted(TextSafety.excerpt(host, limit: 64))) is not a loopback name: with no API keys configured only localhost, 127.0.0.0/8 and [::1]\(request.localPort > 0 ? " (port \(request.localPort) or none)" : "") are served")
         }

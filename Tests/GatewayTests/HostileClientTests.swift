@@ -61,6 +61,10 @@ import TestSupport
             #expect(gateway.request("POST", "/v1/campaigns", json: campaign, headers: headers)?.status == 202, "\(headers)")
         }
         #expect(try campaignCount(gateway) == 8)
+        // The AASA is the public file the Host chooses: any Host, but not for a foreign page.
+        let aasa = "/.well-known/apple-app-site-association"
+        #expect(gateway.request("GET", aasa, headers: [("Host", "example.com")])?.status == 200)
+        #expect(try problem(gateway.request("GET", aasa, headers: [("Host", "example.com"), ("Origin", "https://attacker.example")])).status == 403)
         // With keys, the key is the guard (and a proxy may pass any Host).
         let keyed = try LiveGateway(keys: [APIKey(name: "ops", sha256: APIKeyring.hash("secret"), isAdmin: true)])
         let withKey = keyed.request("GET", "/v1/campaigns", headers: [("Host", "gateway.example.com"), ("Origin", "https://console.example.com"),
