@@ -18,7 +18,7 @@ enum OpenAPIDocument {
         }
         return text.replacing("\n  \"security\": [{\"bearer\": []}],\n", with: "\n  \"security\": [],\n")
             .replacing("Not required when no keys are configured and the server listens on loopback only.",
-                       with: "This server has no keys configured and listens on loopback only: no operation requires it.")
+                       with: "This server has no keys configured and listens on loopback only: no operation requires it. It serves only a loopback Host (localhost, 127.0.0.0/8, [::1]) and no Origin but a loopback one: anything else is 403 foreignRequest (DNS rebinding; the AASA is served for any Host).")
     }
 
     static let readinessSummary = "Configuration loaded, signing key usable, storage writable. The checks name every app, key id and upstream URL (server.privateProbes keeps them behind an admin key)."

@@ -58,9 +58,9 @@ enum QueryParameters {
         return .success(values)
     }
 
-    /// 1 to 18 decimal digits, nothing else (no sign, no space).
+    /// Decimal digits only (no sign, no space) that fit an Int; nil otherwise.
     static func wholeNumber(_ text: String) -> Int? {
-        guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 64, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return Int(text)
     }
 }

@@ -248,6 +248,8 @@ import TestSupport
         }
         #expect(gateway.request("GET", "/v1/campaigns?limit=5")?.status == 200)
         #expect(gateway.request("GET", "/v1/campaigns?limit=005")?.status == 200)
+        #expect(gateway.request("GET", "/v1/campaigns?before=9223372036854775807")?.status == 200)
+        #expect(gateway.request("GET", "/v1/campaigns?before=9223372036854775808")?.status == 400, "over Int64")
         #expect(gateway.request("GET", "/v1/campaigns/00000000-0000-0000-0000-000000000000?state=failed,unregistered")?.status == 404)
     }
 
