@@ -93,7 +93,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "pushgate",
     "version": "\#(PushgateVersion.current)",
-    "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code."
+    "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code. HEAD is served wherever GET is (same status and headers, no body). An operation takes only the query parameters it declares, each once: any other, or a repeated one, is 400 invalidQuery (unknownParameter, duplicateParameter)."
   },
   "servers": [{"url": "/", "description": "The server this document was fetched from."}],
   "security": [{"bearer": []}],
