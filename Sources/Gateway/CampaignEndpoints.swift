@@ -200,6 +200,14 @@ enum CampaignEndpoints {
             return .failure(.validation([Diagnostic(PayloadErrorCode.conflictingFields.diagnosticCode, at: .pointer(.root.appending("channel")),
                                                     "a channel campaign has no device lines: send it as application/json")]))
         }
+        // A device line is a token only, so every device gets the shared body: one that
+        // cannot be built (too large, a placeholder no line can fill) is refused now, as
+        // in the JSON form, not accepted and then failed once per device. Its pointer is
+        // the campaign, the first line.
+        if let failure = plan.bodies.failure {
+            let atCampaign = PayloadError(failure.code, at: .root, failure.message, linkCode: failure.linkCode)
+            return .failure(CampaignProblems.problem(for: CampaignRejection(problems: [atCampaign]), app: app.name, metrics: metrics))
+        }
         var errors: [Diagnostic] = []
         var count = 0
         for line in lines {

@@ -41,23 +41,35 @@ public final class GatewayService: HTTPResponder {
         var operation = "unmatched"
         var response: HTTPResponse
 
-        switch router.match(method: request.method, path: request.path) {
-        case .notFound:
-            response = Problem.notFound(request.path).response
-        case .methodNotAllowed(let allowed):
-            response = Problem.methodNotAllowed(request.method, allowed: allowed).response
-        case .found(let name, let isPublic, let handler, let parameters):
-            operation = name
-            switch admit(request, isPublic: isPublic) {
-            case .failure(let problem):
-                response = problem.response
-            case .success(let key):
-                keyName = key?.name
-                var context = parameters
-                // No keys configured: one operator, who sees everything.
-                context.caller = key.map(Caller.init(key:)) ?? .open
-                response = handler(request, context)
-                app = context.notes.app
+        let match = router.match(method: request.method, path: request.path)
+        var anyHost = false
+        if case .found(let name, _, _, let parameters) = match { (operation, anyHost) = (name, parameters.anyHost) }
+        // No keys: only this machine's programs are served, never a web page (DNS rebinding).
+        if keyring.isEmpty, let refusal = LoopbackOnly.problem(request, anyHost: anyHost) {
+            response = refusal.response
+        } else {
+            switch match {
+            case .notFound:
+                response = Problem.notFound(request.path).response
+            case .methodNotAllowed(let allowed):
+                response = Problem.methodNotAllowed(request.method, allowed: allowed).response
+            case .found(_, let isPublic, let handler, let parameters):
+                switch admit(request, isPublic: isPublic) {
+                case .failure(let problem):
+                    response = problem.response
+                case .success(let key):
+                    keyName = key?.name
+                    var context = parameters
+                    // No keys configured: one operator, who sees everything.
+                    context.caller = key.map(Caller.init(key:)) ?? .open
+                    // One rule for every endpoint's query string (QueryParameters).
+                    if let problem = QueryParameters.shapeProblem(request.query, taken: parameters.queryNames) {
+                        response = problem.response
+                    } else {
+                        response = handler(request, context)
+                    }
+                    app = context.notes.app
+                }
             }
         }
         response.headers.append(("X-Request-Id", requestID))

@@ -5,12 +5,24 @@ import StrictJSON
 enum OpenAPIDocument {
     /// The document as this server serves it: with no API keys configured (loopback
     /// only) no operation needs the bearer scheme, and the document says so.
-    static func text(keysRequired: Bool) -> String {
-        guard !keysRequired else { return text }
+    static func text(keysRequired: Bool, privateProbes: Bool = false) -> String {
+        guard !keysRequired else {
+            guard privateProbes else { return text }
+            // server.privateProbes: the probes that name apps, key ids and URLs need an admin key.
+            var document = text
+            for summary in [readinessSummary, metricsSummary] {
+                document = document.replacing("\"summary\": \"\(summary)\",\n        \"security\": [],",
+                                              with: "\"summary\": \"\(summary)\",\n        \"description\": \"Needs an admin key (server.privateProbes); a client key gets 404.\",")
+            }
+            return document
+        }
         return text.replacing("\n  \"security\": [{\"bearer\": []}],\n", with: "\n  \"security\": [],\n")
             .replacing("Not required when no keys are configured and the server listens on loopback only.",
-                       with: "This server has no keys configured and listens on loopback only: no operation requires it.")
+                       with: "This server has no keys configured and listens on loopback only: no operation requires it. It serves only a loopback Host (localhost, 127.0.0.0/8, [::1]) and no Origin but a loopback one: anything else is 403 foreignRequest (DNS rebinding; the AASA is served for any Host).")
     }
+
+    static let readinessSummary = "Configuration loaded, signing key usable, storage writable. The checks name every app, key id and upstream URL (server.privateProbes keeps them behind an admin key)."
+    static let metricsSummary = "Prometheus text format. The labels name every app (server.privateProbes keeps them behind an admin key)."
 
     static let text = withPerAppPaths(withChannelPaths(withChannelComponents(written)))
 
@@ -81,7 +93,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "pushgate",
     "version": "\#(PushgateVersion.current)",
-    "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code."
+    "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code. HEAD is served wherever GET is (same status and headers, no body). An operation takes only the query parameters it declares, each once: any other, or a repeated one, is 400 invalidQuery (unknownParameter, duplicateParameter)."
   },
   "servers": [{"url": "/", "description": "The server this document was fetched from."}],
   "security": [{"bearer": []}],
@@ -136,7 +148,7 @@ enum OpenAPIDocument {
           "title": {"type": "string"},
           "status": {"type": "integer", "minimum": 400, "maximum": 599},
           "code": {"description": "The kind of problem (docs/errors.md); never depends on how many errors there are.",
-                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported", "channelsUnavailable", "apnsRefused", "apnsUnavailable"]},
+                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "foreignRequest", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported", "channelsUnavailable", "apnsRefused", "apnsUnavailable"]},
           "detail": {"type": "string", "maxLength": 1100, "description": "In words (at most 1 KiB, cut beyond); when more problems were found than listed, it gives the full count."},
           "errors": {
             "type": "array",
@@ -153,7 +165,7 @@ enum OpenAPIDocument {
                 "parameter": {"type": "string", "description": "A query or path parameter."},
                 "header": {"type": "string", "description": "A request header."},
                 "line": {"type": "integer", "minimum": 1, "description": "A line of an application/x-ndjson body."},
-                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "unknownActivity", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
+                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "duplicateParameter", "foreignHost", "foreignOrigin", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "duplicateIdempotencyKey", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "unknownActivity", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
                 "detail": {"type": "string"}
               }
             }
@@ -411,7 +423,7 @@ enum OpenAPIDocument {
           "push_type": {"enum": ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets", "controls"]},
           "priority": {"enum": [10, 5, 1]},
           "expiration": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 9223372036854775807, "description": "UNIX seconds."}, {"type": "string", "format": "date-time"}]},
-          "collapse_id": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "maxLength": 64, "description": "At most 64 bytes (UTF-8)."},
+          "collapse_id": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "maxLength": 64, "pattern": "^[^ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000](?:.*[^ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000])?$", "description": "At most 64 bytes (UTF-8), no whitespace at either end (an HTTP header value cannot carry it)."},
           "thread_id": {"$ref": "#/components/schemas/PlainText"},
           "category": {"$ref": "#/components/schemas/PlainText"},
           "badge": {"type": "integer", "minimum": 0, "maximum": 2147483647},
@@ -864,7 +876,7 @@ enum OpenAPIDocument {
     "/readyz": {
       "get": {
         "operationId": "readyz",
-        "summary": "Configuration loaded, signing key usable, storage writable.",
+        "summary": "\#(readinessSummary)",
         "security": [],
         "responses": {
           "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}},
@@ -875,7 +887,7 @@ enum OpenAPIDocument {
     "/metrics": {
       "get": {
         "operationId": "metrics",
-        "summary": "Prometheus text format.",
+        "summary": "\#(metricsSummary)",
         "security": [],
         "responses": {"200": {"description": "Metrics.", "content": {"text/plain": {"schema": {"type": "string"}}}}}
       }

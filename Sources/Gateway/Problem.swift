@@ -117,6 +117,8 @@ extension DiagnosticCode {
     // What can be wrong with a request beyond its body's JSON.
     /// A query parameter the endpoint does not take.
     public static let unknownParameter = DiagnosticCode(rawValue: "unknownParameter")
+    /// A query parameter given more than once.
+    public static let duplicateParameter = DiagnosticCode(rawValue: "duplicateParameter")
     /// `Idempotency-Key` is not 1–255 visible ASCII characters.
     public static let invalidIdempotencyKey = DiagnosticCode(rawValue: "invalidIdempotencyKey")
     /// `links` is empty or longer than a batch may be.
@@ -128,7 +130,7 @@ extension DiagnosticCode {
 extension DiagnosticDomain {
     /// The top-level `code` of a problem, with its HTTP status.
     public static let problemStatus: [(code: DiagnosticCode, status: Int)] = [
-        (.malformedJSON, 400), (.invalidQuery, 400), (.invalidHeader, 400), (.unauthorized, 401),
+        (.malformedJSON, 400), (.invalidQuery, 400), (.invalidHeader, 400), (.unauthorized, 401), (.foreignRequest, 403),
         (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.campaignFinished, 409), (.bodyTooLarge, 413),
         (.unsupportedMediaType, 415), (.validationFailed, 422), (.confirmationRequired, 422), (.rateLimited, 429),
         (.shuttingDown, 503), (.storageUnavailable, 503), (.overloaded, 503),
@@ -136,7 +138,8 @@ extension DiagnosticDomain {
         (.malformedRequest, 400), (.requestLineTooLong, 414), (.headersTooLarge, 431), (.httpVersionNotSupported, 505),
     ]
     public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))
-    public static let request = DiagnosticDomain("request", [.unknownParameter, .invalidIdempotencyKey, .invalidBatchSize, .devicesInHeader])
+    public static let request = DiagnosticDomain("request", [.unknownParameter, .duplicateParameter, .invalidIdempotencyKey, .invalidBatchSize,
+                                                              .devicesInHeader, .foreignHost, .foreignOrigin])
 }
 
 extension Problem {

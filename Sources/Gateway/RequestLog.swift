@@ -141,13 +141,15 @@ public final class RequestLog: Sendable {
             w.member("key", orNull: entry.keyName)
             w.member("app", orNull: entry.app)
             w.member("method", TextSafety.clipped(entry.method, maxBytes: 64))
-            w.member("path", TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
-            w.member("query", RequestLog.redactedQuery(entry.query))
+            // Escaped visibly, as `client_request_id` is: JSON's own escapes would decode
+            // back to the raw ESC, CR/LF or bidi control (`jq -r .path`).
+            w.member("path", TextSafety.clipped(TextSafety.escapedForDisplay(RequestLog.redactedPath(entry.path)), maxBytes: 2048))
+            w.member("query", TextSafety.clipped(TextSafety.escapedForDisplay(RequestLog.redactedQuery(entry.query)), maxBytes: 1024))
             w.member("status", entry.status)
             w.member("bytes", entry.responseBytes)
             w.member("duration_us", entry.durationMicroseconds)
             w.member("remote", entry.remoteAddress)
-            w.member("user_agent", orNull: entry.userAgent.map { TextSafety.clipped($0, maxBytes: 256) })
+            w.member("user_agent", orNull: entry.userAgent.map { TextSafety.clipped(TextSafety.escapedForDisplay($0), maxBytes: 256) })
         }
         w.raw("\n")
         return w.bytes

@@ -13,6 +13,9 @@ public struct ServerSettings: Sendable {
     public var logFormat: RequestLog.Format = .json
     /// Lines below this level are not written (requests: 5xx error, 4xx warn, else info).
     public var logLevel: RequestLog.Level = .info
+    /// `/metrics` and `/readyz` name every app, key id and upstream URL: with this (and
+    /// keys configured) they need an admin key, like the rest of the API.
+    public var privateProbes = false
 
     public init(http: HTTPServerConfiguration = HTTPServerConfiguration(), shutdownDeadlineSeconds: Double = 10,
                 apiKeys: [APIKey] = [], defaultRateLimit: RateLimit? = nil, requestLog: String = "stderr") {
@@ -25,7 +28,7 @@ public struct ServerSettings: Sendable {
 
     public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
                               "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "shutdownDeadlineSeconds",
-                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel"]
+                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel", "privateProbes"]
 
     /// Reads the section into `reader` (absent: the defaults); every problem is collected.
     public init(_ json: JSON?, reader: inout ConfigReader, at path: JSONPath = JSONPath.root.appending("server")) {
@@ -53,6 +56,7 @@ public struct ServerSettings: Sendable {
                                                               default: logFormat.rawValue)) ?? logFormat
         logLevel = RequestLog.Level(rawValue: reader.choice(object, "logLevel", at: path, RequestLog.Level.allCases.map(\.rawValue),
                                                             default: logLevel.rawValue)) ?? logLevel
+        privateProbes = reader.bool(object, "privateProbes", at: path, default: privateProbes)
         if object["rateLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: path.appending("rateLimit"))) }) {
             defaultRateLimit = Self.readRateLimit(object["rateLimit"], reader: &reader, at: path.appending("rateLimit"))
         }

@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     public var remoteAddress: String
+    /// The port the server listens on (0: not known, e.g. a request made in-process).
+    public var localPort: Int = 0
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [],
                 headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "") {

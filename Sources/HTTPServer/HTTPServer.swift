@@ -71,6 +71,7 @@ public final class HTTPServer: @unchecked Sendable {
         pg_mhd_set_library_answer_handler(libraryAnswer)
         context.daemonRunning.withLock { $0 = true }
         port = listener.port
+        context.port.store(listener.port, ordering: .releasing)
         let daemonAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started)))
         do {
             gate = try ConnectionGate(
@@ -164,6 +165,8 @@ final class ServerContext: Sendable {
     let pool: WorkerPool
     let inFlight = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
+    /// The listening port, for `HTTPRequest.localPort` (set once the socket is bound).
+    let port = Atomic<Int>(0)
     /// Bodies from this size up are followed by a heap trim.
     static let bigBodyBytes = 256 * 1024
     let trim: HeapTrim
@@ -360,7 +363,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         // First call: only the head has arrived.
         state.headSeen = true
         ConnectionState.of(connection)?.phase = .body
-        let request = readHead(connection: connection, url: url, method: method)
+        if let gate = context.gate.withLock({ $0 }) {
+            let fd = pg_mhd_connection_fd(connection)
+            if fd >= 0 { gate.forgetHead(fd) }
+        }
+        var request = readHead(connection: connection, url: url, method: method)
+        request.localPort = context.port.load(ordering: .acquiring)
         state.request = request
         context.inFlight.add(1, ordering: .relaxed)
         let versionText = version.map { String(cString: $0) } ?? ""
@@ -449,7 +457,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return queue(context.responder.respond(to: state.request), on: connection, closing: closesAfter(state.request))
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, termination in
     guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil
@@ -467,6 +475,11 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
             } else {
                 connectionState.finishedBytes += Int64(state.headBytes) + Int64(state.bodyBytes)
             }
+        }
+        // The connection stays open for another request: its head gets the first head's deadline.
+        if let connection, termination == .REQUEST_TERMINATED_COMPLETED_OK, state.answered, !state.closing {
+            let fd = pg_mhd_connection_fd(connection)
+            if fd >= 0 { context.gate.withLock { $0 }?.awaitHead(fd) }
         }
         // The body and the answer are freed now: a worker trims the heap once the pool
         // has nothing to do (at once if it is idle already).
@@ -493,6 +506,12 @@ private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection
     } else if code == .CONNECTION_NOTIFY_CLOSED, let pointer = socketContext.pointee {
         let state = Unmanaged<ConnectionState>.fromOpaque(pointer).takeRetainedValue()
         socketContext.pointee = nil
+        // Before libmicrohttpd closes the descriptor (MHD_cleanup_connections, 0.9.75), so
+        // the gate never shuts down a number another connection was given since.
+        if let connection, let gate = state.server.gate.withLock({ $0 }) {
+            let fd = pg_mhd_connection_fd(connection)
+            if fd >= 0 { gate.forgetHead(fd) }
+        }
         // libmicrohttpd closes without an answer, and without any callback, when a later
         // request line has no space or starts with one, and at the idle timeout while a
         // request line is unfinished; the client closing mid-line looks the same. Bytes
