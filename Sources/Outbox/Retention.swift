@@ -47,7 +47,8 @@ public final class Retention: Sendable {
 
         /// The log line of a pass that purged something.
         public func summary(reclaimsFreePages: Bool) -> String {
-            "pushgate: retention: purged \(campaigns) finished campaigns (\(deliveries) device rows) and \(liveActivityTokens) Live Activity update tokens, "
+            "pushgate: retention: purged \(campaigns) finished campaigns (\(deliveries) device rows)"
+                + (liveActivityTokens > 0 ? " and \(liveActivityTokens) Live Activity update tokens" : "") + ", "
                 + (reclaimsFreePages ? "\(pagesReclaimed) pages given back" : "their space reused by PostgreSQL's autovacuum")
         }
     }
