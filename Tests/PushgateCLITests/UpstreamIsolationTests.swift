@@ -91,8 +91,10 @@ import TestSupport
                 group.leave()
             }
         }
-        // All four are in flight (the metrics request itself is one more).
+        // All four are in flight (the metrics request itself is one more); a moment more for
+        // the campaigns' workers to plan their one-channel campaigns and hand off.
         #expect(eventuallyBlocking(timeout: .seconds(10), interval: .milliseconds(20)) { (Self.inFlight(server) ?? 0) >= 5 })
+        Thread.sleep(forTimeInterval: 0.3)
 
         // One more channel call finds the pool and its queue full: refused at once.
         let (busy, busySeconds) = Self.timed { server.request("DELETE", "/v1/channels/\(channel)", headers: Self.bearer(Self.keyA)) }
