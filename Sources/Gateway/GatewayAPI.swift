@@ -65,7 +65,7 @@ public enum GatewayAPI {
         TokenEndpoints.register(in: &builder, apps: apps, storage: campaigns.storage, clock: clock)
         ChannelEndpoints.register(in: &builder, apps: apps, clients: components.channels)
         LiveActivityEndpoints.register(in: &builder, apps: apps, configuredIsDryRun: components.configuredIsDryRun,
-                                       campaigns: campaigns, metrics: metrics, clock: clock)
+                                       sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics, clock: clock)
         let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty, privateProbes: settings.privateProbes).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),

@@ -34,7 +34,6 @@ public final class GatewayService: HTTPResponder {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let started = clock.wallSeconds()
         metrics.requestStarted()
-        defer { metrics.requestFinished() }
         let (requestID, clientRequestID) = requestIDs(request)
         var keyName: String?
         var app: String?
@@ -72,10 +71,19 @@ public final class GatewayService: HTTPResponder {
                 }
             }
         }
-        response.headers.append(("X-Request-Id", requestID))
-        finish(request, response: response, operation: operation, keyName: keyName, requestID: requestID,
-               clientRequestID: clientRequestID, started: started, app: app)
-        return response
+        // An answer handed to the upstream pool is counted and logged once it is made.
+        let done: @Sendable (HTTPResponse) -> HTTPResponse = { [self, operation, keyName, app] made in
+            var response = made
+            response.headers.append(("X-Request-Id", requestID))
+            finish(request, response: response, operation: operation, keyName: keyName, requestID: requestID,
+                   clientRequestID: clientRequestID, started: started, app: app)
+            metrics.requestFinished()
+            return response
+        }
+        if let handOff = response.handOff {
+            return .handOff({ done(handOff.work().settled()) }, busy: { done(handOff.busy()) })
+        }
+        return done(response)
     }
 
     /// A client's own `X-Request-Id` is kept when it is short and safe (1–64 of
@@ -98,8 +106,9 @@ public final class GatewayService: HTTPResponder {
         answerEarly(request, problem: .shuttingDown)
     }
 
-    /// Previews, campaign intake and link batches run on the server's worker pool; a
-    /// single link check is cheap and stays on the I/O threads.
+    /// Previews, campaign intake, Live Activity updates and ends and link batches run on
+    /// the server's worker pool; a single link check is cheap and stays on the I/O threads.
+    /// (Channel calls hand their wait for Apple to the upstream pool: `HTTPResponse.handOff`.)
     public func runsLong(_ request: HTTPRequest) -> Bool {
         guard request.method == "POST" else { return false }
         var path = Substring(request.path)
@@ -108,7 +117,9 @@ public final class GatewayService: HTTPResponder {
         switch path {
         case "/v1/notifications/preview", "/v1/campaigns": return true
         case "/v1/links/check": return request.body.count > 4096
-        default: return false
+        default:
+            // POST /v1/live-activities/{activity}/update|end plan a campaign to every token.
+            return path.hasPrefix("/v1/live-activities/") && (path.hasSuffix("/update") || path.hasSuffix("/end"))
         }
     }
 

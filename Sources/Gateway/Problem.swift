@@ -134,7 +134,7 @@ extension DiagnosticDomain {
         (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.campaignFinished, 409), (.bodyTooLarge, 413),
         (.unsupportedMediaType, 415), (.validationFailed, 422), (.confirmationRequired, 422), (.rateLimited, 429),
         (.shuttingDown, 503), (.storageUnavailable, 503), (.overloaded, 503),
-        (.channelsUnavailable, 409), (.apnsRefused, 502), (.apnsUnavailable, 503),
+        (.channelsUnavailable, 409), (.apnsRefused, 502), (.apnsUnavailable, 503), (.upstreamBusy, 503), (.registryFull, 422),
         (.malformedRequest, 400), (.requestLineTooLong, 414), (.headersTooLarge, 431), (.httpVersionNotSupported, 505),
     ]
     public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))

@@ -27,7 +27,7 @@ public struct ServerSettings: Sendable {
     }
 
     public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
-                              "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "shutdownDeadlineSeconds",
+                              "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "upstreamWorkers", "upstreamQueue", "shutdownDeadlineSeconds",
                               "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel", "privateProbes"]
 
     /// Reads the section into `reader` (absent: the defaults); every problem is collected.
@@ -49,6 +49,8 @@ public struct ServerSettings: Sendable {
         http.threads = integer("threads", 1...256, http.threads)
         http.workers = integer("workers", 1...256, http.workers)
         http.workerQueue = integer("workerQueue", 0...100_000, http.workerQueue)
+        http.upstreamWorkers = integer("upstreamWorkers", 1...256, http.upstreamWorkers)
+        http.upstreamQueue = integer("upstreamQueue", 0...100_000, http.upstreamQueue)
         shutdownDeadlineSeconds = reader.number(object, "shutdownDeadlineSeconds", at: path, in: 0...3600,
                                                 default: shutdownDeadlineSeconds) ?? shutdownDeadlineSeconds
         requestLog = reader.choice(object, "requestLog", at: path, ["stderr", "stdout", "off"], default: requestLog)
