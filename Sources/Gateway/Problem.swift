@@ -202,7 +202,7 @@ extension Problem {
     /// is not known; answered rather than guessed.
     static func forwarding(_ problem: ForwardingProblem) -> Problem {
         Problem(status: 400, code: .invalidHeader, title: "Bad Request",
-                detail: "\(problem.header): \(problem.detail)",
+                detail: problem.code == .conflictingForwarding ? problem.detail : "\(problem.header): \(problem.detail)",
                 errors: [Diagnostic(DiagnosticCode(rawValue: problem.code.rawValue), at: .header(problem.header), problem.detail)])
     }
 
