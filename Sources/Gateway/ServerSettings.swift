@@ -88,6 +88,8 @@ public struct ServerSettings: Sendable {
             switch IPAddressRange.parse(text) {
             case .failure(let error):
                 reader.report(.invalidValue, at: place(i), "item \(i): \(error.message) (expected an IPv4 or IPv6 address or CIDR range, e.g. \"10.0.0.0/8\" or \"2001:db8::/32\")")
+            case .success(let range) where range.prefixBits == 0 || range.prefixBits == 96 && range.base.isIPv4:
+                reader.report(.invalidValue, at: place(i), "item \(i): \(range) trusts every address, so any client could name its own; list the proxies' addresses")
             case .success(let range):
                 if ranges.contains(range) {
                     reader.report(.invalidValue, at: place(i), "item \(i): \(range) is listed twice")

@@ -76,7 +76,7 @@ import Testing
     /// `server.trustedProxies`: every bad item named with its place and why; the variable
     /// takes JSON; `config print` shows the ranges as read.
     @Test func trustedProxiesAreCheckedItemByItem() throws {
-        let dir = try Self.folder(#"{"apns": {"dryRun": true}, "server": {"trustedProxies": ["10.0.0.0/8", "10.1.0.0/8", "proxy.lan", "2001:db8::/129", 7, "::1", "::1"]}}"#)
+        let dir = try Self.folder(#"{"apns": {"dryRun": true}, "server": {"trustedProxies": ["10.0.0.0/8", "10.1.0.0/8", "proxy.lan", "2001:db8::/129", 7, "::1", "::1", "0.0.0.0/0", "::/0"]}}"#)
         let r = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
         #expect(r.status == 2)
         #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/1: item 1: 10.1.0.0/8 has bits set past the prefix; the range starts at 10.0.0.0/8"), "\(r.stderr)")
@@ -84,7 +84,9 @@ import Testing
         #expect(r.stderr.contains(#"conf/gateway.json#/server/trustedProxies/3: item 3: the prefix length after "/" must be a whole number from 0 to 128 for an IPv6 address"#))
         #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/4: item 4: expected an address or CIDR range as a string, found a number [wrongType]"))
         #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/6: item 6: ::1 is listed twice [invalidValue]"))
-        #expect(r.stderr.hasSuffix("pushgate config: 5 problems in the configuration\n"), "\(r.stderr)")
+        #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/7: item 7: 0.0.0.0/0 trusts every address, so any client could name its own"))
+        #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/8: item 8: ::/0 trusts every address"))
+        #expect(r.stderr.hasSuffix("pushgate config: 7 problems in the configuration\n"), "\(r.stderr)")
 
         let fromVariable = try CLI.run(["config", "print", "--config", dir.path("conf/gateway.json")],
                                        environment: Self.environment(["PUSHGATE_SERVER_TRUSTED_PROXIES": #"["127.0.0.1", "fd00::/8", "::ffff:10.0.0.0/104"]"#]))
