@@ -44,6 +44,9 @@ public final class GatewayService: HTTPResponder {
         var app: String?
         var operation = "unmatched"
         var response: HTTPResponse
+        // Who asked: the peer, or the client a trusted proxy names. When its forwarding
+        // headers cannot be read exactly, nothing is routed (the client is not known)
+        // and the line is logged under the peer.
         let resolved = trustedProxies.client(peer: request.remoteAddress, headers: request.headers)
         let client = (try? resolved.get()) ?? ClientAddress(peer: request.remoteAddress)
 

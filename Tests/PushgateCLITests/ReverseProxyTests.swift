@@ -116,6 +116,26 @@ import TestSupport
         }
     }
 
+    /// No proxy: twenty wrong keys, then the right key from the same address is served.
+    @Test func aRightKeyAfterTwentyWrongOnesWithoutAProxy() throws {
+        let tls = try #require(TestTLS.material)
+        let folder = try TempDir()
+        let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let hash = try CLI.run(["hash-key", key]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let config = try ServeProcess.dryRunConfig("direct", in: folder.url, templates: CLI.packageRoot.path + "/Templates",
+                                                   keys: #"[{"name": "live", "sha256": "\#(hash)"}]"#)
+        let serve = try ServeProcess(config: config)
+        let base = "http://127.0.0.1:\(serve.port)/v1/routes"
+        let wrong = try Self.curl(base, from: "127.0.0.1", headers: ["Authorization: Bearer wrong-key-0123456789abcdef0123456789"],
+                                  count: 20, caFile: tls.caFile)
+        #expect(wrong.map(\.status) == Array(repeating: 401, count: 10) + Array(repeating: 429, count: 10))
+        let right = try Self.curl(base, from: "127.0.0.1", headers: ["Authorization: Bearer \(key)"], count: 2, caFile: tls.caFile)
+        #expect(right.map(\.status) == [200, 200])
+        #expect(try Self.curl(base, from: "127.0.0.1", headers: ["Authorization: Bearer wrong"], caFile: tls.caFile).map(\.status) == [429],
+                "wrong keys are still throttled")
+        #expect(serve.terminate() == 0)
+    }
+
     @Test func throughH2O() async throws {
         let tls = try #require(TestTLS.material)
         let folder = try TempDir()
