@@ -90,6 +90,9 @@ public enum ForwardingHeaders {
                     value = quoted
                 } else {
                     value = parser.token()
+                    if let next = parser.peek, next == UInt8(ascii: ":") || next == UInt8(ascii: "[") || next == UInt8(ascii: "]") {
+                        return fail("a value with \":\" or brackets must be quoted (for=\"[2001:db8::1]:4711\", for=\"192.0.2.43:4711\") \(parser.here)")
+                    }
                     guard !value.isEmpty else {
                         return fail("the value of \"\(name)\" is empty or needs quotes (an IPv6 address or a port: for=\"[2001:db8::1]:4711\") \(parser.here)")
                     }
