@@ -69,6 +69,7 @@ public enum GatewayAPI {
         let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty, privateProbes: settings.privateProbes).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),
-                              defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, clock: clock)
+                              defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, clock: clock,
+                              trustedProxies: settings.trustedProxies)
     }
 }

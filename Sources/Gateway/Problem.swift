@@ -125,6 +125,12 @@ extension DiagnosticCode {
     public static let invalidBatchSize = DiagnosticCode(rawValue: "invalidBatchSize")
     /// An `application/x-ndjson` campaign lists devices in its first line.
     public static let devicesInHeader = DiagnosticCode(rawValue: "devicesInHeader")
+    /// A trusted proxy's `Forwarded` or `X-Forwarded-For` breaks its syntax.
+    public static let invalidForwarding = DiagnosticCode(rawValue: "invalidForwarding")
+    /// A trusted proxy's forwarding header is over 2048 bytes or 32 hops.
+    public static let forwardingTooLarge = DiagnosticCode(rawValue: "forwardingTooLarge")
+    /// `Forwarded` and `X-Forwarded-For` name different hops.
+    public static let conflictingForwarding = DiagnosticCode(rawValue: "conflictingForwarding")
 }
 
 extension DiagnosticDomain {
@@ -139,7 +145,8 @@ extension DiagnosticDomain {
     ]
     public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))
     public static let request = DiagnosticDomain("request", [.unknownParameter, .duplicateParameter, .invalidIdempotencyKey, .invalidBatchSize,
-                                                              .devicesInHeader, .foreignHost, .foreignOrigin])
+                                                              .devicesInHeader, .foreignHost, .foreignOrigin,
+                                                              .invalidForwarding, .forwardingTooLarge, .conflictingForwarding])
 }
 
 extension Problem {
@@ -192,6 +199,14 @@ extension Problem {
         Problem(status: 429, code: .rateLimited, title: "Too Many Requests",
                 detail: "too many failed authentication attempts from this address; retry in \(retryAfterSeconds) s",
                 headers: [("Retry-After", String(retryAfterSeconds))])
+    }
+
+    /// 400: a trusted proxy's forwarding headers cannot be read exactly, so the client
+    /// is not known; answered rather than guessed.
+    static func forwarding(_ problem: ForwardingProblem) -> Problem {
+        Problem(status: 400, code: .invalidHeader, title: "Bad Request",
+                detail: problem.code == .conflictingForwarding ? problem.detail : "\(problem.header): \(problem.detail)",
+                errors: [Diagnostic(DiagnosticCode(rawValue: problem.code.rawValue), at: .header(problem.header), problem.detail)])
     }
 
     static let overloaded = Problem(status: 503, code: .overloaded, title: "Service Unavailable",

@@ -41,11 +41,15 @@ public final class RequestLog: Sendable {
         public var status: Int
         public var responseBytes: Int
         public var durationMicroseconds: Int
+        /// The client: the TCP peer, or the address a trusted proxy forwarded for (`client`).
         public var remoteAddress: String
+        /// The TCP peer when it is not the client (a trusted proxy): `peer`.
+        public var peer: String?
 
         public init(time: Double, requestID: String, clientRequestID: String? = nil, keyName: String?, method: String,
                     path: String, query: [(name: String, value: String)] = [], userAgent: String? = nil, status: Int,
-                    responseBytes: Int = 0, durationMicroseconds: Int, remoteAddress: String, app: String? = nil) {
+                    responseBytes: Int = 0, durationMicroseconds: Int, remoteAddress: String, app: String? = nil,
+                    peer: String? = nil) {
             self.time = time
             self.requestID = requestID
             self.clientRequestID = clientRequestID
@@ -59,6 +63,7 @@ public final class RequestLog: Sendable {
             self.responseBytes = responseBytes
             self.durationMicroseconds = durationMicroseconds
             self.remoteAddress = remoteAddress
+            self.peer = peer
         }
     }
 
@@ -148,7 +153,8 @@ public final class RequestLog: Sendable {
             w.member("status", entry.status)
             w.member("bytes", entry.responseBytes)
             w.member("duration_us", entry.durationMicroseconds)
-            w.member("remote", entry.remoteAddress)
+            w.member("client", TextSafety.clipped(entry.remoteAddress, maxBytes: 256))
+            if let peer = entry.peer { w.member("peer", peer) }
             w.member("user_agent", orNull: entry.userAgent.map { TextSafety.clipped(TextSafety.escapedForDisplay($0), maxBytes: 256) })
         }
         w.raw("\n")
@@ -172,7 +178,8 @@ public final class RequestLog: Sendable {
         line += field("status", String(entry.status))
         line += field("bytes", String(entry.responseBytes))
         line += field("duration_us", String(entry.durationMicroseconds))
-        line += field("remote", entry.remoteAddress)
+        line += field("client", TextSafety.clipped(entry.remoteAddress, maxBytes: 256))
+        if let peer = entry.peer { line += field("peer", peer) }
         if let agent = entry.userAgent { line += field("user_agent", TextSafety.clipped(agent, maxBytes: 256)) }
         return Array((line + "\n").utf8)
     }

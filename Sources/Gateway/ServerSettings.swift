@@ -16,6 +16,8 @@ public struct ServerSettings: Sendable {
     /// `/metrics` and `/readyz` name every app, key id and upstream URL: with this (and
     /// keys configured) they need an admin key, like the rest of the API.
     public var privateProbes = false
+    /// Peers whose `Forwarded` / `X-Forwarded-For` name the client (default none).
+    public var trustedProxies: TrustedProxies = .none
 
     public init(http: HTTPServerConfiguration = HTTPServerConfiguration(), shutdownDeadlineSeconds: Double = 10,
                 apiKeys: [APIKey] = [], defaultRateLimit: RateLimit? = nil, requestLog: String = "stderr") {
@@ -28,7 +30,7 @@ public struct ServerSettings: Sendable {
 
     public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
                               "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "upstreamWorkers", "upstreamQueue", "shutdownDeadlineSeconds",
-                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel", "privateProbes"]
+                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel", "privateProbes", "trustedProxies"]
 
     /// Reads the section into `reader` (absent: the defaults); every problem is collected.
     public init(_ json: JSON?, reader: inout ConfigReader, at path: JSONPath = JSONPath.root.appending("server")) {
@@ -65,6 +67,45 @@ public struct ServerSettings: Sendable {
         if let keys = reader.json(object, "apiKeys", at: path) {
             apiKeys = Self.readKeys(keys, reader: &reader, at: path.appending("apiKeys"))
         }
+        let proxiesPath = path.appending("trustedProxies")
+        if let proxies = reader.json(object, "trustedProxies", at: path) {
+            trustedProxies = Self.readTrustedProxies(proxies, reader: &reader, at: proxiesPath)
+        } else {
+            reader.record(proxiesPath, .array([]), origin: .defaultValue)
+        }
+    }
+
+    /// `["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"]`: each an IPv4 or IPv6 address or a
+    /// CIDR range whose bits past the prefix are zero; no repeats.
+    static func readTrustedProxies(_ setting: ConfigReader.Setting<JSON>, reader: inout ConfigReader, at path: JSONPath) -> TrustedProxies {
+        guard let items = setting.value.arrayValue else {
+            reader.report(.wrongType, at: setting.location,
+                          "expected an array of addresses and CIDR ranges (\"10.0.0.0/8\", \"2001:db8::/32\"), found \(setting.value.kindDescription)")
+            return .none
+        }
+        // Values from the variable are blamed on the variable.
+        func place(_ i: Int) -> DiagnosticLocation { setting.origin == .file ? reader.location(path.appending(index: i)) : setting.location }
+        var ranges: [IPAddressRange] = []
+        for (i, item) in items.enumerated() {
+            guard let text = item.stringValue else {
+                reader.report(.wrongType, at: place(i), "item \(i): expected an address or CIDR range as a string, found \(item.kindDescription)")
+                continue
+            }
+            switch IPAddressRange.parse(text) {
+            case .failure(let error):
+                reader.report(.invalidValue, at: place(i), "item \(i): \(error.message) (expected an IPv4 or IPv6 address or CIDR range, e.g. \"10.0.0.0/8\" or \"2001:db8::/32\")")
+            case .success(let range) where range.prefixBits == 0 || range.prefixBits == 96 && range.base.isIPv4:
+                reader.report(.invalidValue, at: place(i), "item \(i): \(range) trusts every address, so any client could name its own; list the proxies' addresses")
+            case .success(let range):
+                if ranges.contains(range) {
+                    reader.report(.invalidValue, at: place(i), "item \(i): \(range) is listed twice")
+                } else {
+                    ranges.append(range)
+                }
+            }
+        }
+        reader.record(path, .array(ranges.map { .string($0.description) }), origin: setting.origin)
+        return TrustedProxies(ranges)
     }
 
     /// Why the server must not start as configured: a non-loopback address with no keys.

@@ -126,14 +126,24 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         let limited = attempt(service, "Bearer guess")
         #expect(limited.status == 429)
         #expect(limited.header("retry-after") == "6")
-        // Even the right key is not looked at while the address is over the limit.
-        #expect(attempt(service, "Bearer \(Self.key)").status == 429)
+        // The right key is still let in: only wrong keys are throttled.
+        #expect(attempt(service, "Bearer \(Self.key)").status == 200)
         // Other addresses are not affected, and a missing header is not a guess.
         #expect(attempt(service, "Bearer \(Self.key)", from: "192.0.2.8").status == 200)
         #expect(service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", remoteAddress: "192.0.2.9")).status == 401)
         clock.advance(seconds: 6)
         #expect(attempt(service, "Bearer \(Self.key)").status == 200)
         #expect(attempt(service, "Basic eDp5").status == 401)
+        #expect(attempt(service, "Bearer guess").status == 429)
+    }
+
+    /// Twenty wrong keys, then the right one from the same address: served.
+    @Test func aRightKeyIsNeverRefusedForOtherCallersFailures() throws {
+        let service = try makeService(keys: [APIKey(name: "ci", sha256: APIKeyring.hash(Self.key))])
+        let answers = (0..<20).map { _ in attempt(service, "Bearer guess").status }
+        #expect(answers.prefix(10).allSatisfy { $0 == 401 } && answers.dropFirst(10).allSatisfy { $0 == 429 }, "\(answers)")
+        #expect(attempt(service, "Bearer \(Self.key)").status == 200)
+        #expect(attempt(service, "Bearer \(Self.key)").status == 200)
         #expect(attempt(service, "Bearer guess").status == 429)
     }
 

@@ -59,7 +59,8 @@ final class CapturedLog {
         #expect(lines[0].contains("\\u202e") || lines[0].contains("\\u202E"), "the bidi control is escaped in the line")
         #expect(object["bytes"] == .number("7"))
         #expect(object["level"]?.stringValue == "info")
-        #expect(object["remote"]?.stringValue == "192.0.2.1")
+        #expect(object["client"]?.stringValue == "192.0.2.1")
+        #expect(object["peer"] == nil, "no peer when it is the client")
         #expect(!lines[0].contains("s3cret"))
     }
 

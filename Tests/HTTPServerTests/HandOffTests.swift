@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 import TestSupport
@@ -75,7 +76,8 @@ final class HandOffResponder: HTTPResponder {
         let queued = try #require(RawHTTPClient(port: server.port))
         queued.send("GET /slow-wait HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(eventuallyBlocking(timeout: .seconds(5), interval: .milliseconds(5)) { server.upstreamLoad == 2 })
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { responder.release() }
+        // A thread of its own: Dispatch's shared pool can be taken by other tests' blocking waits.
+        Thread.detachNewThread { Thread.sleep(forTimeInterval: 0.3); responder.release() }
         #expect(server.shutdown(deadlineSeconds: 5))
         #expect(queued.readResponse()?.status == 503)
         #expect(running.readResponse()?.bodyText == "waited /wait")
