@@ -15,6 +15,8 @@ public final class GatewayService: HTTPResponder {
     public let rateLimiter: RateLimiter
     /// Failed authentication attempts, per client address.
     public let authFailures: RateLimiter
+    /// How many failed attempts a client address may make (`server.failedAuthenticationLimit`).
+    public let failedAuthenticationLimit: RateLimit
     public let metrics: Metrics
     public let log: RequestLog
     /// Whose forwarding headers name the client (`server.trustedProxies`).
@@ -23,8 +25,9 @@ public final class GatewayService: HTTPResponder {
 
     public init(router: APIRouter, keyring: APIKeyring, defaultRateLimit: RateLimit? = nil,
                 metrics: Metrics, log: RequestLog, clock: any TimeSource = SystemClock(),
-                trustedProxies: TrustedProxies = .none) {
+                trustedProxies: TrustedProxies = .none, failedAuthenticationLimit: RateLimit = GatewayService.authFailureLimit) {
         self.router = router
+        self.failedAuthenticationLimit = failedAuthenticationLimit
         self.trustedProxies = trustedProxies
         self.keyring = keyring
         self.defaultRateLimit = defaultRateLimit
@@ -179,8 +182,8 @@ public final class GatewayService: HTTPResponder {
     /// caller is let in (the server refuses to listen beyond loopback in that case).
     /// A right key is always looked at and let in, whatever other callers from the same
     /// address did: only its own rate limit applies. Failed attempts (a wrong or
-    /// malformed key) are limited per client address: a burst of 10, then one more
-    /// every 6 seconds; over it, a wrong key is answered 429 instead of 401. What keeps
+    /// malformed key) are limited per client address (`server.failedAuthenticationLimit`,
+    /// by default a burst of 10, then one more every 6 seconds); over it, a wrong key is answered 429 instead of 401. What keeps
     /// guessing hopeless is the key's size (at least 128 random bits, which
     /// `pushgate hash-key` checks), not this limit.
     public static let authFailureLimit = RateLimit(perSecond: 1.0 / 6, burst: 10)
@@ -197,7 +200,7 @@ public final class GatewayService: HTTPResponder {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         let key = parts.count == 2 && parts[0].lowercased() == "bearer" ? keyring.authenticate(bearer: String(parts[1])) : nil
         guard let key else {
-            if case .limited(let retryAfter) = authFailures.take(key: client.limitKey, limit: Self.authFailureLimit) {
+            if case .limited(let retryAfter) = authFailures.take(key: client.limitKey, limit: failedAuthenticationLimit) {
                 return .failure(.tooManyFailedLogins(retryAfterSeconds: retryAfter))
             }
             return .failure(.unauthorized(parts.count == 2 && parts[0].lowercased() == "bearer"

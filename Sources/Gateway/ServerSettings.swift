@@ -7,6 +7,9 @@ public struct ServerSettings: Sendable {
     public var shutdownDeadlineSeconds: Double
     public var apiKeys: [APIKey]
     public var defaultRateLimit: RateLimit?
+    /// Failed authentication attempts allowed per client address before wrong keys are
+    /// answered 429.
+    public var failedAuthenticationLimit = GatewayService.authFailureLimit
     /// Where the JSON request log goes: "stderr" (default), "stdout" or "off".
     public var requestLog: String
     /// Every log line as one JSON object (default) or as text.
@@ -30,7 +33,7 @@ public struct ServerSettings: Sendable {
 
     public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
                               "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "upstreamWorkers", "upstreamQueue", "shutdownDeadlineSeconds",
-                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel", "privateProbes", "trustedProxies"]
+                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel", "privateProbes", "trustedProxies", "failedAuthenticationLimit"]
 
     /// Reads the section into `reader` (absent: the defaults); every problem is collected.
     public init(_ json: JSON?, reader: inout ConfigReader, at path: JSONPath = JSONPath.root.appending("server")) {
@@ -63,6 +66,10 @@ public struct ServerSettings: Sendable {
         privateProbes = reader.bool(object, "privateProbes", at: path, default: privateProbes)
         if object["rateLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: path.appending("rateLimit"))) }) {
             defaultRateLimit = Self.readRateLimit(object["rateLimit"], reader: &reader, at: path.appending("rateLimit"))
+        }
+        let failedPath = path.appending("failedAuthenticationLimit")
+        if object["failedAuthenticationLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: failedPath)) }) {
+            failedAuthenticationLimit = Self.readRateLimit(object["failedAuthenticationLimit"], reader: &reader, at: failedPath) ?? failedAuthenticationLimit
         }
         if let keys = reader.json(object, "apiKeys", at: path) {
             apiKeys = Self.readKeys(keys, reader: &reader, at: path.appending("apiKeys"))
