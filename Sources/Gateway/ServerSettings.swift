@@ -56,7 +56,7 @@ public struct ServerSettings: Sendable {
         if object["rateLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: path.appending("rateLimit"))) }) {
             defaultRateLimit = Self.readRateLimit(object["rateLimit"], reader: &reader, at: path.appending("rateLimit"))
         }
-        if let keys = reader.json(object, "apiKeys", at: path) {
+        if let keys = reader.json(object, "apiKeys", at: path, secret: true) {
             apiKeys = Self.readKeys(keys, reader: &reader, at: path.appending("apiKeys"))
         }
     }

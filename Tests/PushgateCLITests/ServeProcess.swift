@@ -13,11 +13,15 @@ final class ServeProcess {
     /// Everything the server wrote to stderr so far, start-up lines included.
     var stderrText: String { written.value }
 
-    /// Starts the server and waits until it says where it listens.
-    init(config: String) throws {
+    /// Starts the server and waits until it says where it listens; `environment`: variables
+    /// added to the test's own.
+    init(config: String, environment: [String: String] = [:]) throws {
         process.executableURL = CLI.executable
         process.arguments = ["serve", "--config", config]
         process.currentDirectoryURL = CLI.packageRoot
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = stderrLines
         try process.run()
