@@ -74,6 +74,7 @@ Description: push-notification gateway for iOS apps
 CONTROL
 
 mkdir -p "$output"
+# gzip: 8.5 MB in ~4 s here; xz -6 made 6.1 MB in ~60 s on two busy cores, for every build.
 deb="$output/pushgate_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz -z6 --build "$root" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$root" "$deb" >/dev/null
 echo "$deb"

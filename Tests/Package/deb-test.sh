@@ -25,7 +25,8 @@ getent passwd pushgate >/dev/null && user_existed=yes
 work=$(mktemp -d)
 serve_pid=
 cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  set +e   # every step, whatever failed before
+  if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; fi
   dpkg --purge pushgate >/dev/null 2>&1 || true
   if [ "$user_existed" = no ] && getent passwd pushgate >/dev/null; then
     userdel pushgate >/dev/null 2>&1 || true
@@ -60,7 +61,8 @@ needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort)
 [ -n "$needed" ] || fail "readelf found no NEEDED entries in $binary"
 linked=""
 for soname in $needed; do
-  path=$(ldd "$binary" | awk -v so="$soname" '$1 == so { print $3 }')
+  # "libx.so.1 => /path (0x…)", or the loader's own "/lib64/ld-linux-x86-64.so.2 (0x…)".
+  path=$(ldd "$binary" | awk -v so="$soname" '$1 == so && $2 == "=>" { print $3 } $2 != "=>" && $1 ~ ("/" so "$") { print $1 }')
   [ -n "$path" ] || fail "ldd cannot resolve $soname"
   owner=$(dpkg -S "$path" 2>/dev/null || dpkg -S "$(realpath "$path")" 2>/dev/null || dpkg -S "${path#/usr}" 2>/dev/null) \
     || fail "no Debian package owns $path ($soname): the binary links something outside Debian"
@@ -114,7 +116,9 @@ awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || fail "exposure $score above 2.
 
 # The installed service's job, as the service's user: a scheduled campaign in its database.
 start_serve() {
-  (cd / && exec runuser -u pushgate -- /usr/bin/pushgate serve --config /etc/pushgate/gateway.json --listen 127.0.0.1:0) 2>"$work/serve.log" &
+  # setpriv execs pushgate itself (runuser would stay between, and answer SIGTERM with 143).
+  (cd / && exec setpriv --reuid=pushgate --regid=pushgate --init-groups \
+     /usr/bin/pushgate serve --config /etc/pushgate/gateway.json --listen 127.0.0.1:0) 2>"$work/serve.log" &
   serve_pid=$!
   port=
   for _ in $(seq 1 600); do
@@ -133,8 +137,9 @@ stop_serve() {
 step "a campaign in the $previous database"
 start_serve
 token=$(printf '%064x' 42)
+later=$(date -u -d '+300 days' +%Y-%m-%dT%H:%M:%SZ)   # scheduled: still queued after the upgrade
 answer=$(curl -sS -X POST "http://127.0.0.1:$port/v1/campaigns" -H 'Content-Type: application/json' \
-  -d "{\"alert\": {\"body\": \"after the upgrade\"}, \"send_at\": \"2099-01-01T00:00:00Z\", \"devices\": [\"$token\"]}")
+  -d "{\"alert\": {\"body\": \"after the upgrade\"}, \"send_at\": \"$later\", \"devices\": [\"$token\"]}")
 campaign=$(echo "$answer" | sed -n 's/.*"id": *"\([0-9a-f-]*\)".*/\1/p')
 [ -n "$campaign" ] || fail "POST /v1/campaigns answered: $answer"
 stop_serve
