@@ -115,23 +115,27 @@ step "exposure level $score"
 awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || fail "exposure $score above 2.0: $(echo "$security" | grep '✗')"
 
 # The installed service's job, as the service's user: a scheduled campaign in its database.
+starts=0
 start_serve() {
+  # A log of its own each time: the previous one still names the previous port.
+  starts=$((starts + 1))
+  log="$work/serve-$starts.log"
   # setpriv execs pushgate itself (runuser would stay between, and answer SIGTERM with 143).
   (cd / && exec setpriv --reuid=pushgate --regid=pushgate --init-groups \
-     /usr/bin/pushgate serve --config /etc/pushgate/gateway.json --listen 127.0.0.1:0) 2>"$work/serve.log" &
+     /usr/bin/pushgate serve --config /etc/pushgate/gateway.json --listen 127.0.0.1:0) 2>"$log" &
   serve_pid=$!
   port=
   for _ in $(seq 1 600); do
-    port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/serve.log")
+    port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)[^0-9].*/\1/p' "$log" 2>/dev/null || true)
     [ -n "$port" ] && break
-    kill -0 "$serve_pid" 2>/dev/null || fail "pushgate serve exited: $(cat "$work/serve.log")"
+    kill -0 "$serve_pid" 2>/dev/null || fail "pushgate serve exited: $(cat "$log")"
     sleep 0.1
   done
-  [ -n "$port" ] || fail "pushgate serve did not listen within 60 s: $(cat "$work/serve.log")"
+  [ -n "$port" ] || fail "pushgate serve did not listen within 60 s: $(cat "$log")"
 }
 stop_serve() {
   kill -TERM "$serve_pid"
-  wait "$serve_pid" || fail "pushgate serve exited $? at SIGTERM: $(cat "$work/serve.log")"
+  wait "$serve_pid" || fail "pushgate serve exited $? at SIGTERM: $(cat "$log")"
   serve_pid=
 }
 step "a campaign in the $previous database"
@@ -139,7 +143,8 @@ start_serve
 token=$(printf '%064x' 42)
 later=$(date -u -d '+300 days' +%Y-%m-%dT%H:%M:%SZ)   # scheduled: still queued after the upgrade
 answer=$(curl -sS -X POST "http://127.0.0.1:$port/v1/campaigns" -H 'Content-Type: application/json' \
-  -d "{\"alert\": {\"body\": \"after the upgrade\"}, \"send_at\": \"$later\", \"devices\": [\"$token\"]}")
+  -d "{\"alert\": {\"body\": \"after the upgrade\"}, \"send_at\": \"$later\", \"devices\": [\"$token\"]}") \
+  || fail "POST /v1/campaigns to port $port: $(cat "$log")"
 campaign=$(echo "$answer" | sed -n 's/.*"id": *"\([0-9a-f-]*\)".*/\1/p')
 [ -n "$campaign" ] || fail "POST /v1/campaigns answered: $answer"
 stop_serve
@@ -162,7 +167,8 @@ expect_mode /var/lib/pushgate "700 pushgate:pushgate"
 listed=$(cd / && runuser -u pushgate -- /usr/bin/pushgate campaigns --json --config /etc/pushgate/gateway.json) || fail "pushgate campaigns: $listed"
 echo "$listed" | grep -q "$campaign" || fail "campaign $campaign lost in the upgrade: $listed"
 start_serve
-status=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/v1/campaigns/$campaign")
+status=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/v1/campaigns/$campaign") \
+  || fail "GET /v1/campaigns/$campaign from port $port: $(cat "$log")"
 [ "$status" = 200 ] || fail "GET /v1/campaigns/$campaign after the upgrade: $status"
 stop_serve
 
