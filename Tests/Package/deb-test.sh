@@ -10,7 +10,6 @@
 #             pushgate, which rebuilds only what changed since the last release build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 
 fail() { echo "deb-test: FAIL: $*" >&2; exit 1; }
 step() { echo "deb-test: $*"; }
