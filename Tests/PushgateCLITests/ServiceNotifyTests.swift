@@ -42,10 +42,10 @@ import Testing
 
         deinit { close(fd) }
 
-        /// The next datagram, nil after the timeout.
-        func receive() -> String? {
+        /// The next datagram, nil after the timeout (`waiting` false: nil when none is queued).
+        func receive(waiting: Bool = true) -> String? {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, waiting ? 0 : Int32(MSG_DONTWAIT)) }
             return n < 0 ? nil : String(decoding: buffer[0..<n], as: UTF8.self)
         }
     }
@@ -63,6 +63,31 @@ import Testing
         #expect(server.terminate() == 0)
         #expect(socket.receive() == "STOPPING=1\nSTATUS=stopping: finishing requests and sends in flight")
         #expect(!server.stderrText.contains("notify"), "no complaint about the socket: \(server.stderrText)")
+    }
+
+    /// A database that refuses the first heartbeat (a trigger aborts every write to it): the
+    /// start fails with the reason, exit 2, and systemd never hears READY=1.
+    @Test func aStorageThatTakesNoWriteFailsTheStartWithoutReady() throws {
+        let socket = try NotifySocket(abstract: true)
+        let dir = try TempDir()
+        let config = try ServeProcess.dryRunConfig("nowrite", in: dir.url, templates: "\(CLI.packageRoot.path)/Templates", keys: "[]")
+        let migrate = try CLI.run(["storage", "migrate", "--config", config])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let refuse = "SELECT RAISE(ABORT, 'refused by the test')"
+        let script = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(sys.argv[2]); db.close()"
+        let sql = "CREATE TRIGGER no_insert BEFORE INSERT ON heartbeat BEGIN \(refuse); END; "
+            + "CREATE TRIGGER no_update BEFORE UPDATE ON heartbeat BEGIN \(refuse); END;"
+        let triggers = try CLI.run(["-c", script, dir.path("nowrite.db"), sql], program: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(triggers.status == 0, "\(triggers.stderr)")
+        // Under timeout(1): a server that starts anyway is stopped (status 124), not waited for.
+        let serve = try CLI.run(["serve", "--config", config],
+                                environment: ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": socket.name]) { $1 },
+                                wrapper: ["/usr/bin/timeout", "60"])
+        #expect(serve.status == 2)
+        #expect(serve.stderr.contains("pushgate serve: storage \(dir.path("nowrite.db")): storage not writable: "), "\(serve.stderr)")
+        #expect(serve.stderr.contains("refused by the test"), "\(serve.stderr)")
+        #expect(!serve.stderr.contains("listening on"))
+        #expect(socket.receive(waiting: false) == nil, "no READY=1 for a server that did not start")
     }
 
     @Test func withoutTheVariableNothingIsSent() {
