@@ -181,7 +181,7 @@ public struct ConfigReader: Sendable {
                 if bytes.last == 0x0D { bytes.removeLast() }
             }
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                report(.invalidValue, at: .environment(variable), "the file \(JSONWriter.quoted(name)) is not UTF-8 text")
+                report(.invalidValue, at: .environment(variable), "the file \(TextSafety.quoted(name)) is not UTF-8 text")
                 return nil
             }
             return text

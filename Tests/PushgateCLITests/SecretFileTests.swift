@@ -40,9 +40,12 @@ import Testing
         let dir = try Self.folder()
         try dir.write("secrets/webhook", "fifteen-bytes..\n")
         try dir.write("secrets/url", "mysql://db.internal/pushgate")
+        try Data([0x5B, 0xFF, 0x5D]).write(to: URL(fileURLWithPath: dir.path("secrets/keys.json")))
         let r = try Self.run("check", dir, ["PUSHGATE_WEBHOOK_SECRET_FILE": dir.path("secrets/webhook"),
-                                            "PUSHGATE_STORAGE_URL_FILE": dir.path("secrets/url")])
+                                            "PUSHGATE_STORAGE_URL_FILE": dir.path("secrets/url"),
+                                            "PUSHGATE_SERVER_API_KEYS_FILE": dir.path("secrets/keys.json")])
         #expect(r.status == 2)
+        #expect(r.stderr.contains("environment variable PUSHGATE_SERVER_API_KEYS_FILE: the file \"\(dir.path("secrets/keys.json"))\" is not UTF-8 text [invalidValue]"), "\(r.stderr)")
         #expect(r.stderr.contains("environment variable PUSHGATE_WEBHOOK_SECRET_FILE: expected a secret of at least 16 bytes [invalidValue]"), "\(r.stderr)")
         #expect(r.stderr.contains("environment variable PUSHGATE_STORAGE_URL_FILE: expected a postgresql:// URL (postgresql://user@host:port/database) [invalidValue]"), "\(r.stderr)")
         #expect(!r.stderr.contains("[missing]"), "a secret whose file was given is not also missing: \(r.stderr)")
