@@ -71,7 +71,7 @@ public struct ServerSettings: Sendable {
         if object["failedAuthenticationLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: failedPath)) }) {
             failedAuthenticationLimit = Self.readRateLimit(object["failedAuthenticationLimit"], reader: &reader, at: failedPath) ?? failedAuthenticationLimit
         }
-        if let keys = reader.json(object, "apiKeys", at: path) {
+        if let keys = reader.json(object, "apiKeys", at: path, secret: true) {
             apiKeys = Self.readKeys(keys, reader: &reader, at: path.appending("apiKeys"))
         }
         let proxiesPath = path.appending("trustedProxies")

@@ -120,7 +120,8 @@ public struct DurableSettings: Sendable {
             (url.hasPrefix("postgresql://") || url.hasPrefix("postgres://")) && !url.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F })
                 ? nil : "expected a postgresql:// URL (postgresql://user@host:port/database)"
         }?.value
-        self.storage.password = reader.string(object, "password", at: path, secret: true)?.value
+        // Its file is the setting storage.passwordFile (PUSHGATE_STORAGE_PASSWORD_FILE).
+        self.storage.password = reader.string(object, "password", at: path, secret: true, secretFile: false)?.value
         self.storage.passwordFile = reader.path(object, "passwordFile", at: path)?.value
         if self.storage.password != nil && self.storage.passwordFile != nil {
             reader.report(.conflictingFields, at: path.appending("passwordFile"), "expected either storage.password or storage.passwordFile, not both")
@@ -176,8 +177,8 @@ public struct DurableSettings: Sendable {
         let secret = reader.string(object, "secret", at: path, secret: true) { secret in
             secret.utf8.count < 16 ? "expected a secret of at least 16 bytes" : nil
         }
-        if secret == nil, object["secret"] == nil, reader.environment[secretVariable] == nil {
-            reader.report(.missing, at: path.appending("secret"), "expected a secret of at least 16 bytes (or set \(secretVariable))")
+        if secret == nil, object["secret"] == nil, reader.environment[secretVariable] == nil, reader.environment[secretVariable + "_FILE"] == nil {
+            reader.report(.missing, at: path.appending("secret"), "expected a secret of at least 16 bytes (or set \(secretVariable) or \(secretVariable)_FILE)")
         }
         var hook = Webhook(url: url?.value ?? "", secret: secret?.value ?? "")
         hook.batchSize = reader.integer(object, "batchSize", at: path, in: 1...10_000, default: hook.batchSize) ?? hook.batchSize
