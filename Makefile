@@ -4,7 +4,7 @@ SWIFT ?= swift
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev postgresql-15 \
                 python3 python3-h2 python3-jwt python3-cryptography nghttp2-client h2o time openssl wrk curl \
-                python3-venv chromium chromium-driver jq
+                python3-venv chromium chromium-driver jq dpkg-dev adduser systemd
 # The browser tests' Selenium, pinned in Tests/Browser/requirements.txt.
 BROWSER_VENV := .build/browser-venv
 # The OpenAPI conformance test's schemathesis, pinned in Tests/API/requirements.txt.
@@ -19,7 +19,7 @@ $(@D)/bin/pip install -q --disable-pip-version-check -r $<
 touch $@
 endef
 
-.PHONY: deps browser-env api-env build release run demo test bench clean
+.PHONY: deps browser-env api-env build release deb deb-test run demo test bench clean
 
 # Installs only what is missing; `apt-get update` runs only when something is.
 deps:
@@ -52,6 +52,16 @@ build: deps
 release: deps
 	SWIFT=$(SWIFT) bash scripts/release-build.sh
 
+# pushgate_<version>_amd64.deb from the release binary (scripts/build-deb.sh; docs/install.md).
+deb: deps
+	SWIFT=$(SWIFT) bash scripts/release-build.sh --product pushgate
+	bash scripts/build-deb.sh
+
+# The package installed, upgraded, removed and purged on this machine (root; it is left
+# clean). Rebuilds the release binary only where the sources changed since the last one.
+deb-test: deps
+	SWIFT=$(SWIFT) bash Tests/Package/deb-test.sh
+
 # The main job: the HTTP API on the shipped configuration (dry run: no Apple credentials).
 run: build
 	.build/debug/pushgate serve --config config/gateway.json
@@ -69,6 +79,7 @@ test: deps browser-env api-env
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel --skip '$(FLEET_TEST)'
 	PUSHGATE_FLEET_DEVICES=$(FLEET_DEVICES) $(SWIFT) test --skip-build --filter '$(FLEET_TEST)'
+	SWIFT=$(SWIFT) bash Tests/Package/deb-test.sh
 
 # Every benchmark, release build: the in-process suites (links, payloads, apns), the HTTP
 # API under load, the streaming link checker against libcurl's URL parser, and the

@@ -7,6 +7,10 @@ public struct PathParameters: Sendable {
     public internal(set) var caller: Caller = .open
     /// What the handler tells the request log.
     public internal(set) var notes = RequestNotes()
+    /// The query parameters the endpoint takes (`QueryParameters`); any other is refused.
+    public internal(set) var queryNames: [String] = []
+    /// Served for any `Host` also with no keys configured (`LoopbackOnly`).
+    public internal(set) var anyHost = false
     public subscript(name: String) -> String? { values[name] }
 }
 
@@ -20,14 +24,20 @@ public struct APIRouterBuilder {
 
     public init() {}
 
+    /// `query`: the query parameters the endpoint takes; nil: `QueryParameters.taken`'s
+    /// entry for the operation (none when it has no entry).
+    /// `anyHost`: a public document whose answer depends on the `Host` (the AASA) is served
+    /// for any host also with no keys configured, where other endpoints serve loopback only.
     public mutating func add(_ method: String, _ pattern: String, operation: String, public isPublic: Bool = false,
-                             _ handler: @escaping APIHandler) {
+                             query: [String]? = nil, anyHost: Bool = false, _ handler: @escaping APIHandler) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> APIRouter.Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(String(part))
         }
         entries.append(APIRouter.Entry(method: method, pattern: pattern, segments: segments, operation: operation,
-                                       isPublic: isPublic, handler: handler))
+                                       isPublic: isPublic, queryNames: query ?? QueryParameters.taken[operation] ?? [],
+                                       anyHost: isPublic && anyHost,
+                                       handler: handler))
     }
 
     public func build() throws(APIRouter.ConflictError) -> APIRouter {
@@ -60,6 +70,8 @@ public struct APIRouter: Sendable {
         /// A stable name for metrics and logs (`links.check`).
         let operation: String
         let isPublic: Bool
+        let queryNames: [String]
+        let anyHost: Bool
         let handler: APIHandler
     }
 
@@ -78,7 +90,10 @@ public struct APIRouter: Sendable {
 
     let entries: [Entry]
 
+    /// HEAD is served wherever GET is (RFC 9110 §9.3.2) by the GET handler: the server
+    /// sends its status and headers, `Content-Length` included, and no body.
     public func match(method: String, path: String) -> Match {
+        let method = method == "HEAD" ? "GET" : method
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var best: (entry: Entry, parameters: [String: String], literals: Int)?
         var allowed: [String] = []
@@ -104,9 +119,12 @@ public struct APIRouter: Sendable {
         }
         if let best {
             return .found(operation: best.entry.operation, isPublic: best.entry.isPublic,
-                          handler: best.entry.handler, parameters: PathParameters(values: best.parameters))
+                          handler: best.entry.handler,
+                          parameters: PathParameters(values: best.parameters, queryNames: best.entry.queryNames,
+                                                     anyHost: best.entry.anyHost))
         }
         if !allowed.isEmpty {
+            if allowed.contains("GET") { allowed.append("HEAD") }
             return .methodNotAllowed(allowed: allowed.sorted())
         }
         return .notFound

@@ -2,8 +2,9 @@ import Dispatch
 import Synchronization
 
 /// Runs async work from synchronous code and waits for its result: commands (plain
-/// functions returning an exit status) and HTTP handlers (which run on a worker thread)
-/// cross over here, and nowhere else.
+/// functions returning an exit status) and HTTP handlers cross over here, and nowhere
+/// else. A handler that waits on another host does so only inside an `HTTPResponse.handOff`
+/// (the server's upstream pool), never on an I/O thread or a shared worker.
 public func runAndWait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
     let result = Mutex<T?>(nil)
     let done = DispatchSemaphore(value: 0)

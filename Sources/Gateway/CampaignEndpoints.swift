@@ -193,21 +193,42 @@ enum CampaignEndpoints {
                 return Problem.confirmationRequired(refusal).response
             }
             let dryRun = plan.campaign.dryRun || configuredIsDryRun
-            if let channel = plan.channel, !dryRun, let client = channels?(app.name, app.environment(of: plan)),
-               let finding = ChannelCheck.finding(plan, channel: channel, client: client) {
-                return Problem.validation([finding]).response
+            let owner = parameters.caller.owner
+            let accept: @Sendable () -> HTTPResponse = { [idempotency] in
+                storing { () throws(StorageError) in
+                    answer(try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: dryRun,
+                                                idempotency: idempotency, rejectDuplicateTokens: false, app: app.name,
+                                                environment: app.environment(of: plan).rawValue, owner: owner),
+                           key: idempotency?.key)
+                }
             }
-            return answer(try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
-                                               idempotency: idempotency, rejectDuplicateTokens: false, app: app.name,
-                                               environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
-                          key: idempotency?.key)
+            // A channel is read at Apple first: on the upstream pool, so the workers other
+            // campaigns need never wait on Apple.
+            if let channel = plan.channel, !dryRun, let client = channels?(app.name, app.environment(of: plan)) {
+                return .handOff({
+                    if let finding = ChannelCheck.finding(plan, channel: channel, client: client) {
+                        return Problem.validation([finding]).response
+                    }
+                    return accept()
+                }, busy: { Problem.upstreamBusy.response })
+            }
+            return accept()
         } catch {
-            if error.code == .duplicateToken {
-                return Problem.validation([Diagnostic(PayloadErrorCode.duplicateDevice.diagnosticCode, at: .pointer(.root.appending("devices")),
-                                                      error.message)]).response
-            }
-            return Problem.storageUnavailable(error).response
+            return storageProblem(error)
         }
+    }
+
+    /// `body`'s answer, or the problem its storage error is.
+    static func storing(_ body: () throws(StorageError) -> HTTPResponse) -> HTTPResponse {
+        do throws(StorageError) { return try body() } catch { return storageProblem(error) }
+    }
+
+    static func storageProblem(_ error: StorageError) -> HTTPResponse {
+        if error.code == .duplicateToken {
+            return Problem.validation([Diagnostic(PayloadErrorCode.duplicateDevice.diagnosticCode, at: .pointer(.root.appending("devices")),
+                                                  error.message)]).response
+        }
+        return Problem.storageUnavailable(error).response
     }
 
     /// `application/x-ndjson`: the campaign (without `devices`) on the first line, then one
@@ -234,6 +255,14 @@ enum CampaignEndpoints {
         if plan.channel != nil {
             return .failure(.validation([Diagnostic(PayloadErrorCode.conflictingFields.diagnosticCode, at: .pointer(.root.appending("channel")),
                                                     "a channel campaign has no device lines: send it as application/json")]))
+        }
+        // A device line is a token only, so every device gets the shared body: one that
+        // cannot be built (too large, a placeholder no line can fill) is refused now, as
+        // in the JSON form, not accepted and then failed once per device. Its pointer is
+        // the campaign, the first line.
+        if let failure = plan.bodies.failure {
+            let atCampaign = PayloadError(failure.code, at: .root, failure.message, linkCode: failure.linkCode)
+            return .failure(CampaignProblems.problem(for: CampaignRejection(problems: [atCampaign]), app: app.name, metrics: metrics))
         }
         var errors: [Diagnostic] = []
         var count = 0

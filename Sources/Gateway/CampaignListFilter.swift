@@ -23,21 +23,16 @@ struct CampaignListFilter: Sendable, Equatable {
     static func read(_ request: HTTPRequest, limit: Int, before: Int64?) -> Result<CampaignListFilter, Problem> {
         var errors: [Diagnostic] = []
         var filter = CampaignListFilter(limit: limit, before: before)
-        for (n, item) in request.query.filter({ $0.name == "app" }).enumerated() {
-            if n > 0 {
-                errors.append(Diagnostic(.invalidValue, at: .parameter("app"), "given more than once; one app per request"))
-            } else if isAppName(item.value) {
+        // Each is given once (`QueryParameters` refuses a repeated one first).
+        if let item = request.query.first(where: { $0.name == "app" }) {
+            if isAppName(item.value) {
                 filter.app = item.value
             } else {
                 errors.append(Diagnostic(.invalidValue, at: .parameter("app"),
                                          "\(TextSafety.quoted(TextSafety.excerpt(item.value))) is not an app name (1 to 32 lower-case letters, digits or _, starting with a letter)"))
             }
         }
-        for (n, item) in request.query.filter({ $0.name == "status" }).enumerated() {
-            if n > 0 {
-                errors.append(Diagnostic(.invalidValue, at: .parameter("status"), "given more than once; name several states comma-separated"))
-                continue
-            }
+        if let item = request.query.first(where: { $0.name == "status" }) {
             var statuses: [CampaignStatus] = []
             for name in item.value.split(separator: ",", omittingEmptySubsequences: false) {
                 if let status = CampaignStatus(rawValue: String(name)) {

@@ -3,7 +3,8 @@ import Payloads
 import StrictJSON
 
 /// Before a channel campaign is stored or sent, its channel is read at Apple (`GET
-/// /1/apps/<bundle id>/channels`), once, waiting for the answer: a channel
+/// /1/apps/<bundle id>/channels`), once, waiting for the answer on the server's upstream
+/// pool (never a worker that other campaigns need, see `HTTPResponse.handOff`): a channel
 /// that does not exist in the campaign's environment, or one that stores no message while
 /// the campaign's `expiration` is not 0, is refused now rather than failing in the outbox.
 /// When Apple cannot be asked or refuses otherwise, the campaign is accepted unchecked: the

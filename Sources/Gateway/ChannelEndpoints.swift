@@ -10,9 +10,12 @@ public typealias ChannelClientLookup = @Sendable (_ app: String, _ environment: 
 /// `/v1/channels` (list, create) and `/v1/channels/{channel}` (show, delete), and the same
 /// under `/v1/apps/{app}`: an app's broadcast channels at Apple's management API.
 ///
-/// The request to Apple is made on the worker thread that serves the call and waits for
-/// its answer (at most `apns.requestTimeoutSeconds` per attempt): channel management is a
-/// handful of requests, not a stream.
+/// The request is checked where it arrives (an I/O thread); the call to Apple is then
+/// handed to the server's upstream pool (`server.upstreamWorkers`), whose thread waits for
+/// Apple's answer (at most `apns.requestTimeoutSeconds` per attempt). Neither the I/O
+/// threads nor the workers of ordinary long requests ever wait on Apple; when every
+/// upstream worker is busy and `server.upstreamQueue` calls wait, one more is answered 503
+/// `upstreamBusy` at once.
 enum ChannelEndpoints {
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, clients: ChannelClientLookup?) {
         builder.addPerApp("GET", "/channels", operation: "channels.list", apps: apps) { request, _, app in
@@ -105,14 +108,17 @@ enum ChannelEndpoints {
         case .success(let value): operation = value
         }
         guard let client = clients?(app.name, environment) else { return Problem.channelsUnavailable.response }
-        let result = runAndWait { await client.perform(operation) }
-        switch result.outcome {
-        case .success(let answer):
-            let status = if case .created = answer { 201 } else { 200 }
-            return jsonResponse(status: status, ChannelJSON.render(answer, app: app.name, environment: environment, requestId: result.requestId))
-        case .failure(let failure):
-            return Problem.channelFailure(failure, requestId: result.requestId, operation: operation).response
-        }
+        let appName = app.name
+        return .handOff({ [environment] in
+            let result = runAndWait { await client.perform(operation) }
+            switch result.outcome {
+            case .success(let answer):
+                let status = if case .created = answer { 201 } else { 200 }
+                return jsonResponse(status: status, ChannelJSON.render(answer, app: appName, environment: environment, requestId: result.requestId))
+            case .failure(let failure):
+                return Problem.channelFailure(failure, requestId: result.requestId, operation: operation).response
+            }
+        }, busy: { Problem.upstreamBusy.response })
     }
 }
 
@@ -123,9 +129,17 @@ extension DiagnosticCode {
     public static let apnsRefused = DiagnosticCode(rawValue: "apnsRefused")
     /// APNs could not be asked or gave no answer; `errors[]` holds pushgate's delivery code.
     public static let apnsUnavailable = DiagnosticCode(rawValue: "apnsUnavailable")
+    /// Every upstream worker waits on Apple and the upstream queue is full.
+    public static let upstreamBusy = DiagnosticCode(rawValue: "upstreamBusy")
 }
 
 extension Problem {
+    /// 503: `server.upstreamWorkers` calls wait on Apple and `server.upstreamQueue` more
+    /// are queued; nothing was sent.
+    static let upstreamBusy = Problem(status: 503, code: .upstreamBusy, title: "Service Unavailable",
+                                      detail: "every worker waiting on Apple's management API is busy and its queue is full (server.upstreamWorkers, server.upstreamQueue); nothing was sent, retry shortly",
+                                      headers: [("Retry-After", "5")])
+
     static var channelsUnavailable: Problem {
         Problem(status: 409, code: .channelsUnavailable, title: "Conflict",
                 detail: "this gateway is a dry run (apns.dryRun): channels live at Apple, and managing them needs real credentials")

@@ -40,7 +40,7 @@ public enum DiagnosticCatalogue {
     /// Codes an HTTP client can see in a problem's `errors[]`.
     public static var inProblemErrors: Set<DiagnosticCode> {
         Set([DiagnosticDomain.json, .document, .link, .campaign, .schedule, .request, .framing].flatMap(\.codes)
-            + [.idempotencyKeyReused, .confirmationRequired, .unknownApp, .campaignFinished, .unknownActivity]
+            + [.idempotencyKeyReused, .confirmationRequired, .unknownApp, .campaignFinished, .unknownActivity, .activityTokenLimit, .appTokenLimit]
             // A channel request's answer: pushgate's check, Apple's reason, or why none came.
             + DiagnosticDomain.channels.codes + DiagnosticDomain.apns.codes + DiagnosticDomain.delivery.codes)
     }

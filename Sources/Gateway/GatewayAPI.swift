@@ -50,7 +50,8 @@ public enum GatewayAPI {
                                    clock: any TimeSource = SystemClock()) throws(APIRouter.ConflictError) -> GatewayService {
         var builder = APIRouterBuilder()
         let monitor = ReadinessMonitor(checks: components.readiness, metrics: metrics)
-        HealthEndpoints.register(in: &builder, metrics: metrics, monitor: monitor)
+        HealthEndpoints.register(in: &builder, metrics: metrics, monitor: monitor,
+                                 privateProbes: settings.privateProbes && !settings.apiKeys.isEmpty)
         let apps = components.apps
         builder.add("GET", "/v1/apps", operation: "apps.list") { _, parameters in
             jsonResponse(GatewayApp.list(apps.visible(to: parameters.caller)))
@@ -64,10 +65,11 @@ public enum GatewayAPI {
         TokenEndpoints.register(in: &builder, apps: apps, storage: campaigns.storage, clock: clock)
         ChannelEndpoints.register(in: &builder, apps: apps, clients: components.channels)
         LiveActivityEndpoints.register(in: &builder, apps: apps, configuredIsDryRun: components.configuredIsDryRun,
-                                       campaigns: campaigns, metrics: metrics, clock: clock)
-        let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty).utf8)
+                                       sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics, clock: clock)
+        let document = Array(OpenAPIDocument.text(keysRequired: !settings.apiKeys.isEmpty, privateProbes: settings.privateProbes).utf8)
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),
-                              defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, clock: clock)
+                              defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, clock: clock,
+                              trustedProxies: settings.trustedProxies, failedAuthenticationLimit: settings.failedAuthenticationLimit)
     }
 }

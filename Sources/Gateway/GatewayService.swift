@@ -15,13 +15,20 @@ public final class GatewayService: HTTPResponder {
     public let rateLimiter: RateLimiter
     /// Failed authentication attempts, per client address.
     public let authFailures: RateLimiter
+    /// How many failed attempts a client address may make (`server.failedAuthenticationLimit`).
+    public let failedAuthenticationLimit: RateLimit
     public let metrics: Metrics
     public let log: RequestLog
+    /// Whose forwarding headers name the client (`server.trustedProxies`).
+    public let trustedProxies: TrustedProxies
     private let clock: any TimeSource
 
     public init(router: APIRouter, keyring: APIKeyring, defaultRateLimit: RateLimit? = nil,
-                metrics: Metrics, log: RequestLog, clock: any TimeSource = SystemClock()) {
+                metrics: Metrics, log: RequestLog, clock: any TimeSource = SystemClock(),
+                trustedProxies: TrustedProxies = .none, failedAuthenticationLimit: RateLimit = GatewayService.authFailureLimit) {
         self.router = router
+        self.failedAuthenticationLimit = failedAuthenticationLimit
+        self.trustedProxies = trustedProxies
         self.keyring = keyring
         self.defaultRateLimit = defaultRateLimit
         self.rateLimiter = RateLimiter(clock: clock)
@@ -34,36 +41,63 @@ public final class GatewayService: HTTPResponder {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let started = clock.wallSeconds()
         metrics.requestStarted()
-        defer { metrics.requestFinished() }
         let (requestID, clientRequestID) = requestIDs(request)
         var keyName: String?
         var app: String?
         var operation = "unmatched"
         var response: HTTPResponse
+        // Who asked: the peer, or the client a trusted proxy names. When its forwarding
+        // headers cannot be read exactly, nothing is routed (the client is not known)
+        // and the line is logged under the peer.
+        let resolved = trustedProxies.client(peer: request.remoteAddress, headers: request.headers)
+        let client = (try? resolved.get()) ?? ClientAddress(peer: request.remoteAddress)
 
-        switch router.match(method: request.method, path: request.path) {
-        case .notFound:
-            response = Problem.notFound(request.path).response
-        case .methodNotAllowed(let allowed):
-            response = Problem.methodNotAllowed(request.method, allowed: allowed).response
-        case .found(let name, let isPublic, let handler, let parameters):
-            operation = name
-            switch admit(request, isPublic: isPublic) {
-            case .failure(let problem):
-                response = problem.response
-            case .success(let key):
-                keyName = key?.name
-                var context = parameters
-                // No keys configured: one operator, who sees everything.
-                context.caller = key.map(Caller.init(key:)) ?? .open
-                response = handler(request, context)
-                app = context.notes.app
+        let match = router.match(method: request.method, path: request.path)
+        var anyHost = false
+        if case .found(let name, _, _, let parameters) = match { (operation, anyHost) = (name, parameters.anyHost) }
+        if case .failure(let problem) = resolved {
+            response = Problem.forwarding(problem).response
+        } else if keyring.isEmpty, let refusal = LoopbackOnly.problem(request, anyHost: anyHost) {
+            // No keys: only this machine's programs are served, never a web page (DNS rebinding).
+            response = refusal.response
+        } else {
+            switch match {
+            case .notFound:
+                response = Problem.notFound(request.path).response
+            case .methodNotAllowed(let allowed):
+                response = Problem.methodNotAllowed(request.method, allowed: allowed).response
+            case .found(_, let isPublic, let handler, let parameters):
+                switch admit(request, client: client, isPublic: isPublic) {
+                case .failure(let problem):
+                    response = problem.response
+                case .success(let key):
+                    keyName = key?.name
+                    var context = parameters
+                    // No keys configured: one operator, who sees everything.
+                    context.caller = key.map(Caller.init(key:)) ?? .open
+                    // One rule for every endpoint's query string (QueryParameters).
+                    if let problem = QueryParameters.shapeProblem(request.query, taken: parameters.queryNames) {
+                        response = problem.response
+                    } else {
+                        response = handler(request, context)
+                    }
+                    app = context.notes.app
+                }
             }
         }
-        response.headers.append(("X-Request-Id", requestID))
-        finish(request, response: response, operation: operation, keyName: keyName, requestID: requestID,
-               clientRequestID: clientRequestID, started: started, app: app)
-        return response
+        // An answer handed to the upstream pool is counted and logged once it is made.
+        let done: @Sendable (HTTPResponse) -> HTTPResponse = { [self, operation, keyName, app] made in
+            var response = made
+            response.headers.append(("X-Request-Id", requestID))
+            finish(request, client: client, response: response, operation: operation, keyName: keyName, requestID: requestID,
+                   clientRequestID: clientRequestID, started: started, app: app)
+            metrics.requestFinished()
+            return response
+        }
+        if let handOff = response.handOff {
+            return .handOff({ done(handOff.work().settled()) }, busy: { done(handOff.busy()) })
+        }
+        return done(response)
     }
 
     /// A client's own `X-Request-Id` is kept when it is short and safe (1–64 of
@@ -86,8 +120,9 @@ public final class GatewayService: HTTPResponder {
         answerEarly(request, problem: .shuttingDown)
     }
 
-    /// Previews, campaign intake and link batches run on the server's worker pool; a
-    /// single link check is cheap and stays on the I/O threads.
+    /// Previews, campaign intake, Live Activity updates and ends and link batches run on
+    /// the server's worker pool; a single link check is cheap and stays on the I/O threads.
+    /// (Channel calls hand their wait for Apple to the upstream pool: `HTTPResponse.handOff`.)
     public func runsLong(_ request: HTTPRequest) -> Bool {
         guard request.method == "POST" else { return false }
         var path = Substring(request.path)
@@ -96,7 +131,9 @@ public final class GatewayService: HTTPResponder {
         switch path {
         case "/v1/notifications/preview", "/v1/campaigns": return true
         case "/v1/links/check": return request.body.count > 4096
-        default: return false
+        default:
+            // POST /v1/live-activities/{activity}/update|end plan a campaign to every token.
+            return path.hasPrefix("/v1/live-activities/") && (path.hasSuffix("/update") || path.hasSuffix("/end"))
         }
     }
 
@@ -116,7 +153,8 @@ public final class GatewayService: HTTPResponder {
     /// the count, so no request goes unrecorded.
     public func answeredByLibrary(status: Int, remoteAddress: String) {
         let request = HTTPRequest(method: "-", path: "-", remoteAddress: remoteAddress)
-        finish(request, response: HTTPResponse(status: status), operation: "unmatched", keyName: nil,
+        finish(request, client: ClientAddress(peer: remoteAddress), response: HTTPResponse(status: status),
+               operation: "unmatched", keyName: nil,
                requestID: randomRequestID(), started: clock.wallSeconds())
     }
 
@@ -131,19 +169,26 @@ public final class GatewayService: HTTPResponder {
         } else {
             operation = "unmatched"
         }
-        finish(request, response: response, operation: operation, keyName: nil, requestID: requestID,
+        // The log names the client when the headers say it; a problem with them is not
+        // this answer's to report.
+        let client = (try? trustedProxies.client(peer: request.remoteAddress, headers: request.headers).get())
+            ?? ClientAddress(peer: request.remoteAddress)
+        finish(request, client: client, response: response, operation: operation, keyName: nil, requestID: requestID,
                clientRequestID: clientRequestID, started: started)
         return response
     }
 
     /// Authentication, then the caller's rate limit. With no keys configured every
     /// caller is let in (the server refuses to listen beyond loopback in that case).
-    /// Failed attempts from one client address (a wrong or malformed key): a burst of
-    /// 10, then one more every 6 seconds. While the address is over it, every attempt is
-    /// answered 429 without looking at the key, so guessing goes no faster.
+    /// A right key is always looked at and let in, whatever other callers from the same
+    /// address did: only its own rate limit applies. Failed attempts (a wrong or
+    /// malformed key) are limited per client address (`server.failedAuthenticationLimit`,
+    /// by default a burst of 10, then one more every 6 seconds); over it, a wrong key is answered 429 instead of 401. What keeps
+    /// guessing hopeless is the key's size (at least 128 random bits, which
+    /// `pushgate hash-key` checks), not this limit.
     public static let authFailureLimit = RateLimit(perSecond: 1.0 / 6, burst: 10)
 
-    private func admit(_ request: HTTPRequest, isPublic: Bool) -> Result<APIKey?, Problem> {
+    private func admit(_ request: HTTPRequest, client: ClientAddress, isPublic: Bool) -> Result<APIKey?, Problem> {
         if isPublic || keyring.isEmpty { return .success(nil) }
         let authorizations = request.headers.filter { $0.name == "authorization" }
         guard let authorization = authorizations.first?.value else {
@@ -152,18 +197,14 @@ public final class GatewayService: HTTPResponder {
         if authorizations.count > 1 {
             return .failure(.framing(FramingViolation(.duplicateAuthorization, "Authorization appears \(authorizations.count) times")))
         }
-        let address = request.remoteAddress
-        if case .limited(let retryAfter) = authFailures.check(key: address, limit: Self.authFailureLimit) {
-            return .failure(.tooManyFailedLogins(retryAfterSeconds: retryAfter))
-        }
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            _ = authFailures.take(key: address, limit: Self.authFailureLimit)
-            return .failure(.unauthorized("the Authorization header must be 'Bearer <key>'"))
-        }
-        guard let key = keyring.authenticate(bearer: String(parts[1])) else {
-            _ = authFailures.take(key: address, limit: Self.authFailureLimit)
-            return .failure(.unauthorized("unknown API key"))
+        let key = parts.count == 2 && parts[0].lowercased() == "bearer" ? keyring.authenticate(bearer: String(parts[1])) : nil
+        guard let key else {
+            if case .limited(let retryAfter) = authFailures.take(key: client.limitKey, limit: failedAuthenticationLimit) {
+                return .failure(.tooManyFailedLogins(retryAfterSeconds: retryAfter))
+            }
+            return .failure(.unauthorized(parts.count == 2 && parts[0].lowercased() == "bearer"
+                ? "unknown API key" : "the Authorization header must be 'Bearer <key>'"))
         }
         if let limit = key.rateLimit ?? defaultRateLimit,
            case .limited(let retryAfter) = rateLimiter.take(key: key.name, limit: limit) {
@@ -172,7 +213,7 @@ public final class GatewayService: HTTPResponder {
         return .success(key)
     }
 
-    private func finish(_ request: HTTPRequest, response: HTTPResponse, operation: String, keyName: String?,
+    private func finish(_ request: HTTPRequest, client: ClientAddress, response: HTTPResponse, operation: String, keyName: String?,
                         requestID: String, clientRequestID: String? = nil, started: Double, app: String? = nil) {
         metrics.recordRequest(operation: operation, status: response.status)
         if let codes = response.problemCodes { metrics.recordProblem(code: codes.code, errors: codes.errors) }
@@ -181,7 +222,8 @@ public final class GatewayService: HTTPResponder {
                                     method: request.method, path: request.path, query: request.query,
                                     userAgent: request.header("user-agent"), status: response.status,
                                     responseBytes: response.body.count,
-                                    durationMicroseconds: Int(elapsed * 1_000_000), remoteAddress: request.remoteAddress, app: app))
+                                    durationMicroseconds: Int(elapsed * 1_000_000), remoteAddress: client.client, app: app,
+                                    peer: client.peer == client.client ? nil : client.peer))
     }
 }
 

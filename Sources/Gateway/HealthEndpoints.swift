@@ -20,7 +20,9 @@ public struct ReadinessCheck: Sendable {
 /// `/healthz`, the readiness monitor's last round for `/readyz`, the counters and the
 /// monitor's samples for `/metrics`. None of them waits for a lock that long work holds.
 enum HealthEndpoints {
-    static func register(in builder: inout APIRouterBuilder, metrics: Metrics, monitor: ReadinessMonitor) {
+    /// `privateProbes`: `/readyz` and `/metrics` need an admin key (they name every app,
+    /// key id and upstream URL); a client key is answered as if they did not exist.
+    static func register(in builder: inout APIRouterBuilder, metrics: Metrics, monitor: ReadinessMonitor, privateProbes: Bool = false) {
         let healthy = JSONWriter.bytes { w in
             w.object { w in w.member("status", "ok") }
             w.raw("\n")
@@ -28,13 +30,15 @@ enum HealthEndpoints {
         builder.add("GET", "/healthz", operation: "healthz", public: true) { _, _ in
             jsonResponse(healthy)
         }
-        builder.add("GET", "/readyz", operation: "readyz", public: true) { _, _ in
+        builder.add("GET", "/readyz", operation: "readyz", public: !privateProbes) { request, parameters in
+            guard parameters.caller.isAdmin else { return Problem.notFound(request.path).response }
             let answer = monitor.latest
             return jsonResponse(status: answer.status, answer.body)
         }
-        builder.add("GET", "/metrics", operation: "metrics", public: true) { _, _ in
-            HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                         body: Array(metrics.render().utf8))
+        builder.add("GET", "/metrics", operation: "metrics", public: !privateProbes) { request, parameters in
+            guard parameters.caller.isAdmin else { return Problem.notFound(request.path).response }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                body: Array(metrics.render().utf8))
         }
     }
 }

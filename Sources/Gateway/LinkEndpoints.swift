@@ -53,9 +53,10 @@ enum LinkEndpoints {
         builder.addPerApp("GET", "/routes", operation: "routes", apps: apps) { _, _, app in jsonResponse(routesBodies[app.name] ?? []) }
 
         // Served as Apple fetches it: JSON, at this exact path, never a redirect. One file
-        // per host: every app whose table lists the host, one `details` entry each.
+        // per host: every app whose table lists the host, one `details` entry each. Any
+        // Host, also with no keys: it is the public file, chosen by the Host.
         let aasa = AASAByHost(apps.apps)
-        builder.add("GET", "/.well-known/apple-app-site-association", operation: "aasa", public: true) { request, parameters in
+        builder.add("GET", "/.well-known/apple-app-site-association", operation: "aasa", public: true, anyHost: true) { request, parameters in
             guard let (body, names) = aasa.document(forHost: request.header("host") ?? "") else {
                 return Problem(status: 404, code: .notFound, title: "Not Found",
                                detail: "no app lists the host \(JSONWriter.quoted(TextSafety.excerpt(request.header("host") ?? "", limit: 64))) in its route table").response

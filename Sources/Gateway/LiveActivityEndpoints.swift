@@ -8,11 +8,34 @@ import Timing
 extension DiagnosticCode {
     /// No live update token is registered for the activity (or every one is dead).
     public static let unknownActivity = DiagnosticCode(rawValue: "unknownActivity")
+    /// The activity has `storage.liveActivityTokensPerActivity` update tokens already.
+    public static let activityTokenLimit = DiagnosticCode(rawValue: "activityTokenLimit")
+    /// The app has `storage.liveActivityTokensPerApp` Live Activity tokens already.
+    public static let appTokenLimit = DiagnosticCode(rawValue: "appTokenLimit")
+    /// The top-level code of a token the registry refused for one of its limits.
+    public static let registryFull = DiagnosticCode(rawValue: "registryFull")
 }
 
 extension DiagnosticDomain {
     /// The Live Activity token registry.
-    public static let liveActivity = DiagnosticDomain("liveActivity", [.unknownActivity])
+    public static let liveActivity = DiagnosticDomain("liveActivity", [.unknownActivity, .activityTokenLimit, .appTokenLimit])
+}
+
+extension Problem {
+    /// 422: a new token for an activity (or app) that has as many as the registry keeps.
+    static func registryFull(_ registration: LiveActivityRegistration, app: String, activity: String) -> Problem {
+        let diagnostic: Diagnostic
+        switch registration {
+        case .activityFull(let limit):
+            diagnostic = Diagnostic(.activityTokenLimit, at: .pointer(JSONPath.root.appending("activity_id")),
+                                    "activity \(JSONWriter.quoted(activity)) of app \(JSONWriter.quoted(app)) has \(limit) update tokens, as many as one activity may have (storage.liveActivityTokensPerActivity); name the outdated token in replaces, or wait for the retention (storage.liveActivityTokenRetentionHours)")
+        default:
+            let limit = if case .appFull(let limit) = registration { limit } else { 0 }
+            diagnostic = Diagnostic(.appTokenLimit, at: .pointer(JSONPath.root.appending("token")),
+                                    "app \(JSONWriter.quoted(app)) has \(limit) Live Activity tokens, as many as one app may have (storage.liveActivityTokensPerApp); name the outdated token in replaces, or wait for the retention (storage.liveActivityTokenRetentionHours)")
+        }
+        return Problem(status: 422, code: .registryFull, title: "Unprocessable Content", detail: diagnostic.message, errors: [diagnostic])
+    }
 }
 
 /// The Live Activity token registry: `POST /v1/live-activities/tokens` (the app reports a
@@ -23,20 +46,22 @@ enum LiveActivityEndpoints {
     static let tokenKeys = ["app", "kind", "token", "activity_id", "replaces"]
     /// What a send by activity takes: content inline, sent at once in the app's
     /// environment (templates and schedules are `POST /v1/campaigns`').
-    static let sendKeys = ["app", "alert", "sound", "priority", "expiration", "collapse_id", "dry_run", "lane", "rate_per_second", "live_activity"]
+    static let sendKeys = ["app", "alert", "sound", "priority", "expiration", "collapse_id", "dry_run", "lane", "rate_per_second", "live_activity",
+                           "confirm_devices"]
     static let contentKeys: [LiveActivity.Event: [String]] = [
         .update: ["event", "content_state", "timestamp", "stale_date", "relevance_score"],
         .end: ["event", "content_state", "timestamp", "dismissal_date", "relevance_score"],
     ]
 
-    static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, configuredIsDryRun: Bool,
+    static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, configuredIsDryRun: Bool, sendGuard: SendGuard,
                          campaigns: DurableCampaigns, metrics: Metrics, clock: any TimeSource) {
         builder.add("POST", "/v1/live-activities/tokens", operation: "liveActivities.tokens") { request, parameters in
-            registerToken(request, parameters, apps: apps, storage: campaigns.storage, clock: clock)
+            registerToken(request, parameters, apps: apps, storage: campaigns.storage, limits: campaigns.liveActivityLimits, clock: clock)
         }
         for event in [LiveActivity.Event.update, .end] {
             builder.add("POST", "/v1/live-activities/{activity}/\(event.rawValue)", operation: "liveActivities.\(event.rawValue)") { request, parameters in
-                send(event, request, parameters, apps: apps, configuredIsDryRun: configuredIsDryRun, campaigns: campaigns, metrics: metrics)
+                send(event, request, parameters, apps: apps, configuredIsDryRun: configuredIsDryRun, sendGuard: sendGuard,
+                     campaigns: campaigns, metrics: metrics)
             }
         }
     }
@@ -50,7 +75,7 @@ enum LiveActivityEndpoints {
     }
 
     static func registerToken(_ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory,
-                              storage: any CampaignStorage, clock: any TimeSource) -> HTTPResponse {
+                              storage: any CampaignStorage, limits: LiveActivityLimits, clock: any TimeSource) -> HTTPResponse {
         let json: JSON
         switch JSONBody.decode(request) {
         case .failure(let problem): return problem.response
@@ -124,8 +149,11 @@ enum LiveActivityEndpoints {
         do throws(StorageError) {
             var replaced = false
             if let replaces { replaced = try storage.forgetLiveActivityToken(app: app.name, token: replaces) }
-            let dead = try storage.registerLiveActivityToken(LiveActivityToken(app: app.name, token: token, kind: kind, activity: activity),
-                                                             atMilliseconds: time)
+            let registration = try storage.registerLiveActivityToken(LiveActivityToken(app: app.name, token: token, kind: kind, activity: activity),
+                                                                     atMilliseconds: time, limits: limits)
+            guard case .registered(let dead) = registration else {
+                return Problem.registryFull(registration, app: app.name, activity: activity).response
+            }
             var w = JSONWriter()
             w.object { w in
                 w.member("app", app.name)
@@ -146,7 +174,7 @@ enum LiveActivityEndpoints {
     /// The body is a campaign without `devices`: its `live_activity` (optional) says the
     /// rest of the content, the path the event; the devices are the activity's tokens.
     static func send(_ event: LiveActivity.Event, _ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory,
-                     configuredIsDryRun: Bool, campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
+                     configuredIsDryRun: Bool, sendGuard: SendGuard, campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
         let activity = parameters["activity"] ?? ""
         guard isActivityID(activity) else {
             return Problem.validation([Diagnostic(.invalidValue, at: .parameter("activity"),
@@ -215,6 +243,11 @@ enum LiveActivityEndpoints {
             }
             let schedule = campaigns.scheduleProblems(plan.campaign)
             if !schedule.isEmpty { return Problem.validation(schedule).response }
+            // The same guard as POST /v1/campaigns: an activity's tokens are its devices.
+            if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
+                                               at: .pointer(.root.appending("confirm_devices"))) {
+                return Problem.confirmationRequired(refusal).response
+            }
             return CampaignEndpoints.answer(
                 try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                      idempotency: nil, rejectDuplicateTokens: false, app: app.name,

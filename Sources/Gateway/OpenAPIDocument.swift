@@ -5,12 +5,24 @@ import StrictJSON
 enum OpenAPIDocument {
     /// The document as this server serves it: with no API keys configured (loopback
     /// only) no operation needs the bearer scheme, and the document says so.
-    static func text(keysRequired: Bool) -> String {
-        guard !keysRequired else { return text }
+    static func text(keysRequired: Bool, privateProbes: Bool = false) -> String {
+        guard !keysRequired else {
+            guard privateProbes else { return text }
+            // server.privateProbes: the probes that name apps, key ids and URLs need an admin key.
+            var document = text
+            for summary in [readinessSummary, metricsSummary] {
+                document = document.replacing("\"summary\": \"\(summary)\",\n        \"security\": [],",
+                                              with: "\"summary\": \"\(summary)\",\n        \"description\": \"Needs an admin key (server.privateProbes); a client key gets 404.\",")
+            }
+            return document
+        }
         return text.replacing("\n  \"security\": [{\"bearer\": []}],\n", with: "\n  \"security\": [],\n")
             .replacing("Not required when no keys are configured and the server listens on loopback only.",
-                       with: "This server has no keys configured and listens on loopback only: no operation requires it.")
+                       with: "This server has no keys configured and listens on loopback only: no operation requires it. It serves only a loopback Host (localhost, 127.0.0.0/8, [::1]) and no Origin but a loopback one: anything else is 403 foreignRequest (DNS rebinding; the AASA is served for any Host).")
     }
+
+    static let readinessSummary = "Configuration loaded, signing key usable, storage writable. The checks name every app, key id and upstream URL (server.privateProbes keeps them behind an admin key)."
+    static let metricsSummary = "Prometheus text format. The labels name every app (server.privateProbes keeps them behind an admin key)."
 
     static let text = withPerAppPaths(withChannelPaths(withChannelComponents(written)))
 
@@ -81,7 +93,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "pushgate",
     "version": "\#(PushgateVersion.current)",
-    "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code."
+    "description": "Push-notification gateway for iOS apps: verified deep links, exact APNs payloads, HTTP/2 delivery. Every error is application/problem+json (RFC 9457) with a stable code. HEAD is served wherever GET is (same status and headers, no body). An operation takes only the query parameters it declares, each once: any other, or a repeated one, is 400 invalidQuery (unknownParameter, duplicateParameter)."
   },
   "servers": [{"url": "/", "description": "The server this document was fetched from."}],
   "security": [{"bearer": []}],
@@ -136,7 +148,7 @@ enum OpenAPIDocument {
           "title": {"type": "string"},
           "status": {"type": "integer", "minimum": 400, "maximum": 599},
           "code": {"description": "The kind of problem (docs/errors.md); never depends on how many errors there are.",
-                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported", "channelsUnavailable", "apnsRefused", "apnsUnavailable"]},
+                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "foreignRequest", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported", "channelsUnavailable", "apnsRefused", "apnsUnavailable", "upstreamBusy", "registryFull"]},
           "detail": {"type": "string", "maxLength": 1100, "description": "In words (at most 1 KiB, cut beyond); when more problems were found than listed, it gives the full count."},
           "errors": {
             "type": "array",
@@ -153,7 +165,7 @@ enum OpenAPIDocument {
                 "parameter": {"type": "string", "description": "A query or path parameter."},
                 "header": {"type": "string", "description": "A request header."},
                 "line": {"type": "integer", "minimum": 1, "description": "A line of an application/x-ndjson body."},
-                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "unknownActivity", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
+                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "duplicateParameter", "foreignHost", "foreignOrigin", "invalidForwarding", "forwardingTooLarge", "conflictingForwarding", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "duplicateIdempotencyKey", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "unknownActivity", "activityTokenLimit", "appTokenLimit", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
                 "detail": {"type": "string"}
               }
             }
@@ -332,7 +344,7 @@ enum OpenAPIDocument {
         "required": ["live_activity"],
         "additionalProperties": false,
         "dependentRequired": {"sound": ["alert"]},
-        "description": "The update of one activity, without devices: the path gives the event and the activity, whose registered update tokens are the devices. Sent at once, in the app's environment; every member is the campaign's (docs/payloads.md), checked by the same rules.",
+        "description": "The update of one activity, without devices: the path gives the event and the activity, whose registered update tokens are the devices. Sent at once, in the app's environment; every member is the campaign's (docs/payloads.md), checked by the same rules, the send guard too: more tokens than guard.confirmAbove need confirm_devices equal to their count (else 422 confirmationRequired).",
         "properties": {
           "app": {"$ref": "#/components/schemas/Campaign/properties/app"},
           "alert": {"$ref": "#/components/schemas/LiveActivityAlert"},
@@ -343,6 +355,7 @@ enum OpenAPIDocument {
           "dry_run": {"type": "boolean"},
           "lane": {"$ref": "#/components/schemas/Campaign/properties/lane"},
           "rate_per_second": {"$ref": "#/components/schemas/Campaign/properties/rate_per_second"},
+          "confirm_devices": {"$ref": "#/components/schemas/Campaign/properties/confirm_devices"},
           "live_activity": {
             "type": "object",
             "required": ["content_state"],
@@ -374,6 +387,7 @@ enum OpenAPIDocument {
           "dry_run": {"type": "boolean"},
           "lane": {"$ref": "#/components/schemas/Campaign/properties/lane"},
           "rate_per_second": {"$ref": "#/components/schemas/Campaign/properties/rate_per_second"},
+          "confirm_devices": {"$ref": "#/components/schemas/Campaign/properties/confirm_devices"},
           "live_activity": {
             "type": "object",
             "additionalProperties": false,
@@ -411,7 +425,7 @@ enum OpenAPIDocument {
           "push_type": {"enum": ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets", "controls"]},
           "priority": {"enum": [10, 5, 1]},
           "expiration": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 9223372036854775807, "description": "UNIX seconds."}, {"type": "string", "format": "date-time"}]},
-          "collapse_id": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "maxLength": 64, "description": "At most 64 bytes (UTF-8)."},
+          "collapse_id": {"allOf": [{"$ref": "#/components/schemas/PlainText"}], "maxLength": 64, "pattern": "^[^ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000](?:.*[^ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000])?$", "description": "At most 64 bytes (UTF-8), no whitespace at either end (an HTTP header value cannot carry it)."},
           "thread_id": {"$ref": "#/components/schemas/PlainText"},
           "category": {"$ref": "#/components/schemas/PlainText"},
           "badge": {"type": "integer", "minimum": 0, "maximum": 2147483647},
@@ -781,6 +795,7 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "liveActivities.tokens",
         "summary": "The app reports a Live Activity token: its push-to-start token, or an activity's update token.",
+        "description": "A token new to an activity that has storage.liveActivityTokensPerActivity update tokens already, or new to an app that has storage.liveActivityTokensPerApp tokens, is refused: 422 registryFull, errors[0] activityTokenLimit (pointer /activity_id) or appTokenLimit (pointer /token). A token reported again only renews its time. Update tokens not reported again for storage.liveActivityTokenRetentionHours are removed.",
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveActivityToken"}}}},
         "responses": {
           "201": {"description": "Registered.", "content": {"application/json": {"schema": {"type": "object", "required": ["app", "kind", "token", "activity_id", "registered_at_ms", "was_dead", "replaced"], "additionalProperties": false, "properties": {
@@ -917,7 +932,7 @@ enum OpenAPIDocument {
     "/readyz": {
       "get": {
         "operationId": "readyz",
-        "summary": "Configuration loaded, signing key usable, storage writable.",
+        "summary": "\#(readinessSummary)",
         "security": [],
         "responses": {
           "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}},
@@ -928,7 +943,7 @@ enum OpenAPIDocument {
     "/metrics": {
       "get": {
         "operationId": "metrics",
-        "summary": "Prometheus text format.",
+        "summary": "\#(metricsSummary)",
         "security": [],
         "responses": {"200": {"description": "Metrics.", "content": {"text/plain": {"schema": {"type": "string"}}}}}
       }

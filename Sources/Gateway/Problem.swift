@@ -117,26 +117,36 @@ extension DiagnosticCode {
     // What can be wrong with a request beyond its body's JSON.
     /// A query parameter the endpoint does not take.
     public static let unknownParameter = DiagnosticCode(rawValue: "unknownParameter")
+    /// A query parameter given more than once.
+    public static let duplicateParameter = DiagnosticCode(rawValue: "duplicateParameter")
     /// `Idempotency-Key` is not 1–255 visible ASCII characters.
     public static let invalidIdempotencyKey = DiagnosticCode(rawValue: "invalidIdempotencyKey")
     /// `links` is empty or longer than a batch may be.
     public static let invalidBatchSize = DiagnosticCode(rawValue: "invalidBatchSize")
     /// An `application/x-ndjson` campaign lists devices in its first line.
     public static let devicesInHeader = DiagnosticCode(rawValue: "devicesInHeader")
+    /// A trusted proxy's `Forwarded` or `X-Forwarded-For` breaks its syntax.
+    public static let invalidForwarding = DiagnosticCode(rawValue: "invalidForwarding")
+    /// A trusted proxy's forwarding header is over 2048 bytes or 32 hops.
+    public static let forwardingTooLarge = DiagnosticCode(rawValue: "forwardingTooLarge")
+    /// `Forwarded` and `X-Forwarded-For` name different hops.
+    public static let conflictingForwarding = DiagnosticCode(rawValue: "conflictingForwarding")
 }
 
 extension DiagnosticDomain {
     /// The top-level `code` of a problem, with its HTTP status.
     public static let problemStatus: [(code: DiagnosticCode, status: Int)] = [
-        (.malformedJSON, 400), (.invalidQuery, 400), (.invalidHeader, 400), (.unauthorized, 401),
+        (.malformedJSON, 400), (.invalidQuery, 400), (.invalidHeader, 400), (.unauthorized, 401), (.foreignRequest, 403),
         (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.campaignFinished, 409), (.bodyTooLarge, 413),
         (.unsupportedMediaType, 415), (.validationFailed, 422), (.confirmationRequired, 422), (.rateLimited, 429),
         (.shuttingDown, 503), (.storageUnavailable, 503), (.overloaded, 503),
-        (.channelsUnavailable, 409), (.apnsRefused, 502), (.apnsUnavailable, 503),
+        (.channelsUnavailable, 409), (.apnsRefused, 502), (.apnsUnavailable, 503), (.upstreamBusy, 503), (.registryFull, 422),
         (.malformedRequest, 400), (.requestLineTooLong, 414), (.headersTooLarge, 431), (.httpVersionNotSupported, 505),
     ]
     public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))
-    public static let request = DiagnosticDomain("request", [.unknownParameter, .invalidIdempotencyKey, .invalidBatchSize, .devicesInHeader])
+    public static let request = DiagnosticDomain("request", [.unknownParameter, .duplicateParameter, .invalidIdempotencyKey, .invalidBatchSize,
+                                                              .devicesInHeader, .foreignHost, .foreignOrigin,
+                                                              .invalidForwarding, .forwardingTooLarge, .conflictingForwarding])
 }
 
 extension Problem {
@@ -189,6 +199,14 @@ extension Problem {
         Problem(status: 429, code: .rateLimited, title: "Too Many Requests",
                 detail: "too many failed authentication attempts from this address; retry in \(retryAfterSeconds) s",
                 headers: [("Retry-After", String(retryAfterSeconds))])
+    }
+
+    /// 400: a trusted proxy's forwarding headers cannot be read exactly, so the client
+    /// is not known; answered rather than guessed.
+    static func forwarding(_ problem: ForwardingProblem) -> Problem {
+        Problem(status: 400, code: .invalidHeader, title: "Bad Request",
+                detail: problem.code == .conflictingForwarding ? problem.detail : "\(problem.header): \(problem.detail)",
+                errors: [Diagnostic(DiagnosticCode(rawValue: problem.code.rawValue), at: .header(problem.header), problem.detail)])
     }
 
     static let overloaded = Problem(status: 503, code: .overloaded, title: "Service Unavailable",

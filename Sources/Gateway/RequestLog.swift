@@ -41,11 +41,15 @@ public final class RequestLog: Sendable {
         public var status: Int
         public var responseBytes: Int
         public var durationMicroseconds: Int
+        /// The client: the TCP peer, or the address a trusted proxy forwarded for (`client`).
         public var remoteAddress: String
+        /// The TCP peer when it is not the client (a trusted proxy): `peer`.
+        public var peer: String?
 
         public init(time: Double, requestID: String, clientRequestID: String? = nil, keyName: String?, method: String,
                     path: String, query: [(name: String, value: String)] = [], userAgent: String? = nil, status: Int,
-                    responseBytes: Int = 0, durationMicroseconds: Int, remoteAddress: String, app: String? = nil) {
+                    responseBytes: Int = 0, durationMicroseconds: Int, remoteAddress: String, app: String? = nil,
+                    peer: String? = nil) {
             self.time = time
             self.requestID = requestID
             self.clientRequestID = clientRequestID
@@ -59,6 +63,7 @@ public final class RequestLog: Sendable {
             self.responseBytes = responseBytes
             self.durationMicroseconds = durationMicroseconds
             self.remoteAddress = remoteAddress
+            self.peer = peer
         }
     }
 
@@ -141,13 +146,16 @@ public final class RequestLog: Sendable {
             w.member("key", orNull: entry.keyName)
             w.member("app", orNull: entry.app)
             w.member("method", TextSafety.clipped(entry.method, maxBytes: 64))
-            w.member("path", TextSafety.clipped(RequestLog.redactedPath(entry.path), maxBytes: 2048))
-            w.member("query", RequestLog.redactedQuery(entry.query))
+            // Escaped visibly, as `client_request_id` is: JSON's own escapes would decode
+            // back to the raw ESC, CR/LF or bidi control (`jq -r .path`).
+            w.member("path", TextSafety.clipped(TextSafety.escapedForDisplay(RequestLog.redactedPath(entry.path)), maxBytes: 2048))
+            w.member("query", TextSafety.clipped(TextSafety.escapedForDisplay(RequestLog.redactedQuery(entry.query)), maxBytes: 1024))
             w.member("status", entry.status)
             w.member("bytes", entry.responseBytes)
             w.member("duration_us", entry.durationMicroseconds)
-            w.member("remote", entry.remoteAddress)
-            w.member("user_agent", orNull: entry.userAgent.map { TextSafety.clipped($0, maxBytes: 256) })
+            w.member("client", TextSafety.clipped(entry.remoteAddress, maxBytes: 256))
+            if let peer = entry.peer { w.member("peer", peer) }
+            w.member("user_agent", orNull: entry.userAgent.map { TextSafety.clipped(TextSafety.escapedForDisplay($0), maxBytes: 256) })
         }
         w.raw("\n")
         return w.bytes
@@ -170,7 +178,8 @@ public final class RequestLog: Sendable {
         line += field("status", String(entry.status))
         line += field("bytes", String(entry.responseBytes))
         line += field("duration_us", String(entry.durationMicroseconds))
-        line += field("remote", entry.remoteAddress)
+        line += field("client", TextSafety.clipped(entry.remoteAddress, maxBytes: 256))
+        if let peer = entry.peer { line += field("peer", peer) }
         if let agent = entry.userAgent { line += field("user_agent", TextSafety.clipped(agent, maxBytes: 256)) }
         return Array((line + "\n").utf8)
     }

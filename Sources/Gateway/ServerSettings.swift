@@ -7,12 +7,20 @@ public struct ServerSettings: Sendable {
     public var shutdownDeadlineSeconds: Double
     public var apiKeys: [APIKey]
     public var defaultRateLimit: RateLimit?
+    /// Failed authentication attempts allowed per client address before wrong keys are
+    /// answered 429.
+    public var failedAuthenticationLimit = GatewayService.authFailureLimit
     /// Where the JSON request log goes: "stderr" (default), "stdout" or "off".
     public var requestLog: String
     /// Every log line as one JSON object (default) or as text.
     public var logFormat: RequestLog.Format = .json
     /// Lines below this level are not written (requests: 5xx error, 4xx warn, else info).
     public var logLevel: RequestLog.Level = .info
+    /// `/metrics` and `/readyz` name every app, key id and upstream URL: with this (and
+    /// keys configured) they need an admin key, like the rest of the API.
+    public var privateProbes = false
+    /// Peers whose `Forwarded` / `X-Forwarded-For` name the client (default none).
+    public var trustedProxies: TrustedProxies = .none
 
     public init(http: HTTPServerConfiguration = HTTPServerConfiguration(), shutdownDeadlineSeconds: Double = 10,
                 apiKeys: [APIKey] = [], defaultRateLimit: RateLimit? = nil, requestLog: String = "stderr") {
@@ -24,8 +32,8 @@ public struct ServerSettings: Sendable {
     }
 
     public static let keys = ["listen", "maxBodyBytes", "connectionLimit", "perIPConnectionLimit",
-                              "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "shutdownDeadlineSeconds",
-                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel"]
+                              "connectionTimeoutSeconds", "threads", "workers", "workerQueue", "upstreamWorkers", "upstreamQueue", "shutdownDeadlineSeconds",
+                              "apiKeys", "rateLimit", "requestLog", "logFormat", "logLevel", "privateProbes", "trustedProxies", "failedAuthenticationLimit"]
 
     /// Reads the section into `reader` (absent: the defaults); every problem is collected.
     public init(_ json: JSON?, reader: inout ConfigReader, at path: JSONPath = JSONPath.root.appending("server")) {
@@ -46,6 +54,8 @@ public struct ServerSettings: Sendable {
         http.threads = integer("threads", 1...256, http.threads)
         http.workers = integer("workers", 1...256, http.workers)
         http.workerQueue = integer("workerQueue", 0...100_000, http.workerQueue)
+        http.upstreamWorkers = integer("upstreamWorkers", 1...256, http.upstreamWorkers)
+        http.upstreamQueue = integer("upstreamQueue", 0...100_000, http.upstreamQueue)
         shutdownDeadlineSeconds = reader.number(object, "shutdownDeadlineSeconds", at: path, in: 0...3600,
                                                 default: shutdownDeadlineSeconds) ?? shutdownDeadlineSeconds
         requestLog = reader.choice(object, "requestLog", at: path, ["stderr", "stdout", "off"], default: requestLog)
@@ -53,12 +63,56 @@ public struct ServerSettings: Sendable {
                                                               default: logFormat.rawValue)) ?? logFormat
         logLevel = RequestLog.Level(rawValue: reader.choice(object, "logLevel", at: path, RequestLog.Level.allCases.map(\.rawValue),
                                                             default: logLevel.rawValue)) ?? logLevel
+        privateProbes = reader.bool(object, "privateProbes", at: path, default: privateProbes)
         if object["rateLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: path.appending("rateLimit"))) }) {
             defaultRateLimit = Self.readRateLimit(object["rateLimit"], reader: &reader, at: path.appending("rateLimit"))
         }
-        if let keys = reader.json(object, "apiKeys", at: path) {
+        let failedPath = path.appending("failedAuthenticationLimit")
+        if object["failedAuthenticationLimit"] != nil || reader.environment.keys.contains(where: { $0.hasPrefix(ConfigReader.variableName(for: failedPath)) }) {
+            failedAuthenticationLimit = Self.readRateLimit(object["failedAuthenticationLimit"], reader: &reader, at: failedPath) ?? failedAuthenticationLimit
+        }
+        if let keys = reader.json(object, "apiKeys", at: path, secret: true) {
             apiKeys = Self.readKeys(keys, reader: &reader, at: path.appending("apiKeys"))
         }
+        let proxiesPath = path.appending("trustedProxies")
+        if let proxies = reader.json(object, "trustedProxies", at: path) {
+            trustedProxies = Self.readTrustedProxies(proxies, reader: &reader, at: proxiesPath)
+        } else {
+            reader.record(proxiesPath, .array([]), origin: .defaultValue)
+        }
+    }
+
+    /// `["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"]`: each an IPv4 or IPv6 address or a
+    /// CIDR range whose bits past the prefix are zero; no repeats.
+    static func readTrustedProxies(_ setting: ConfigReader.Setting<JSON>, reader: inout ConfigReader, at path: JSONPath) -> TrustedProxies {
+        guard let items = setting.value.arrayValue else {
+            reader.report(.wrongType, at: setting.location,
+                          "expected an array of addresses and CIDR ranges (\"10.0.0.0/8\", \"2001:db8::/32\"), found \(setting.value.kindDescription)")
+            return .none
+        }
+        // Values from the variable are blamed on the variable.
+        func place(_ i: Int) -> DiagnosticLocation { setting.origin == .file ? reader.location(path.appending(index: i)) : setting.location }
+        var ranges: [IPAddressRange] = []
+        for (i, item) in items.enumerated() {
+            guard let text = item.stringValue else {
+                reader.report(.wrongType, at: place(i), "item \(i): expected an address or CIDR range as a string, found \(item.kindDescription)")
+                continue
+            }
+            switch IPAddressRange.parse(text) {
+            case .failure(let error):
+                reader.report(.invalidValue, at: place(i), "item \(i): \(error.message) (expected an IPv4 or IPv6 address or CIDR range, e.g. \"10.0.0.0/8\" or \"2001:db8::/32\")")
+            case .success(let range) where range.prefixBits == 0 || range.prefixBits == 96 && range.base.isIPv4:
+                reader.report(.invalidValue, at: place(i), "item \(i): \(range) trusts every address, so any client could name its own; list the proxies' addresses")
+            case .success(let range):
+                if ranges.contains(range) {
+                    reader.report(.invalidValue, at: place(i), "item \(i): \(range) is listed twice")
+                } else {
+                    ranges.append(range)
+                }
+            }
+        }
+        reader.record(path, .array(ranges.map { .string($0.description) }), origin: setting.origin)
+        return TrustedProxies(ranges)
     }
 
     /// Why the server must not start as configured: a non-loopback address with no keys.

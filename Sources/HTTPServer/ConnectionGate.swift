@@ -47,6 +47,11 @@ final class ConnectionGate: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Sockets other threads hand back to be drained and closed (`drainThenClose`).
     private let handedBack = Mutex<[Int32]>([])
+    /// Kept-alive connections libmicrohttpd serves that are waiting for their next
+    /// request head, with the time it must have arrived by (`awaitHead`). The lock is
+    /// held while a late one is shut down, and libmicrohttpd's close notification takes
+    /// it too (`forgetHead`), so a descriptor is never shut down after it was closed.
+    private let laterHeads = Mutex<[Int32: Double]>([:])
 
     /// Takes ownership of `listenFD` (bound and listening).
     init(listenFD: Int32, limits: Limits, check: RequestHeadCheck,
@@ -113,6 +118,30 @@ final class ConnectionGate: @unchecked Sendable {
         _ = write(wakeFD, &one, 8)
     }
 
+    /// A kept-alive connection finished a request: its next head must arrive whole within
+    /// the seconds the first head had. libmicrohttpd's own timeout is an idle timeout,
+    /// which a client sending one byte a second never reaches. Any thread.
+    func awaitHead(_ fd: Int32) {
+        let deadline = SystemClock().monotonicSeconds() + Double(limits.headSeconds)
+        laterHeads.withLock { $0[fd] = deadline }
+    }
+
+    /// The awaited head arrived, or the connection is closing (libmicrohttpd's threads).
+    func forgetHead(_ fd: Int32) {
+        _ = laterHeads.withLock { $0.removeValue(forKey: fd) }
+    }
+
+    /// Shuts down connections whose awaited head is late; libmicrohttpd then reads the end
+    /// of the stream and closes them (and the unfinished request is logged there).
+    private func expireLaterHeads(now: Double) {
+        laterHeads.withLock { heads in
+            for (fd, deadline) in heads where deadline <= now {
+                shutdown(fd, Int32(SHUT_RDWR))
+                heads[fd] = nil
+            }
+        }
+    }
+
     private func add(_ fd: Int32, events: UInt32) {
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
         _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
@@ -138,6 +167,7 @@ final class ConnectionGate: @unchecked Sendable {
                 }
             }
             expire(now: now)
+            expireLaterHeads(now: now)
         }
         close(listenFD)
         for fd in waiting.keys { close(fd) }

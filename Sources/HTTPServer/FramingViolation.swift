@@ -19,6 +19,7 @@ public struct FramingViolation: Error, Sendable, Equatable {
         case duplicateHost
         case missingHost
         case duplicateAuthorization
+        case duplicateIdempotencyKey
         case tooManyQueryParameters
         case malformedChunk
 
@@ -51,6 +52,7 @@ public struct FramingViolation: Error, Sendable, Equatable {
         case .duplicateContentLength, .invalidContentLength: "Content-Length"
         case .duplicateHost, .missingHost: "Host"
         case .duplicateAuthorization: "Authorization"
+        case .duplicateIdempotencyKey: "Idempotency-Key"
         default: nil
         }
     }

@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     public var remoteAddress: String
+    /// The port the server listens on (0: not known, e.g. a request made in-process).
+    public var localPort: Int = 0
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [],
                 headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "") {
@@ -39,11 +41,32 @@ public struct HTTPResponse: Sendable {
     /// For an RFC 9457 problem answer: its top-level `code` and the codes of its
     /// `errors[]`, so the responder can count them without reading the body back.
     public var problemCodes: (code: String, errors: [String])?
+    /// Set on an answer that is not ready yet: the server runs `handOff.work` on its
+    /// upstream pool (waiting for another host) and sends what it returns; status,
+    /// headers and body of this value are not sent.
+    public var handOff: HTTPHandOff?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// An answer made by `work` on the server's upstream pool; `busy` answers instead when
+    /// that pool and its queue are full.
+    public static func handOff(_ work: @escaping @Sendable () -> HTTPResponse,
+                               busy: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        var response = HTTPResponse(status: 503)
+        response.handOff = HTTPHandOff(work: work, busy: busy)
+        return response
+    }
+
+    /// The answer with every hand-off run here, on the calling thread (in-process callers
+    /// and an upstream worker whose work handed off again).
+    public func settled() -> HTTPResponse {
+        var response = self
+        while let handOff = response.handOff { response = handOff.work() }
+        return response
     }
 
     public func header(_ name: String) -> String? {
@@ -52,7 +75,21 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// What answers requests. The server calls it on its worker threads, concurrently.
+/// Work a responder hands to the server's upstream pool: requests that wait on another
+/// host (Apple's channel management API) run there, so they hold neither an I/O thread
+/// nor a worker that ordinary long requests need.
+public struct HTTPHandOff: Sendable {
+    public let work: @Sendable () -> HTTPResponse
+    public let busy: @Sendable () -> HTTPResponse
+
+    public init(work: @escaping @Sendable () -> HTTPResponse, busy: @escaping @Sendable () -> HTTPResponse) {
+        self.work = work
+        self.busy = busy
+    }
+}
+
+/// What answers requests. The server calls it on its I/O and worker threads, concurrently;
+/// an answer may hand the rest of its work to the upstream pool (`HTTPResponse.handOff`).
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse
     /// The answer when a body goes over the limit (the body is not read further).

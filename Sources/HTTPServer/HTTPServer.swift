@@ -31,8 +31,15 @@ public final class HTTPServer: @unchecked Sendable {
         let trim = HeapTrim()
         let pool = try WorkerPool(workers: configuration.workers, queueLimit: configuration.workerQueue,
                                   whenIdle: { trim.runIfWanted() })
+        let upstream: WorkerPool
+        do {
+            upstream = try WorkerPool(workers: configuration.upstreamWorkers, queueLimit: configuration.upstreamQueue, name: "pg-upstream")
+        } catch {
+            pool.stop()
+            throw error
+        }
         let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes, check: check, pool: pool,
-                                    trim: trim)
+                                    upstream: upstream, trim: trim)
         self.context = context
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
         self.contextPointer = contextPointer
@@ -41,6 +48,8 @@ public final class HTTPServer: @unchecked Sendable {
         do {
             listener = try ListeningSocket(host: configuration.host, port: configuration.port)
         } catch {
+            pool.stop()
+            upstream.stop()
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
             throw error
         }
@@ -60,6 +69,7 @@ public final class HTTPServer: @unchecked Sendable {
             64 * 1024)
         guard let started else {
             pool.stop()
+            upstream.stop()
             close(listener.fd)
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
             throw HTTPServerError(code: .startFailed,
@@ -71,6 +81,7 @@ public final class HTTPServer: @unchecked Sendable {
         pg_mhd_set_library_answer_handler(libraryAnswer)
         context.daemonRunning.withLock { $0 = true }
         port = listener.port
+        context.port.store(listener.port, ordering: .releasing)
         let daemonAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started)))
         do {
             gate = try ConnectionGate(
@@ -89,6 +100,7 @@ public final class HTTPServer: @unchecked Sendable {
         } catch {
             MHD_stop_daemon(started)
             pool.stop()
+            upstream.stop()
             close(listener.fd)
             Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
             throw error
@@ -130,6 +142,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Requests waiting for or running on the worker pool.
     public var workerLoad: Int { context.pool.load }
 
+    /// Hand-offs waiting for or running on the upstream pool.
+    public var upstreamLoad: Int { context.upstream.load }
+
     /// Heap trims done so far (one after each quiet spell that follows big requests).
     public var heapTrims: Int { context.trim.count.load(ordering: .relaxed) }
 
@@ -152,6 +167,7 @@ public final class HTTPServer: @unchecked Sendable {
             context.daemonRunning.withLock { $0 = false }
             MHD_stop_daemon(daemon)
             context.pool.stop()
+            context.upstream.stop()
         }
     }
 }
@@ -162,8 +178,12 @@ final class ServerContext: Sendable {
     let maxBodyBytes: Int
     let check: RequestHeadCheck
     let pool: WorkerPool
+    /// Where hand-offs run (`HTTPResponse.handOff`): work that waits on another host.
+    let upstream: WorkerPool
     let inFlight = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
+    /// The listening port, for `HTTPRequest.localPort` (set once the socket is bound).
+    let port = Atomic<Int>(0)
     /// Bodies from this size up are followed by a heap trim.
     static let bigBodyBytes = 256 * 1024
     let trim: HeapTrim
@@ -174,8 +194,10 @@ final class ServerContext: Sendable {
     /// Requests on the pool; `closing` once a stop has begun (no new ones then).
     private let suspended = Mutex<(jobs: [ObjectIdentifier: SuspendedRequest], closing: Bool)>(([:], false))
 
-    init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck, pool: WorkerPool, trim: HeapTrim) {
+    init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck, pool: WorkerPool, upstream: WorkerPool,
+         trim: HeapTrim) {
         self.trim = trim
+        self.upstream = upstream
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
         self.check = check
@@ -185,6 +207,24 @@ final class ServerContext: Sendable {
     /// Suspends the connection and hands the request to the pool; a full pool answers
     /// `overloaded` at once (the connection is resumed with it).
     func runOnPool(_ request: HTTPRequest, connection: OpaquePointer) -> SuspendedRequest? {
+        guard let job = suspend(request, connection: connection) else { return nil }
+        let submitted = pool.submit { [self] in
+            guard job.start() else { return }
+            settle(job, with: responder.respond(to: job.request))
+        }
+        if !submitted { finish(job, with: responder.overloaded(request)) }
+        return job
+    }
+
+    /// An answer made on an I/O thread that hands off: the connection is suspended and
+    /// the work goes to the upstream pool. Nil when a stop has begun.
+    func runUpstream(_ handOff: HTTPHandOff, request: HTTPRequest, connection: OpaquePointer) -> SuspendedRequest? {
+        guard let job = suspend(request, connection: connection) else { return nil }
+        submitUpstream(job, handOff)
+        return job
+    }
+
+    private func suspend(_ request: HTTPRequest, connection: OpaquePointer) -> SuspendedRequest? {
         let job = SuspendedRequest(request: request, connection: connection)
         let registered = suspended.withLock { state -> Bool in
             guard !state.closing else { return false }
@@ -193,12 +233,23 @@ final class ServerContext: Sendable {
         }
         guard registered else { return nil }
         MHD_suspend_connection(connection)
-        let submitted = pool.submit { [self] in
-            guard job.start() else { return }
-            finish(job, with: responder.respond(to: job.request))
-        }
-        if !submitted { finish(job, with: responder.overloaded(request)) }
         return job
+    }
+
+    /// A worker's answer: sent, or, when it hands off, queued again on the upstream pool
+    /// (a stop answers it like any queued job until an upstream worker takes it).
+    private func settle(_ job: SuspendedRequest, with response: HTTPResponse) {
+        guard let handOff = response.handOff else { return finish(job, with: response) }
+        guard job.requeue() else { return }
+        submitUpstream(job, handOff)
+    }
+
+    private func submitUpstream(_ job: SuspendedRequest, _ handOff: HTTPHandOff) {
+        let submitted = upstream.submit { [self] in
+            guard job.start() else { return }
+            finish(job, with: handOff.work().settled())
+        }
+        if !submitted { finish(job, with: handOff.busy()) }
     }
 
     func finish(_ job: SuspendedRequest, with response: HTTPResponse, onlyIfQueued: Bool = false) {
@@ -360,7 +411,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         // First call: only the head has arrived.
         state.headSeen = true
         ConnectionState.of(connection)?.phase = .body
-        let request = readHead(connection: connection, url: url, method: method)
+        if let gate = context.gate.withLock({ $0 }) {
+            let fd = pg_mhd_connection_fd(connection)
+            if fd >= 0 { gate.forgetHead(fd) }
+        }
+        var request = readHead(connection: connection, url: url, method: method)
+        request.localPort = context.port.load(ordering: .acquiring)
         state.request = request
         context.inFlight.add(1, ordering: .relaxed)
         let versionText = version.map { String(cString: $0) } ?? ""
@@ -445,11 +501,23 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         state.request.body = []
         return .YES
     }
+    let response = context.responder.respond(to: state.request)
+    if let handOff = response.handOff {
+        // The rest waits on another host: never on this thread.
+        if let job = context.runUpstream(handOff, request: state.request, connection: connection) {
+            state.job = job
+            state.request.body = []
+            return .YES
+        }
+        state.answered = true
+        state.closing = true
+        return queue(context.responder.shuttingDown(state.request), on: connection, closing: true)
+    }
     state.answered = true
-    return queue(context.responder.respond(to: state.request), on: connection, closing: closesAfter(state.request))
+    return queue(response, on: connection, closing: closesAfter(state.request))
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, termination in
     guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil
@@ -467,6 +535,11 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
             } else {
                 connectionState.finishedBytes += Int64(state.headBytes) + Int64(state.bodyBytes)
             }
+        }
+        // The connection stays open for another request: its head gets the first head's deadline.
+        if let connection, termination == .REQUEST_TERMINATED_COMPLETED_OK, state.answered, !state.closing {
+            let fd = pg_mhd_connection_fd(connection)
+            if fd >= 0 { context.gate.withLock { $0 }?.awaitHead(fd) }
         }
         // The body and the answer are freed now: a worker trims the heap once the pool
         // has nothing to do (at once if it is idle already).
@@ -493,6 +566,12 @@ private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection
     } else if code == .CONNECTION_NOTIFY_CLOSED, let pointer = socketContext.pointee {
         let state = Unmanaged<ConnectionState>.fromOpaque(pointer).takeRetainedValue()
         socketContext.pointee = nil
+        // Before libmicrohttpd closes the descriptor (MHD_cleanup_connections, 0.9.75), so
+        // the gate never shuts down a number another connection was given since.
+        if let connection, let gate = state.server.gate.withLock({ $0 }) {
+            let fd = pg_mhd_connection_fd(connection)
+            if fd >= 0 { gate.forgetHead(fd) }
+        }
         // libmicrohttpd closes without an answer, and without any callback, when a later
         // request line has no space or starts with one, and at the idle timeout while a
         // request line is unfinished; the client closing mid-line looks the same. Bytes

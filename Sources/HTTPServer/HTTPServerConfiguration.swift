@@ -14,11 +14,18 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var workers: Int
     /// Long requests that may wait for a worker; one more is answered 503 at once.
     public var workerQueue: Int
+    /// Threads for work handed off to wait on another host (`HTTPResponse.handOff`).
+    public var upstreamWorkers: Int
+    /// Hand-offs that may wait for an upstream worker; one more gets its `busy` answer.
+    public var upstreamQueue: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, maxBodyBytes: Int = 1 << 20,
                 connectionLimit: Int = 1024, perIPConnectionLimit: Int = 256,
-                connectionTimeoutSeconds: Int = 30, threads: Int = 2, workers: Int = 2, workerQueue: Int = 32) {
+                connectionTimeoutSeconds: Int = 30, threads: Int = 2, workers: Int = 2, workerQueue: Int = 32,
+                upstreamWorkers: Int = 4, upstreamQueue: Int = 8) {
         self.workers = workers
+        self.upstreamWorkers = upstreamWorkers
+        self.upstreamQueue = upstreamQueue
         self.workerQueue = workerQueue
         self.host = host
         self.port = port

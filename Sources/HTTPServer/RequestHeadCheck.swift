@@ -179,12 +179,14 @@ public struct RequestHeadCheck: Sendable {
         var encodings: [String] = []
         var hosts = 0
         var authorizations = 0
+        var idempotencyKeys = 0
         for (name, value) in headers {
             switch name {
             case "content-length": lengths.append(value)
             case "transfer-encoding": encodings.append(value)
             case "host": hosts += 1
             case "authorization": authorizations += 1
+            case "idempotency-key": idempotencyKeys += 1
             default: break
             }
         }
@@ -208,6 +210,10 @@ public struct RequestHeadCheck: Sendable {
         }
         if authorizations > 1 {
             return FramingViolation(.duplicateAuthorization, "Authorization appears \(authorizations) times")
+        }
+        // Which one would a retry be matched by? Neither is guessed.
+        if idempotencyKeys > 1 {
+            return FramingViolation(.duplicateIdempotencyKey, "Idempotency-Key appears \(idempotencyKeys) times")
         }
         return nil
     }

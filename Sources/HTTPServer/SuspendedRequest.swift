@@ -1,8 +1,8 @@
 import CMicroHTTPD
 import Synchronization
 
-/// A request running on the worker pool while its libmicrohttpd connection is
-/// suspended. It is resumed exactly once: by the job with its answer, or by a stop with
+/// A request running on the worker pool (or the upstream pool) while its libmicrohttpd
+/// connection is suspended. It is resumed exactly once: by the job with its answer, or by a stop with
 /// `shuttingDown` (a job not yet started then never runs).
 final class SuspendedRequest: Sendable {
     enum Phase: Int { case queued, running, answered }
@@ -21,6 +21,12 @@ final class SuspendedRequest: Sendable {
     /// Called by the worker before running: false if a stop already answered it.
     func start() -> Bool {
         phase.compareExchange(expected: Phase.queued.rawValue, desired: Phase.running.rawValue, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Called by a worker whose answer hands off: the job waits again (for an upstream
+    /// worker); false if a stop already answered it.
+    func requeue() -> Bool {
+        phase.compareExchange(expected: Phase.running.rawValue, desired: Phase.queued.rawValue, ordering: .acquiringAndReleasing).exchanged
     }
 
     /// Sets the answer and resumes the connection, unless it was answered already.

@@ -29,7 +29,7 @@ final class WorkerPool: Sendable {
     private let available = DispatchSemaphore(value: 0)
     private let whenIdle: @Sendable () -> Void
 
-    init(workers: Int, queueLimit: Int, whenIdle: @escaping @Sendable () -> Void = {}) throws(HTTPServerError) {
+    init(workers: Int, queueLimit: Int, name: String = "pg-http", whenIdle: @escaping @Sendable () -> Void = {}) throws(HTTPServerError) {
         self.whenIdle = whenIdle
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
@@ -37,7 +37,7 @@ final class WorkerPool: Sendable {
         for index in 0..<self.workers {
             // Detached: a stop does not wait for a long job; the job's answer is
             // dropped if the server has answered for it already.
-            guard DetachedThread.start(name: "pg-http-\(index)", { [self] in work() }) else {
+            guard DetachedThread.start(name: "\(name)-\(index)", { [self] in work() }) else {
                 stop(threads: started)
                 throw HTTPServerError(code: .startFailed, message: "cannot start the worker threads")
             }

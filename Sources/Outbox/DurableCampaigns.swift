@@ -15,8 +15,13 @@ public struct DurableCampaigns: Sendable {
     public let transactionalMaxDevices: Int
     public let clock: any TimeSource
 
+    /// The Live Activity registry's bounds (`storage.liveActivityTokensPerActivity`, `…PerApp`).
+    public let liveActivityLimits: LiveActivityLimits
+
     public init(storage: any CampaignStorage, dispatcher: Dispatcher, idempotencyRetentionSeconds: Double,
-                transactionalMaxDevices: Int = 100, clock: any TimeSource = SystemClock()) {
+                transactionalMaxDevices: Int = 100, liveActivityLimits: LiveActivityLimits = LiveActivityLimits(),
+                clock: any TimeSource = SystemClock()) {
+        self.liveActivityLimits = liveActivityLimits
         self.storage = storage
         self.dispatcher = dispatcher
         self.idempotencyRetentionSeconds = idempotencyRetentionSeconds

@@ -1,3 +1,4 @@
+import Storage
 import StrictJSON
 import Timing
 
@@ -22,6 +23,12 @@ public struct DurableSettings: Sendable {
         public var idempotencyRetentionSeconds: Double = 24 * 3600
         /// Finished campaigns (their devices, keys and webhook events) are purged after this.
         public var retentionSeconds: Double = 30 * 86_400
+        /// The Live Activity registry's bounds (`liveActivityTokensPerActivity`, `…PerApp`).
+        public var liveActivityLimits = LiveActivityLimits()
+        /// An update token not registered again for this long is removed (an activity
+        /// lives at most 8 hours, and 4 more on the Lock Screen once ended).
+        public var liveActivityTokenRetentionSeconds = Self.defaultLiveActivityTokenRetentionSeconds
+        public static let defaultLiveActivityTokenRetentionSeconds: Double = 24 * 3600
         /// On a shared database, how long one instance holds a webhook batch it is sending
         /// (`webhook.leaseSeconds`): another instance sends that batch only once it expires.
         public var webhookLeaseSeconds: Double = 120
@@ -93,7 +100,8 @@ public struct DurableSettings: Sendable {
     }
 
     public static let storageKeys = ["path", "url", "password", "passwordFile", "poolSize", "synchronous", "busyTimeoutMilliseconds",
-                                     "idempotencyRetentionHours", "retentionDays"]
+                                     "idempotencyRetentionHours", "retentionDays",
+                                     "liveActivityTokensPerActivity", "liveActivityTokensPerApp", "liveActivityTokenRetentionHours"]
     public static let dispatcherKeys = ["inFlight", "claimBatch", "maxAttempts", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
     public static let lanesKeys = ["transactionalMaxDevices"]
     public static let webhookKeys = ["url", "secret", "batchSize", "timeoutSeconds", "retryBaseSeconds", "retryMaxSeconds", "leaseSeconds"]
@@ -112,7 +120,8 @@ public struct DurableSettings: Sendable {
             (url.hasPrefix("postgresql://") || url.hasPrefix("postgres://")) && !url.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F })
                 ? nil : "expected a postgresql:// URL (postgresql://user@host:port/database)"
         }?.value
-        self.storage.password = reader.string(object, "password", at: path, secret: true)?.value
+        // Its file is the setting storage.passwordFile (PUSHGATE_STORAGE_PASSWORD_FILE).
+        self.storage.password = reader.string(object, "password", at: path, secret: true, secretFile: false)?.value
         self.storage.passwordFile = reader.path(object, "passwordFile", at: path)?.value
         if self.storage.password != nil && self.storage.passwordFile != nil {
             reader.report(.conflictingFields, at: path.appending("passwordFile"), "expected either storage.password or storage.passwordFile, not both")
@@ -127,6 +136,16 @@ public struct DurableSettings: Sendable {
         }
         if let days = reader.number(object, "retentionDays", at: path, in: 0.001...36_500, default: self.storage.retentionSeconds / 86_400) {
             self.storage.retentionSeconds = days * 86_400
+        }
+        var limits = self.storage.liveActivityLimits
+        limits.perActivity = reader.integer(object, "liveActivityTokensPerActivity", at: path, in: 1...10_000_000,
+                                            default: limits.perActivity) ?? limits.perActivity
+        limits.perApp = reader.integer(object, "liveActivityTokensPerApp", at: path, in: 1...100_000_000,
+                                       default: limits.perApp) ?? limits.perApp
+        self.storage.liveActivityLimits = limits
+        if let hours = reader.number(object, "liveActivityTokenRetentionHours", at: path, in: 0.001...(24 * 365),
+                                     default: self.storage.liveActivityTokenRetentionSeconds / 3600) {
+            self.storage.liveActivityTokenRetentionSeconds = hours * 3600
         }
 
         path = root.appending("dispatcher")
@@ -158,8 +177,8 @@ public struct DurableSettings: Sendable {
         let secret = reader.string(object, "secret", at: path, secret: true) { secret in
             secret.utf8.count < 16 ? "expected a secret of at least 16 bytes" : nil
         }
-        if secret == nil, object["secret"] == nil, reader.environment[secretVariable] == nil {
-            reader.report(.missing, at: path.appending("secret"), "expected a secret of at least 16 bytes (or set \(secretVariable))")
+        if secret == nil, object["secret"] == nil, reader.environment[secretVariable] == nil, reader.environment[secretVariable + "_FILE"] == nil {
+            reader.report(.missing, at: path.appending("secret"), "expected a secret of at least 16 bytes (or set \(secretVariable) or \(secretVariable)_FILE)")
         }
         var hook = Webhook(url: url?.value ?? "", secret: secret?.value ?? "")
         hook.batchSize = reader.integer(object, "batchSize", at: path, in: 1...10_000, default: hook.batchSize) ?? hook.batchSize

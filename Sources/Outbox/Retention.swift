@@ -5,7 +5,8 @@ import Synchronization
 import Timing
 
 /// Purges finished campaigns older than `storage.retentionDays` — their device rows,
-/// counts, idempotency keys and webhook events; dead-token records stay — and gives the
+/// counts, idempotency keys and webhook events; dead-token records stay — and Live
+/// Activity update tokens not registered again for `storage.liveActivityTokenRetentionHours`, and gives the
 /// freed pages back (SQLite's incremental vacuum; on PostgreSQL autovacuum makes the space
 /// reusable, and there is nothing to give back). Everything goes in small transactions with a
 /// pause between them, so intake and the dispatcher never wait on it for more than one
@@ -20,10 +21,14 @@ public final class Retention: Sendable {
         public var batchPages: Int
         /// Between two transactions: the write lock is free for everyone else.
         public var pauseSeconds: Double
+        /// Live Activity update tokens last registered longer ago than this are removed.
+        public var liveActivityTokenRetentionSeconds: Double
 
         public init(retentionSeconds: Double = 30 * 86_400, intervalSeconds: Double = 300, batchRows: Int = 1000,
-                    batchPages: Int = 256, pauseSeconds: Double = 0.005) {
+                    batchPages: Int = 256, pauseSeconds: Double = 0.005,
+                    liveActivityTokenRetentionSeconds: Double = DurableSettings.Storage.defaultLiveActivityTokenRetentionSeconds) {
             self.retentionSeconds = retentionSeconds
+            self.liveActivityTokenRetentionSeconds = liveActivityTokenRetentionSeconds
             self.intervalSeconds = intervalSeconds
             self.batchRows = max(1, batchRows)
             self.batchPages = max(1, batchPages)
@@ -35,12 +40,15 @@ public final class Retention: Sendable {
     public struct Pass: Sendable, Equatable {
         public var campaigns = 0
         public var deliveries = 0
+        /// Live Activity update tokens removed.
+        public var liveActivityTokens = 0
         public var pagesReclaimed = 0
         public var transactions = 0
 
         /// The log line of a pass that purged something.
         public func summary(reclaimsFreePages: Bool) -> String {
-            "pushgate: retention: purged \(campaigns) finished campaigns (\(deliveries) device rows), "
+            "pushgate: retention: purged \(campaigns) finished campaigns (\(deliveries) device rows)"
+                + (liveActivityTokens > 0 ? " and \(liveActivityTokens) Live Activity update tokens" : "") + ", "
                 + (reclaimsFreePages ? "\(pagesReclaimed) pages given back" : "their space reused by PostgreSQL's autovacuum")
         }
     }
@@ -67,7 +75,7 @@ public final class Retention: Sendable {
         let running = DetachedThread.start(name: "pg-retention") { [self] in
             while !stopping.load(ordering: .relaxed) {
                 let pass = runOnce()
-                if pass.campaigns > 0 { log(pass.summary(reclaimsFreePages: storage.reclaimsFreePages)) }
+                if pass.campaigns > 0 || pass.liveActivityTokens > 0 { log(pass.summary(reclaimsFreePages: storage.reclaimsFreePages)) }
                 _ = wakeup.wait(timeout: .now() + options.intervalSeconds)
             }
             loopEnded.signal()
@@ -100,7 +108,15 @@ public final class Retention: Sendable {
                 guard progress.more else { break }
                 pause()
             }
-            guard pass.deliveries > 0 || pass.campaigns > 0, storage.reclaimsFreePages else { return pass }
+            let tokenCutoff = Int64(((clock.wallSeconds() - options.liveActivityTokenRetentionSeconds) * 1000).rounded(.down))
+            while !stopping.load(ordering: .relaxed) {
+                let removed = try storage.purgeLiveActivityTokens(registeredBeforeMilliseconds: tokenCutoff, limit: options.batchRows)
+                pass.transactions += 1
+                pass.liveActivityTokens += removed
+                guard removed >= options.batchRows else { break }
+                pause()
+            }
+            guard pass.deliveries > 0 || pass.campaigns > 0 || pass.liveActivityTokens > 0, storage.reclaimsFreePages else { return pass }
             while !stopping.load(ordering: .relaxed) {
                 let given = try storage.reclaimFreePages(maxPages: options.batchPages)
                 pass.transactions += 1

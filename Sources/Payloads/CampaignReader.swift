@@ -91,6 +91,11 @@ public enum CampaignReader {
         if let id = r.plainString(object, "collapse_id", at: root) {
             if id.utf8.count > maxCollapseIdBytes {
                 r.problem(.collapseIdTooLong, at: root.appending("collapse_id"), "is \(id.utf8.count) bytes; APNs allows at most \(maxCollapseIdBytes)")
+            } else if let edge = [id.unicodeScalars.first, id.unicodeScalars.last].compactMap({ $0 }).first(where: TextSafety.isWhitespace) {
+                // An HTTP field value has no whitespace at its ends: libcurl drops or trims
+                // it, and the preview would show an apns-collapse-id APNs never gets.
+                r.problem(.invalidValue, at: root.appending("collapse_id"),
+                          "starts or ends with whitespace (\(TextSafety.quoted(edge))), which an HTTP header value cannot carry; APNs would not get it as written")
             } else { c.collapseId = id }
         }
         c.threadId = r.plainString(object, "thread_id", at: root)

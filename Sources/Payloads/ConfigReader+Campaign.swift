@@ -21,13 +21,17 @@ extension ConfigReader {
     /// A string member that must not be empty and must hold no control or invisible
     /// characters (it may end up in an HTTP header or on a lock screen).
     mutating func plainString(_ object: JSONObject, _ key: String, at section: JSONPath) -> String? {
-        string(object, key, at: section) { s in
-            if s.isEmpty { return "must not be empty" }
-            if let bad = s.unicodeScalars.first(where: TextSafety.isUnsafe) {
-                return "contains the control or invisible character \(TextSafety.quoted(bad))"
-            }
-            return nil
-        }?.value
+        string(object, key, at: section, validate: Self.plainTextProblem)?.value
+    }
+
+    /// Why `text` is not plain text (OpenAPI's `PlainText`): empty, or a control or
+    /// invisible character; nil when it is.
+    static func plainTextProblem(_ text: String) -> String? {
+        if text.isEmpty { return "must not be empty" }
+        if let bad = text.unicodeScalars.first(where: TextSafety.isUnsafe) {
+            return "contains the control or invisible character \(TextSafety.quoted(bad))"
+        }
+        return nil
     }
 
     /// Apple writes these flags as 0/1; people write true/false. Both are accepted.

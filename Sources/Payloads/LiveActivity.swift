@@ -196,6 +196,12 @@ enum LiveActivityRules {
                 problems.append(PayloadError(.conflictingFields, at: alertRoot.appending(key),
                                              "give the \(key) as text or as a loc-key, not both"))
             }
+            // ActivityKit's AlertConfiguration shows one short line: plain text (OpenAPI's PlainText).
+            for (key, text) in [("title", alert.title), ("body", alert.body)] {
+                if let text, let why = ConfigReader.plainTextProblem(text) {
+                    problems.append(PayloadError(.invalidValue, at: alertRoot.appending(key), "a Live Activity alert's \(key) is plain text: it \(why)"))
+                }
+            }
         }
         if hasAlert && (!hasTitle || !hasBody) {
             problems.append(PayloadError(.liveActivityRequiresMember, at: alertPath,

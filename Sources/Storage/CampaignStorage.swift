@@ -75,8 +75,15 @@ public protocol CampaignStorage: ProviderTokenStorage {
     /// Dead tokens of `app` (nil: of every app).
     func deadTokens(app: String?, sinceMilliseconds: Int64, after: (Int64, String)?, limit: Int) throws(StorageError) -> [DeadToken]
     /// Records an app's Live Activity token (push-to-start, or an activity's update token),
-    /// registering it as `registerToken` does (a dead token reported again lives again).
-    func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds: Int64) throws(StorageError) -> DeadToken?
+    /// registering it as `registerToken` does (a dead token reported again lives again),
+    /// unless it is new to the activity (or the app) and that one has `limits` tokens
+    /// already. A token reported again only has its time renewed, full or not.
+    func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds: Int64,
+                                   limits: LiveActivityLimits) throws(StorageError) -> LiveActivityRegistration
+    /// Removes up to `limit` update tokens last registered before `cutoff` (the retention
+    /// of `storage.liveActivityTokenRetentionHours`); returns how many. Push-to-start
+    /// tokens, and dead-or-alive records, stay.
+    func purgeLiveActivityTokens(registeredBeforeMilliseconds cutoff: Int64, limit: Int) throws(StorageError) -> Int
     /// Removes `app`'s registered Live Activity token (the app says ActivityKit replaced
     /// it). Returns whether it was registered. Its dead-or-alive record stays.
     func forgetLiveActivityToken(app: String, token: String) throws(StorageError) -> Bool
@@ -107,6 +114,12 @@ extension CampaignStorage {
 
     public func campaigns(limit: Int, before seq: Int64?, owner: String?) throws(StorageError) -> [CampaignSummary] {
         try campaigns(limit: limit, before: seq, owner: owner, app: nil)
+    }
+
+    /// With no limits: the dead-token record the registration revived, if any.
+    public func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds time: Int64) throws(StorageError) -> DeadToken? {
+        if case .registered(let revived) = try registerLiveActivityToken(token, atMilliseconds: time, limits: .unlimited) { return revived }
+        return nil
     }
 
     public func registerToken(_ token: String, atMilliseconds time: Int64) throws(StorageError) -> DeadToken? {

@@ -568,3 +568,31 @@ public struct LiveActivityToken: Sendable, Equatable {
         self.activity = activity
     }
 }
+
+/// How many Live Activity tokens the registry keeps: a client that reports tokens without
+/// end is refused past these, so the table and the campaigns sent by activity stay bounded.
+public struct LiveActivityLimits: Sendable, Equatable {
+    /// Update tokens one activity may have (its devices).
+    public var perActivity: Int
+    /// Tokens, push-to-start and update, one app may have.
+    public var perApp: Int
+
+    public static let defaultPerActivity = 1000
+    public static let defaultPerApp = 100_000
+    public static let unlimited = LiveActivityLimits(perActivity: .max, perApp: .max)
+
+    public init(perActivity: Int = Self.defaultPerActivity, perApp: Int = Self.defaultPerApp) {
+        self.perActivity = max(1, perActivity)
+        self.perApp = max(1, perApp)
+    }
+}
+
+/// What became of a reported Live Activity token.
+public enum LiveActivityRegistration: Sendable, Equatable {
+    /// Kept; with the dead-token record it revived, if any.
+    case registered(revived: DeadToken?)
+    /// Not kept: the activity has `LiveActivityLimits.perActivity` update tokens already.
+    case activityFull(limit: Int)
+    /// Not kept: the app has `LiveActivityLimits.perApp` tokens already.
+    case appFull(limit: Int)
+}

@@ -15,6 +15,11 @@
 /// the file. Strings are taken as written; numbers and booleans are parsed; a setting that
 /// is an array or an object takes JSON text.
 ///
+/// A secret (a setting read with `secret: true`) may instead come from a file named by its
+/// variable plus `_FILE` (`PUSHGATE_WEBHOOK_SECRET_FILE`): the file's text, one final
+/// newline dropped, as systemd credentials and container secrets provide it. Setting both
+/// variables is an error; so is a file that cannot be read, or is not UTF-8.
+///
 /// Every value read is recorded with where it came from, so `pushgate config print` can
 /// show the effective configuration (defaults included, secrets redacted).
 public struct ConfigReader: Sendable {
@@ -62,12 +67,18 @@ public struct ConfigReader: Sendable {
     public private(set) var entries: [Entry] = []
     /// Every variable a setting looked for, set or not.
     public private(set) var consulted: Set<String> = []
+    /// Reads the file a secret's `…_FILE` variable names (this module does no I/O): its
+    /// bytes, or the problem located at `location`. nil: such variables are not read.
+    public typealias FileReader = @Sendable (_ path: String, _ location: DiagnosticLocation) -> Result<[UInt8], Diagnostic>
+    private let readFile: FileReader?
 
-    /// The gateway configuration in `file`, with overrides from `environment`.
-    public init(file: String, environment: [String: String] = [:]) {
+    /// The gateway configuration in `file`, with overrides from `environment`; `readFile`
+    /// reads the files secrets' `…_FILE` variables name.
+    public init(file: String, environment: [String: String] = [:], readFile: FileReader? = nil) {
         self.file = file
         self.folder = Self.directory(of: file)
         self.environment = environment
+        self.readFile = readFile
         isConfiguration = true
         inFile = true
     }
@@ -78,6 +89,7 @@ public struct ConfigReader: Sendable {
         self.file = file ?? ""
         self.folder = file.map(Self.directory(of:)) ?? "."
         environment = [:]
+        readFile = nil
         isConfiguration = false
         inFile = file != nil
     }
@@ -120,6 +132,60 @@ public struct ConfigReader: Sendable {
         let variable = Self.overridingVariable(for: path)
         if let variable { consulted.insert(variable) }
         return variable
+    }
+
+    /// What the environment says for the setting at `path`.
+    enum Override {
+        /// No variable: the file's value or the default.
+        case none
+        /// The text and the variable it came from (for a secret, maybe its `_FILE`).
+        case text(String, variable: String)
+        /// A variable was set but gave no value (its problem is reported).
+        case failed
+    }
+
+    /// The setting's variable, or for a secret (`secretFile`) the file its `_FILE` variable names.
+    mutating func override(_ path: JSONPath, secretFile: Bool) -> Override {
+        guard let variable = consult(path) else { return .none }
+        let fileVariable = variable + "_FILE"
+        guard secretFile, readFile != nil else {
+            return environment[variable].map { .text($0, variable: variable) } ?? .none
+        }
+        consulted.insert(fileVariable)
+        switch (environment[variable], environment[fileVariable]) {
+        case (nil, nil): return .none
+        case (let text?, nil): return .text(text, variable: variable)
+        case (_?, _?):
+            report(.conflictingFields, at: .environment(fileVariable), "expected either \(variable) or \(fileVariable), not both")
+            return .failed
+        case (nil, let name?):
+            return secret(inFile: name, variable: fileVariable).map { .text($0, variable: fileVariable) } ?? .failed
+        }
+    }
+
+    /// The text of the secret file `name` (relative to the working directory, as every path
+    /// from the environment), one final newline dropped; nil after reporting why not.
+    private mutating func secret(inFile name: String, variable: String) -> String? {
+        guard let readFile else { return nil }
+        guard !name.isEmpty else {
+            report(.invalidValue, at: .environment(variable), "expected the path of the file holding the secret, found an empty value")
+            return nil
+        }
+        switch readFile(name, .environment(variable)) {
+        case .failure(let problem):
+            diagnostics.append(problem)
+            return nil
+        case .success(var bytes):
+            if bytes.last == 0x0A {
+                bytes.removeLast()
+                if bytes.last == 0x0D { bytes.removeLast() }
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                report(.invalidValue, at: .environment(variable), "the file \(TextSafety.quoted(name)) is not UTF-8 text")
+                return nil
+            }
+            return text
+        }
     }
 
     /// A variable in a settings namespace (`PUSHGATE_SERVER_…`) that no setting read is a
@@ -278,28 +344,37 @@ public struct ConfigReader: Sendable {
     }
 
     /// The raw value from the environment (JSON text) or the file, for settings that are
-    /// arrays or objects. Nothing is recorded: the caller records what it made of it.
-    public mutating func json(_ object: JSONObject, _ key: String, at section: JSONPath) -> Setting<JSON>? {
+    /// arrays or objects (`secret`: its variable may name a file, see above). Nothing is
+    /// recorded: the caller records what it made of it.
+    public mutating func json(_ object: JSONObject, _ key: String, at section: JSONPath, secret: Bool = false) -> Setting<JSON>? {
         let path = section.appending(key)
-        if let variable = consult(path), let text = environment[variable] {
+        switch override(path, secretFile: secret) {
+        case .failed: return nil
+        case .text(let text, let variable):
             do {
                 return Setting(value: try JSONParser(maxDepth: 16).parse(text), location: .environment(variable), origin: .environment(variable))
             } catch {
                 report(error.code.diagnosticCode, at: .environment(variable), "expected JSON text: \(error.description)")
                 return nil
             }
+        case .none:
+            return object[key].map { Setting(value: $0, location: location(path), origin: .file) }
         }
-        return object[key].map { Setting(value: $0, location: location(path), origin: .file) }
     }
 
     // MARK: typed settings
 
-    /// A string setting; `validate` returns why a value is refused (`invalidValue`).
+    /// A string setting; `validate` returns why a value is refused (`invalidValue`). A
+    /// `secret` is redacted in `config print` and, unless `secretFile` is false (a setting
+    /// whose own name ends in `File` took its `_FILE` variable), may come from a file.
     public mutating func string(_ object: JSONObject, _ key: String, at section: JSONPath, default fallback: String? = nil,
-                                secret: Bool = false, validate: (String) -> String? = { _ in nil }) -> Setting<String>? {
+                                secret: Bool = false, secretFile: Bool = true,
+                                validate: (String) -> String? = { _ in nil }) -> Setting<String>? {
         let path = section.appending(key)
         let found: Setting<String>
-        if let variable = consult(path), let text = environment[variable] {
+        let override = override(path, secretFile: secret && secretFile)
+        if case .failed = override { return nil }
+        if case .text(let text, let variable) = override {
             found = Setting(value: text, location: .environment(variable), origin: .environment(variable))
         } else if let json = object[key] {
             guard case .string(let text) = json else {

@@ -117,12 +117,14 @@ struct DurableAssembly {
             },
             // Each campaign goes out with its app's credentials, in its environment.
             senders: { message in fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun) })
-        let retention = Retention(storage: storage, options: .init(retentionSeconds: settings.storage.retentionSeconds),
+        let retention = Retention(storage: storage, options: .init(retentionSeconds: settings.storage.retentionSeconds,
+                                                                   liveActivityTokenRetentionSeconds: settings.storage.liveActivityTokenRetentionSeconds),
                                   log: log)
         return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook, retention: retention,
                                campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
                                                            idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds,
-                                                           transactionalMaxDevices: settings.lanes.transactionalMaxDevices))
+                                                           transactionalMaxDevices: settings.lanes.transactionalMaxDevices,
+                                                           liveActivityLimits: settings.storage.liveActivityLimits))
     }
 
     /// `mkdir -p` of the folder a file goes in (the shipped `var/` does not exist in a fresh clone).

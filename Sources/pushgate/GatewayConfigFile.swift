@@ -56,7 +56,7 @@ struct GatewayConfig {
     /// The configuration (nil when the file itself cannot be read as JSON) and every
     /// problem found.
     static func read(path: String, environment: [String: String]) -> (GatewayConfig?, ConfigReader) {
-        var reader = ConfigReader(file: path, environment: environment)
+        var reader = ConfigReader(file: path, environment: environment, readFile: readSecretFile)
         let json: JSON
         switch readFile(path, limit: 1 << 20, at: .file(path, at: .root)) {
         case .failure(let problem):
@@ -151,6 +151,11 @@ struct GatewayConfig {
         guard apps.count == declared.count, !apps.isEmpty else { return (nil, reader) }
         return (GatewayConfig(source: path, apps: apps, apns: apns, server: server, durable: durable,
                               sendGuard: SendGuard(confirmAbove: confirmAbove), reader: reader), reader)
+    }
+
+    /// A secret's file (`PUSHGATE_…_FILE`): at most 1 MiB, like the configuration.
+    static let readSecretFile: ConfigReader.FileReader = { path, location in
+        readFile(path, limit: 1 << 20, at: location, expected: "a file holding the secret")
     }
 
     /// The route table a `routes` setting names, or nil with its problems reported.

@@ -12,7 +12,7 @@ enum HashKeyCommand {
     static let command = Command(
         CommandDeclaration(path: ["hash-key"], summary: "print the SHA-256 of an API key for the configuration",
                            forms: ["[KEY]", "< FILE"],
-                           positionals: [Positional("KEY", "the key (at least 16 bytes); when left out, the first line of standard input")],
+                           positionals: [Positional("KEY", "the key (room for 128 random bits: 32 hex digits, 22 base64 characters); when left out, the first line of standard input")],
                            notes: ["A key that starts with - goes after --: pushgate hash-key -- -KEY."]),
         run: run)
 
@@ -27,8 +27,8 @@ enum HashKeyCommand {
             case .failure(let error): return args.fail("cannot read standard input: \(error.message)")
             }
         }
-        guard key.utf8.count >= 16 else {
-            return args.fail("a key must be at least 16 bytes; use a random one (e.g. openssl rand -hex 32)")
+        if let weakness = APIKeyring.weakness(key) {
+            return args.fail(weakness)
         }
         Output.line(APIKeyring.hash(key))
         return ExitStatus.ok

@@ -56,7 +56,7 @@ func readInput(path: String, limit: Int) -> Result<[UInt8], CLIFailure> {
 let standardInputName = "<stdin>"
 
 /// The same, with a failure located at `location` (the setting that named the file).
-func readFile(_ path: String, limit: Int, at location: DiagnosticLocation) -> Result<[UInt8], Diagnostic> {
+func readFile(_ path: String, limit: Int, at location: DiagnosticLocation, expected: String = "a JSON file") -> Result<[UInt8], Diagnostic> {
     // The file's own location names it already; a setting's location does not.
     let isItself = location == .file(path, at: .root)
     let shown = isItself ? "" : " " + TextSafety.quoted(path)
@@ -70,7 +70,7 @@ func readFile(_ path: String, limit: Int, at location: DiagnosticLocation) -> Re
     defer { close(fd) }
     var info = stat()
     if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-        return .failure(Diagnostic(.fileUnreadable, at: location, "\(subject) a directory, expected a JSON file"))
+        return .failure(Diagnostic(.fileUnreadable, at: location, "\(subject) a directory, expected \(expected)"))
     }
     return readAll(fd: fd, limit: limit, at: location, shown: shown, subject: subject)
 }

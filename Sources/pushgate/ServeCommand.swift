@@ -70,8 +70,14 @@ enum ServeCommand {
                                needsKey: !assembled.settings.apiKeys.isEmpty) {
             log.message(.info, line)
         }
+        // Under systemd (Type=notify): the API listens and the storage took a write.
+        let notifier = ServiceNotifier()
+        if let problem = notifier.notify("READY=1\nSTATUS=listening on \(host):\(server.port)") {
+            log.message(.warn, "pushgate: \(problem)")
+        }
 
         stopSignal.wait(flushingEvery: 0.2, log: log)
+        notifier.notify("STOPPING=1\nSTATUS=stopping: finishing requests and sends in flight")
         // One deadline for the whole stop. At once: no claim and no APNs request starts,
         // and new connections are refused (the listening socket is closed); then requests
         // and sends in flight finish side by side until the deadline.
@@ -171,8 +177,12 @@ enum ServeCommand {
                 return .failure(DurableAssembly.storageFailure(error, durableSettings.storage))
             }
         }
-        // The first heartbeat (then one a minute from the dispatcher's housekeeping).
-        _ = storage.checkWritable(now: SystemClock().wallSeconds())
+        // The first heartbeat (then one a minute from the dispatcher's housekeeping). A
+        // storage that takes no write cannot record a send: the start fails (systemd's
+        // Restart=on-failure tries again) rather than report ready.
+        if let problem = storage.checkWritable(now: SystemClock().wallSeconds()) {
+            return .failure(.configuration("storage \(TextSafety.escapedForDisplay(durableSettings.storage.location)): \(problem)"))
+        }
         // One provider token per (team, key), kept in the storage for every process; one
         // connection pool per (APNs URL, team, key); one sender per app and environment.
         let fleet: APNsFleet

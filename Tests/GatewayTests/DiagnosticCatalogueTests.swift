@@ -48,6 +48,7 @@ import Testing
             + StorageError.Code.allCases.map(\.rawValue)
             + HTTPServerError.Code.allCases.map(\.rawValue)
             + FramingViolation.Code.allCases.map(\.rawValue)
+            + ForwardingProblem.Code.allCases.map(\.rawValue)
             + AASAError.Code.allCases.map(\.rawValue)
             + AASAFinding.Code.allCases.map(\.rawValue)
         let missing = produced.filter { !all.contains(DiagnosticCode(rawValue: $0)) }

@@ -5,7 +5,8 @@ import Testing
 import TestSupport
 @testable import Gateway
 
-func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock()) throws -> GatewayService {
+func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock(),
+                 failedAuthenticationLimit: RateLimit = GatewayService.authFailureLimit) throws -> GatewayService {
     var builder = APIRouterBuilder()
     builder.add("GET", "/open", operation: "open", public: true) { _, _ in jsonResponse(Array("{}".utf8)) }
     builder.add("POST", "/v1/echo", operation: "echo") { request, _ in
@@ -17,7 +18,7 @@ func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock()) throws
     builder.add("GET", "/v1/items/{id}", operation: "item") { _, p in jsonResponse(Array("\"\(p["id"] ?? "")\"".utf8)) }
     builder.add("GET", "/v1/items/special", operation: "special") { _, _ in jsonResponse(Array("\"special\"".utf8)) }
     return GatewayService(router: try builder.build(), keyring: APIKeyring(keys), metrics: Metrics(),
-                          log: RequestLog(fd: -1), clock: clock)
+                          log: RequestLog(fd: -1), clock: clock, failedAuthenticationLimit: failedAuthenticationLimit)
 }
 
 func problem(_ response: HTTPResponse) throws -> JSONObject {
@@ -126,14 +127,42 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         let limited = attempt(service, "Bearer guess")
         #expect(limited.status == 429)
         #expect(limited.header("retry-after") == "6")
-        // Even the right key is not looked at while the address is over the limit.
-        #expect(attempt(service, "Bearer \(Self.key)").status == 429)
+        // The right key is still let in: only wrong keys are throttled.
+        #expect(attempt(service, "Bearer \(Self.key)").status == 200)
         // Other addresses are not affected, and a missing header is not a guess.
         #expect(attempt(service, "Bearer \(Self.key)", from: "192.0.2.8").status == 200)
         #expect(service.respond(to: HTTPRequest(method: "GET", path: "/v1/items/1", remoteAddress: "192.0.2.9")).status == 401)
         clock.advance(seconds: 6)
         #expect(attempt(service, "Bearer \(Self.key)").status == 200)
         #expect(attempt(service, "Basic eDp5").status == 401)
+        #expect(attempt(service, "Bearer guess").status == 429)
+    }
+
+    @Test func theFailedAuthenticationLimitIsTheOperators() throws {
+        let service = try makeService(keys: [APIKey(name: "ci", sha256: APIKeyring.hash(Self.key))],
+                                      failedAuthenticationLimit: RateLimit(perSecond: 1, burst: 3))
+        let answers = (0..<5).map { _ in attempt(service, "Bearer guess").status }
+        #expect(answers == [401, 401, 401, 429, 429])
+        func read(_ text: String) throws -> (ServerSettings, ConfigReader) {
+            var reader = ConfigReader(file: "gateway.json")
+            let settings = ServerSettings(try JSONParser().parse(Array(text.utf8)), reader: &reader)
+            return (settings, reader)
+        }
+        let (settings, reader) = try read(#"{"failedAuthenticationLimit": {"perSecond": 2, "burst": 50}}"#)
+        #expect(reader.diagnostics.isEmpty, "\(reader.diagnostics)")
+        #expect(settings.failedAuthenticationLimit == RateLimit(perSecond: 2, burst: 50))
+        #expect(try read("{}").0.failedAuthenticationLimit == GatewayService.authFailureLimit)
+        let (_, bad) = try read(#"{"failedAuthenticationLimit": {"burst": 5}}"#)
+        #expect(bad.diagnostics.map(\.code) == [.missing], "\(bad.diagnostics)")
+    }
+
+    /// Twenty wrong keys, then the right one from the same address: served.
+    @Test func aRightKeyIsNeverRefusedForOtherCallersFailures() throws {
+        let service = try makeService(keys: [APIKey(name: "ci", sha256: APIKeyring.hash(Self.key))])
+        let answers = (0..<20).map { _ in attempt(service, "Bearer guess").status }
+        #expect(answers.prefix(10).allSatisfy { $0 == 401 } && answers.dropFirst(10).allSatisfy { $0 == 429 }, "\(answers)")
+        #expect(attempt(service, "Bearer \(Self.key)").status == 200)
+        #expect(attempt(service, "Bearer \(Self.key)").status == 200)
         #expect(attempt(service, "Bearer guess").status == 429)
     }
 

@@ -112,7 +112,7 @@ final class LiveGateway {
          readiness: [ReadinessCheck] = [], databasePath: String? = nil, inFlight: Int = 8,
          idempotencyRetentionSeconds: Double = 3600, senderOverride: (any NotificationSender)? = nil,
          confirmAbove: Int = SendGuard.defaultConfirmAbove, apps: [GatewayApp]? = nil,
-         log: RequestLog = RequestLog(fd: -1)) throws {
+         log: RequestLog = RequestLog(fd: -1), privateProbes: Bool = false) throws {
         let table = try Fixtures.routeTable()
         let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
         let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
@@ -124,6 +124,7 @@ final class LiveGateway {
             configuredIsDryRun: false, readiness: readiness, sendGuard: SendGuard(confirmAbove: confirmAbove))
         var settings = ServerSettings()
         settings.apiKeys = keys
+        settings.privateProbes = privateProbes
         settings.http = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes)
         let metrics = Metrics()
         storage = try SQLiteCampaignStorage(path: databasePath ?? temporaryDatabasePath(), options: .init(synchronousFull: false))
@@ -199,10 +200,10 @@ final class LiveGateway {
 
     @Test func aFramingViolationIsAProblemAndTheConnectionCloses() throws {
         let gateway = try LiveGateway()
-        for (first, code) in [("", "ambiguousFraming"), ("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", "ambiguousFraming")] {
+        for (first, code) in [("", "ambiguousFraming"), ("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "ambiguousFraming")] {
             let client = try #require(RawHTTPClient(port: gateway.port))
-            client.send(first + "POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + "0\r\n\r\nGET /v1/routes HTTP/1.1\r\nHost: t\r\n\r\n")
+            client.send(first + "POST /v1/links/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "0\r\n\r\nGET /v1/routes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let (data, closed) = client.readUntilClose(seconds: 5)
             #expect(closed)
             var rest = data[...]
@@ -230,19 +231,19 @@ final class LiveGateway {
     /// problem, its request id, and the close; nothing after it runs.
     @Test func libmicrohttpdsOwnAnswersAreProblemsToo() throws {
         let gateway = try LiveGateway()
-        let probe = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+        let probe = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         let cases: [(text: String, status: Int, code: String, error: String?, header: String?)] = [
-            (probe + "POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", 400, "malformedRequest",
+            (probe + "POST /v1/links/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n", 400, "malformedRequest",
              "invalidContentLength", "Content-Length"),
-            (probe + "POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999999999999\r\n\r\n", 400,
+            (probe + "POST /v1/links/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999\r\n\r\n", 400,
              "malformedRequest", "invalidContentLength", "Content-Length"),
-            (probe + "GET /healthz HTTP/2.0\r\nHost: t\r\n\r\n", 505, "httpVersionNotSupported", nil, nil),
-            ("POST /v1/links/check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            (probe + "GET /healthz HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n", 505, "httpVersionNotSupported", nil, nil),
+            ("POST /v1/links/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
              400, "malformedRequest", "malformedChunk", nil),
         ]
         for (text, status, code, error, header) in cases {
             let client = try #require(RawHTTPClient(port: gateway.port))
-            client.send(text + "GET /v1/routes HTTP/1.1\r\nHost: t\r\n\r\n")
+            client.send(text + "GET /v1/routes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let (data, closed) = client.readUntilClose(seconds: 5)
             #expect(closed, "\(code) \(error ?? "")")
             var rest = data[...]

@@ -56,10 +56,35 @@ import TestSupport
         #expect(try storage.idempotencyRecord(key: "key-old-0001", notBefore: 0) == nil)
         #expect(try storage.idempotencyRecord(key: "key-mid-0002", notBefore: 0) != nil)
         #expect(try storage.deadTokens(sinceMilliseconds: 0, after: nil, limit: 10).count == 2, "dead tokens are kept")
-        #expect(retention.runOnce() == Retention.Pass(transactions: 1), "nothing more to do")
+        #expect(retention.runOnce() == Retention.Pass(transactions: 2), "nothing more to do: one look for campaigns, one for Live Activity tokens")
         clock.advance(by: .seconds(20 * Self.day))
         #expect(retention.runOnce().campaigns == 1)
         #expect(try storage.campaign(id: "open-0003") != nil, "an unfinished campaign is never purged")
+    }
+
+    /// Update tokens not reported again within their retention go, in batches, on both
+    /// backends; a token reported again in time, and push-to-start tokens, stay.
+    @Test(arguments: ["sqlite", "postgres"]) func oldLiveActivityUpdateTokensArePurged(_ backend: String) throws {
+        let clock = ManualClock()
+        let storage: any CampaignStorage = backend == "sqlite" ? try self.storage()
+            : try PostgresCampaignStorage(options: .init(url: try PostgresCluster.shared().newDatabaseURL(), poolSize: 2, instance: "t"))
+        func register(_ n: Int, _ kind: LiveActivityToken.Kind = .update) throws {
+            _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: Fixtures.token("0a0a", n), kind: kind,
+                                                                        activity: kind == .update ? "act" : ""),
+                                                      atMilliseconds: clock.millisecondsSince1970())
+        }
+        for n in 0..<5 { try register(n) }
+        try register(9, .pushToStart)
+        clock.advance(by: .seconds(3600))
+        try register(0)  // reported again: its time is renewed
+        clock.advance(by: .seconds(23.5 * 3600))
+        let retention = Retention(storage: storage, options: .init(batchRows: 2, pauseSeconds: 0, liveActivityTokenRetentionSeconds: 24 * 3600),
+                                  clock: clock)
+        let pass = retention.runOnce()
+        #expect(pass.liveActivityTokens == 4 && pass.campaigns == 0)
+        #expect(pass.summary(reclaimsFreePages: false).contains("and 4 Live Activity update tokens"), "\(pass)")
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act") == [Fixtures.token("0a0a", 0)])
+        #expect(try storage.forgetLiveActivityToken(app: "shop", token: Fixtures.token("0a0a", 9)), "push-to-start tokens stay")
     }
 
     /// On PostgreSQL a pass purges the same rows and asks for no pages back: autovacuum makes

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import HTTPServer
 import TestSupport
+import Dispatch
 
 /// A hostile head, followed on the wire by a request that must never run.
 struct HostileHead: Sendable {
@@ -84,6 +85,8 @@ let hostileHeads: [HostileHead] = [
     HostileHead("header line without a colon", "GET /x HTTP/1.1\r\nHost: t\r\nnocolon\r\n\r\n", 400, "malformedHeader"),
     HostileHead("two Authorization headers", "GET /x HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n",
                 400, "duplicateAuthorization"),
+    HostileHead("two Idempotency-Key headers", post("Idempotency-Key: a\r\nIdempotency-Key: b\r\nContent-Length: 0\r\n"),
+                400, "duplicateIdempotencyKey"),
     HostileHead("two Host headers", "GET /x HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n", 400, "duplicateHost"),
     HostileHead("no Host", "GET /x HTTP/1.1\r\nX-A: a\r\n\r\n", 400, "missingHost"),
     HostileHead("HTTP/1.2", "GET /x HTTP/1.2\r\nHost: t\r\n\r\n", 505, "httpVersionNotSupported"),
@@ -267,6 +270,39 @@ let hostileHeads: [HostileHead] = [
         let response = try #require(RawResponse(parsing: data))
         #expect(response.status == 400)
         #expect(response.bodyText == "obsoleteLineFolding")
+    }
+
+    /// libmicrohttpd's timeout is an idle timeout: a second head sent one byte a second
+    /// never reached it. Every head now has the first head's deadline.
+    @Test func aSecondHeadSentOneByteASecondIsClosedAtTheHeadDeadline() throws {
+        let record = EventRecord()
+        let server = try startServer(EchoResponder(record: record)) { $0.connectionTimeoutSeconds = 2 }
+        let client = try #require(RawHTTPClient(port: server.port))
+        client.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(client.readResponse()?.status == 200)
+        record.clear()
+        let started = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        var closedAfter: Double?
+        // One byte a second of a head that would take 26 s; never idle for 2 s.
+        for byte in Array("GET /b HTTP/1.1\r\nHost: t\r\n".utf8) {
+            guard client.send([byte]) else { closedAfter = Double(DispatchTime.now().uptimeNanoseconds) / 1e9 - started; break }
+            if client.waitForClose(seconds: 1) { closedAfter = Double(DispatchTime.now().uptimeNanoseconds) / 1e9 - started; break }
+        }
+        let after = try #require(closedAfter, "the connection was still open after the whole slow head")
+        // The deadline is 2 s after the first answer; the gate looks every 250 ms. The bound
+        // is loose for a loaded machine, and far below the 26 s the head took to send.
+        #expect(after < 12, "closed after \(after) s")
+        #expect(record.wait(for: 1, seconds: 3) == ["closed 0"], "\(record.events)")
+    }
+
+    @Test func aKeptAliveConnectionStaysUsableWithinTheHeadDeadline() throws {
+        let server = try startServer { $0.connectionTimeoutSeconds = 2 }
+        let client = try #require(RawHTTPClient(port: server.port))
+        for n in 0..<4 {
+            client.send("GET /n\(n) HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(client.readResponse()?.status == 200, "request \(n)")
+            usleep(300_000)
+        }
     }
 
     @Test func anUnfinishedHeadIsClosedAtTheTimeout() throws {

@@ -73,6 +73,34 @@ import Testing
         #expect(!r.stdout.contains("from-the-"), "secrets never printed")
     }
 
+    /// `server.trustedProxies`: every bad item named with its place and why; the variable
+    /// takes JSON; `config print` shows the ranges as read.
+    @Test func trustedProxiesAreCheckedItemByItem() throws {
+        let dir = try Self.folder(#"{"apns": {"dryRun": true}, "server": {"trustedProxies": ["10.0.0.0/8", "10.1.0.0/8", "proxy.lan", "2001:db8::/129", 7, "::1", "::1", "0.0.0.0/0", "::/0"]}}"#)
+        let r = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/1: item 1: 10.1.0.0/8 has bits set past the prefix; the range starts at 10.0.0.0/8"), "\(r.stderr)")
+        #expect(r.stderr.contains(#"conf/gateway.json#/server/trustedProxies/2: item 2: "proxy.lan" is not an IPv4 or IPv6 address"#))
+        #expect(r.stderr.contains(#"conf/gateway.json#/server/trustedProxies/3: item 3: the prefix length after "/" must be a whole number from 0 to 128 for an IPv6 address"#))
+        #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/4: item 4: expected an address or CIDR range as a string, found a number [wrongType]"))
+        #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/6: item 6: ::1 is listed twice [invalidValue]"))
+        #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/7: item 7: 0.0.0.0/0 trusts every address, so any client could name its own"))
+        #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/8: item 8: ::/0 trusts every address"))
+        #expect(r.stderr.hasSuffix("pushgate config: 7 problems in the configuration\n"), "\(r.stderr)")
+
+        let fromVariable = try CLI.run(["config", "print", "--config", dir.path("conf/gateway.json")],
+                                       environment: Self.environment(["PUSHGATE_SERVER_TRUSTED_PROXIES": #"["127.0.0.1", "fd00::/8", "::ffff:10.0.0.0/104"]"#]))
+        #expect(fromVariable.status == 0, "\(fromVariable.stderr)")
+        let server = try #require(try JSONParser().parse(fromVariable.stdout).objectValue?["server"]?.objectValue)
+        #expect(server["trustedProxies"] == .array([.string("127.0.0.1"), .string("fd00::/8"), .string("10.0.0.0/8")]))
+        let badVariable = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")],
+                                      environment: Self.environment(["PUSHGATE_SERVER_TRUSTED_PROXIES": "10.0.0.0/8"]))
+        #expect(badVariable.status == 2)
+        #expect(badVariable.stderr.contains("environment variable PUSHGATE_SERVER_TRUSTED_PROXIES: expected JSON text"), "\(badVariable.stderr)")
+        let shipped = try CLI.run(["config", "print"], environment: Self.environment())
+        #expect(try JSONParser().parse(shipped.stdout).objectValue?["server"]?.objectValue?["trustedProxies"] == .array([]), "default: none")
+    }
+
     @Test func aBadOverrideNamesTheVariable() throws {
         let env = Self.environment(["PUSHGATE_SERVER_LISTEN": "everywhere", "PUSHGATE_STORAGE_SYNCHRONOUS": "sometimes",
                                     "PUSHGATE_APNS_KEY_FILE": "no-such-key.p8"])

@@ -36,8 +36,8 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = "openapi-test-" + UUID().uuidString.lowercased()
         let hash = try CLI.run(["hash-key", key]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        func config(_ name: String, keys: String) throws -> String {
-            try ServeProcess.dryRunConfig(name, in: folder, templates: Self.root.appendingPathComponent("Templates").path, keys: keys)
+        func config(_ name: String, keys: String, server: String = "") throws -> String {
+            try ServeProcess.dryRunConfig(name, in: folder, templates: Self.root.appendingPathComponent("Templates").path, keys: keys, server: server)
         }
         // No rate limit in the way of a fast client (the limiter has tests of its own).
         let keys = #"[{"name": "openapi", "sha256": "\#(hash)", "rateLimit": {"perSecond": 100000, "burst": 100000}}]"#
@@ -45,10 +45,10 @@ import TestSupport
         defer { _ = keyed.terminate() }
         let open = try ServeProcess(config: try config("open", keys: "[]"))
         defer { _ = open.terminate() }
-        // The failed-login limiter answers 429 to every request of an address over it,
-        // valid key or not, so the check that sends wrong keys (ignored_auth) has a
-        // server of its own.
-        let wrongKeys = try ServeProcess(config: try config("wrong-keys", keys: keys))
+        // The check that sends wrong keys (ignored_auth) expects 401 to each: a server of
+        // its own, whose failed-authentication limit it cannot reach.
+        let wrongKeys = try ServeProcess(config: try config("wrong-keys", keys: keys,
+                                                             server: #", "failedAuthenticationLimit": {"perSecond": 1000, "burst": 100000}"#))
         defer { _ = wrongKeys.terminate() }
 
         let runs: [(server: ServeProcess, authorization: String?, options: [String], strict: Bool)] = [

@@ -16,6 +16,28 @@ import TestSupport
         #expect(fromStdin.stdout == fromArgument.stdout)
         #expect(try CLI.run(["hash-key", "short"]).status == 2)
     }
+
+    /// A key that cannot hold 128 random bits is refused (exit 2, nothing on stdout), so a
+    /// right key never has to be refused to keep guessing hopeless.
+    @Test func refusesKeysThatCannotHold128RandomBits() throws {
+        let weak = [String(repeating: "ab", count: 15) + "a",  // 31 hex digits: 124 bits
+                    "correcthorsebatterystaple",  // 25 lowercase letters: 117 bits
+                    "0123456789abcdef",  // the old 16-byte minimum: 64 bits
+                    "pg key with spaces 0123456789abcdef", "ключ-0123456789abcdef0123456789abcdef"]
+        for key in weak {
+            let r = try CLI.run(["hash-key", key])
+            #expect(r.status == 2, "\(key)")
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr.hasPrefix("pushgate hash-key: "), "\(r.stderr)")
+        }
+        let r = try CLI.run(["hash-key", String(repeating: "ab", count: 15) + "a"])
+        #expect(r.stderr.contains("can hold at most 124 random bits and keys need 128"), "\(r.stderr)")
+        #expect(r.stderr.contains("openssl rand -hex 32"))
+        let strong = ["0123456789ABCDEF0123456789ABCDEF",  // 32 hex digits
+                      "q83vEjRWeJq83vEjRWeJqw",  // 22 base64 characters: 131 bits
+                      "ui-test-" + UUID().uuidString.lowercased()]
+        for key in strong { #expect(try CLI.run(["hash-key", key]).status == 0, "\(key)") }
+    }
 }
 
 /// Starts the real binary, talks to it, stops it with SIGTERM.
@@ -111,9 +133,9 @@ import TestSupport
             }
         }
         let bound = try #require(port, "serve did not start: \(seen)")
-        #expect(RawHTTPClient.exchange(port: bound, method: "GET", path: "/healthz?a=1", headers: [], body: [])?.status == 200)
-        for text in ["GET /x HTTP/1.1\r\nHost: t\r\nX-A: a\r\n b\r\n\r\n",
-                     "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/2.0\r\nHost: t\r\n\r\n"] {
+        #expect(RawHTTPClient.exchange(port: bound, method: "GET", path: "/healthz", headers: [], body: [])?.status == 200)
+        for text in ["GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\r\n b\r\n\r\n",
+                     "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /healthz HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n"] {
             let client = try #require(RawHTTPClient(port: bound))
             client.send(text)
             #expect(client.waitForClose(seconds: 5))

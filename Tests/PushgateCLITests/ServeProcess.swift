@@ -83,12 +83,13 @@ final class ServeProcess {
     /// A dry-run gateway on an ephemeral loopback port with the shipped route table, the
     /// templates in `templates` and these API keys (JSON), its database in `folder`;
     /// written to `folder/NAME.json`, whose path is returned.
-    static func dryRunConfig(_ name: String, in folder: URL, templates: String, keys: String) throws -> String {
+    /// `server`: more members of the server section.
+    static func dryRunConfig(_ name: String, in folder: URL, templates: String, keys: String, server: String = "") throws -> String {
         let path = folder.appendingPathComponent("\(name).json").path
         try """
         {"topic": "com.example.shop", "routes": "\(CLI.packageRoot.path)/config/routes.json", "templates": "\(templates)",
          "apns": {"dryRun": true, "environment": "sandbox"},
-         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "apiKeys": \(keys)},
+         "server": {"listen": "127.0.0.1:0", "requestLog": "off", "apiKeys": \(keys)\(server)},
          "storage": {"path": "\(folder.path)/\(name).db"}}
         """.write(toFile: path, atomically: true, encoding: .utf8)
         return path

@@ -38,7 +38,7 @@ import TestSupport
 
         // A request still uploading its body when the signal comes.
         let upload = try #require(RawHTTPClient(port: server.port))
-        #expect(upload.send("POST /v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"alert\":"))
+        #expect(upload.send("POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"alert\":"))
         Thread.sleep(forTimeInterval: 0.2)
 
         let signalAt = Date().timeIntervalSince1970

@@ -65,4 +65,41 @@ import Testing
                                            lease: claimed[0].lease)], now: 2001)
         #expect(try storage.liveActivityTokens(app: "", activity: "act") == [t])
     }
+
+    @Test(arguments: Backend.allCases) func tokensPastTheLimitsAreRefusedAndRenewalsAreNot(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        let limits = LiveActivityLimits(perActivity: 2, perApp: 3)
+        func register(_ t: String, _ activity: String, kind: LiveActivityToken.Kind = .update, app: String = "shop") throws -> LiveActivityRegistration {
+            try storage.registerLiveActivityToken(LiveActivityToken(app: app, token: t, kind: kind, activity: activity),
+                                                  atMilliseconds: 1_000_000, limits: limits)
+        }
+        #expect(try register(token(0x11), "act-1") == .registered(revived: nil))
+        #expect(try register(token(0x12), "act-1") == .registered(revived: nil))
+        #expect(try register(token(0x13), "act-1") == .activityFull(limit: 2))
+        #expect(try register(token(0x12), "act-1") == .registered(revived: nil), "a renewal takes no new place")
+        // A push-to-start token is no activity's: it counts toward the app only.
+        #expect(try register(token(0x14), "", kind: .pushToStart) == .registered(revived: nil))
+        #expect(try register(token(0x15), "act-2") == .appFull(limit: 3))
+        #expect(try register(token(0x15), "act-2", app: "other") == .registered(revived: nil), "each app has its own places")
+        // A token of the app moving to a full activity is refused; one moving to another activity is not.
+        #expect(try register(token(0x14), "act-1") == .activityFull(limit: 2))
+        #expect(try register(token(0x14), "act-2") == .registered(revived: nil))
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-1") == [token(0x11), token(0x12)])
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-2") == [token(0x14)])
+    }
+
+    @Test(arguments: Backend.allCases) func theRetentionRemovesOldUpdateTokensInBatchesAndKeepsPushToStartTokens(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        for (i, time) in [1_000, 2_000, 3_000, 9_000].enumerated() {
+            _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: token(0x21 + i), kind: .update, activity: "act"),
+                                                      atMilliseconds: Int64(time))
+        }
+        _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: token(0x31), kind: .pushToStart, activity: ""), atMilliseconds: 1_000)
+        #expect(try storage.purgeLiveActivityTokens(registeredBeforeMilliseconds: 5_000, limit: 2) == 2)
+        #expect(try storage.purgeLiveActivityTokens(registeredBeforeMilliseconds: 5_000, limit: 2) == 1)
+        #expect(try storage.purgeLiveActivityTokens(registeredBeforeMilliseconds: 5_000, limit: 2) == 0)
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act") == [token(0x24)])
+        // The push-to-start token is still the app's: forgetting it finds it.
+        #expect(try storage.forgetLiveActivityToken(app: "shop", token: token(0x31)))
+    }
 }
