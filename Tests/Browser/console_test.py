@@ -345,6 +345,25 @@ def campaigns_list(console, admin, alpha, beta, args, mine):
     storage = console.js("return {session: sessionStorage.getItem('pushgate.apiKey'), local: localStorage.length, cookie: document.cookie}")
     equal(storage, {"session": args.admin_key, "local": 0, "cookie": ""}, f"{what}: the key is kept for the tab only")
     names.append(what)
+
+    what = "the list pages through Older and Newer as the API's next link does"
+    for n in range(18):
+        status, _ = admin.call("POST", "/v1/campaigns", json.dumps({"alert": {"body": f"Page {n}"}, "dry_run": True, "devices": [token("a0", n)]}))
+        check(status == 202, f"{what}: creating campaign {n}: {status}")
+    first = admin.get("/v1/campaigns?limit=20")
+    second = admin.get(first["next"])
+    check(len(first["campaigns"]) == 20 and len(second["campaigns"]) >= 1, f"{what}: {len(first['campaigns'])}, {len(second['campaigns'])}")
+    rows = lambda: console.js("return Array.from(document.querySelectorAll('#campaign-list .campaign-row')).map(r => r.dataset.id)")
+    console.show("#/campaigns", "campaign-list", what)
+    console.wait(lambda: rows() == [c["id"] for c in first["campaigns"]], f"{what}: the first page")
+    before = console.round("campaign-list")
+    console.driver.find_element(By.ID, "campaigns-older").click()
+    console.wait(lambda: console.round("campaign-list") > before and rows() == [c["id"] for c in second["campaigns"]], f"{what}: the older page")
+    before = console.round("campaign-list")
+    console.driver.find_element(By.ID, "campaigns-newer").click()
+    console.wait(lambda: console.round("campaign-list") > before and rows() == [c["id"] for c in first["campaigns"]], f"{what}: back to the first page")
+    check(console.js("return document.getElementById('campaigns-newer').disabled"), f"{what}: Newer on the first page")
+    names.append(what)
     return names
 
 
