@@ -21,18 +21,53 @@ enum CampaignEndpoints {
 
         // A key sees the campaigns it created; an admin key (or no keys at all) sees every one.
         builder.add("GET", "/v1/campaigns", operation: "campaigns.list") { request, parameters in
-            switch QueryParameters.read(request, integers: ["limit": 1...maxPageSize, "before": 1...Int.max]) {
+            let filter: CampaignListFilter
+            switch QueryParameters.read(request, integers: ["limit": 1...maxPageSize, "before": 1...Int.max], strings: ["app", "status"])
+                .flatMap({ values in CampaignListFilter.read(request, limit: values["limit"] ?? defaultPageSize,
+                                                              before: values["before"].map(Int64.init)) }) {
             case .failure(let problem): return problem.response
-            case .success(let values):
-                do throws(StorageError) {
-                    let caller = parameters.caller
-                    let list = try campaigns.storage.campaigns(limit: values["limit"] ?? defaultPageSize,
-                                                               before: values["before"].map(Int64.init),
-                                                               owner: caller.isAdmin ? nil : caller.owner)
-                    return jsonResponse(CampaignJSON.list(list, limit: values["limit"] ?? defaultPageSize, now: campaigns.clock.wallSeconds()))
-                } catch {
-                    return Problem.storageUnavailable(error).response
+            case .success(let read): filter = read
+            }
+            do throws(StorageError) {
+                let caller = parameters.caller
+                let now = campaigns.clock.wallSeconds()
+                let page = try filter.page(owner: caller.isAdmin ? nil : caller.owner, now: now) { limit, before, owner, app throws(StorageError) in
+                    try campaigns.storage.campaigns(limit: limit, before: before, owner: owner, app: app)
                 }
+                return jsonResponse(CampaignJSON.list(page.campaigns, next: page.next.map(filter.nextPath), now: now))
+            } catch {
+                return Problem.storageUnavailable(error).response
+            }
+        }
+
+        // Devices by APNs reason (failed, unregistered and retrying unless `?state=` says
+        // otherwise): one pass over the campaign's rows, so it is asked for, not polled.
+        builder.add("GET", "/v1/campaigns/{id}/reasons", operation: "campaigns.reasons") { request, parameters in
+            let id = parameters["id"] ?? ""
+            let states: Set<DeliveryState>
+            switch QueryParameters.read(request, integers: [:], strings: ["state"]).flatMap({ _ in stateFilter(request) }) {
+            case .failure(let problem): return problem.response
+            case .success(let filter): states = filter ?? [.failed, .unregistered, .retrying]
+            }
+            do throws(StorageError) {
+                guard let summary = try campaigns.storage.campaign(id: id), parameters.caller.sees(owner: summary.owner)
+                else { return Problem.notFound(request.path).response }
+                return jsonResponse(CampaignJSON.reasons(id: summary.id, try campaigns.storage.reasonCounts(campaign: summary.seq, states: states)))
+            } catch {
+                return Problem.storageUnavailable(error).response
+            }
+        }
+
+        // What was sent: the message every device without a body of its own got.
+        builder.add("GET", "/v1/campaigns/{id}/message", operation: "campaigns.message") { request, parameters in
+            let id = parameters["id"] ?? ""
+            do throws(StorageError) {
+                guard let summary = try campaigns.storage.campaign(id: id), parameters.caller.sees(owner: summary.owner),
+                      let message = try campaigns.storage.message(campaign: summary.seq)
+                else { return Problem.notFound(request.path).response }
+                return jsonResponse(CampaignJSON.message(message))
+            } catch {
+                return Problem.storageUnavailable(error).response
             }
         }
 

@@ -655,12 +655,15 @@ enum OpenAPIDocument {
         "summary": "Campaigns, newest first, with counts by state.",
         "parameters": [
           {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
-          {"name": "before", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 9223372036854775807}, "description": "From a previous page's next link."}
+          {"name": "before", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 9223372036854775807}, "description": "From a previous page's next link."},
+          {"name": "app", "in": "query", "schema": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,31}$"}, "description": "Only this app's campaigns (an app that has none gives an empty page)."},
+          {"name": "status", "in": "query", "schema": {"type": "string", "pattern": "^(?:scheduled|sending|paused|completed|cancelled|expired)(?:,(?:scheduled|sending|paused|completed|cancelled|expired))*$"},
+           "description": "Only campaigns in these states, comma-separated (sending,paused). A request reads at most 1000 campaigns: a page may then hold fewer than limit, and next goes on from where it stopped."}
         ],
         "responses": {
           "200": {"description": "A page of campaigns.", "content": {"application/json": {"schema": {"type": "object", "required": ["campaigns", "next"], "additionalProperties": false, "properties": {
             "campaigns": {"type": "array", "maxItems": 1000, "items": {"$ref": "#/components/schemas/CampaignSummary"}},
-            "next": {"type": ["string", "null"], "pattern": "^/v1/campaigns[?]limit=[0-9]+&before=[0-9]+$", "description": "The next page; null on the last."}
+            "next": {"type": ["string", "null"], "pattern": "^/v1/campaigns[?]limit=[0-9]+&before=[0-9]+(?:&app=[a-z][a-z0-9_]*)?(?:&status=[a-z,]+)?$", "description": "The next page, with the same filters; null on the last."}
           }}}}},
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
@@ -695,6 +698,56 @@ enum OpenAPIDocument {
             }}}
           }}}}},
           "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/campaigns/{id}/reasons": {
+      "get": {
+        "operationId": "campaigns.reasons",
+        "summary": "The campaign's devices by state and APNs reason, most first (devices without a reason are left out). One pass over the campaign's device rows: ask when needed rather than on every poll.",
+        "parameters": [
+          {"$ref": "#/components/parameters/CampaignID"},
+          {"name": "state", "in": "query", "schema": {"type": "string", "pattern": "^(?:pending|in-flight|retrying|delivered|failed|unregistered|skipped|dry-run|cancelled|expired)(?:,(?:pending|in-flight|retrying|delivered|failed|unregistered|skipped|dry-run|cancelled|expired))*$"}, "description": "The states counted, comma-separated (default failed,unregistered,retrying); an unknown name is 400 invalidQuery."}
+        ],
+        "responses": {
+          "200": {"description": "Counts by reason.", "content": {"application/json": {"schema": {"type": "object", "required": ["id", "reasons"], "additionalProperties": false, "properties": {
+            "id": {"type": "string"},
+            "reasons": {"type": "array", "items": {"type": "object", "required": ["state", "reason", "count"], "additionalProperties": false, "properties": {
+              "state": {"enum": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run", "cancelled", "expired"]},
+              "reason": {"$ref": "#/components/schemas/DeviceReason"},
+              "count": {"type": "integer", "minimum": 1}
+            }}}
+          }}}}},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/campaigns/{id}/message": {
+      "get": {
+        "operationId": "campaigns.message",
+        "summary": "What the campaign sent: its push type, topic, priority, expiration, collapse id and the APNs body every device without a body of its own got (a template's per-device texts are in no shared body).",
+        "parameters": [{"$ref": "#/components/parameters/CampaignID"}],
+        "responses": {
+          "200": {"description": "The campaign's message.", "content": {"application/json": {"schema": {"type": "object",
+            "required": ["id", "app", "push_type", "topic", "priority", "expiration", "collapse_id", "channel", "payload"], "additionalProperties": false, "properties": {
+            "id": {"type": "string"},
+            "app": {"type": ["string", "null"]},
+            "push_type": {"type": "string"},
+            "topic": {"type": "string"},
+            "priority": {"type": "integer"},
+            "expiration": {"type": ["integer", "null"], "description": "apns-expiration (UNIX seconds; 0: deliver once or never)."},
+            "collapse_id": {"type": ["string", "null"]},
+            "channel": {"type": ["string", "null"], "description": "A channel campaign's broadcast channel id."},
+            "payload": {"type": ["object", "null"], "description": "The APNs body (aps, deeplink, route, data members)."}
+          }}}}},
           "401": {"$ref": "#/components/responses/Problem"},
           "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"},

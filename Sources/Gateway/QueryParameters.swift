@@ -11,8 +11,9 @@ enum QueryParameters {
     /// The query parameters each operation takes; an operation not listed takes none.
     /// The OpenAPI document declares the same (a test compares them).
     static let taken: [String: [String]] = [
-        "campaigns.list": ["limit", "before"],
+        "campaigns.list": ["limit", "before", "app", "status"],
         "campaigns.get": ["page", "per_page", "state"],
+        "campaigns.reasons": ["state"],
         "tokens.dead": ["since", "limit", "cursor"],
         "channels.list": ["environment"],
         "channels.show": ["environment"],

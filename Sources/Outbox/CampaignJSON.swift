@@ -48,6 +48,12 @@ public enum CampaignJSON {
     }
 
     public static func list(_ summaries: [CampaignSummary], limit: Int, now: Double) -> [UInt8] {
+        let next = summaries.count == limit ? summaries.last.map { "/v1/campaigns?limit=\(limit)&before=\($0.seq)" } : nil
+        return list(summaries, next: next, now: now)
+    }
+
+    /// A page of campaigns and the link to the next one (nil on the last page).
+    public static func list(_ summaries: [CampaignSummary], next: String?, now: Double) -> [UInt8] {
         var w = JSONWriter(capacity: 256 + summaries.count * 300)
         w.object { w in
             w.member("campaigns", array: { w in
@@ -55,10 +61,50 @@ public enum CampaignJSON {
                     w.object { w in writeSummaryMembers(summary, now: now, to: &w) }
                 }
             })
-            if summaries.count == limit, let last = summaries.last {
-                w.member("next", "/v1/campaigns?limit=\(limit)&before=\(last.seq)")
+            w.member("next", orNull: next)
+        }
+        w.raw("\n")
+        return w.bytes
+    }
+
+    /// `GET /v1/campaigns/{id}/reasons`: devices by state and APNs reason, most first.
+    public static func reasons(id: String, _ counts: [ReasonCount]) -> [UInt8] {
+        var w = JSONWriter(capacity: 128 + counts.count * 64)
+        w.object { w in
+            w.member("id", id)
+            w.member("reasons", array: { w in
+                for count in counts {
+                    w.object { w in
+                        w.member("state", count.state.name)
+                        w.member("reason", count.reason)
+                        w.member("count", count.count)
+                    }
+                }
+            })
+        }
+        w.raw("\n")
+        return w.bytes
+    }
+
+    /// What a campaign sent (`GET /v1/campaigns/{id}/message`): the typed request members
+    /// and the body every device without one of its own got, as JSON.
+    public static func message(_ message: CampaignMessage) -> [UInt8] {
+        var w = JSONWriter(capacity: 256 + message.body.count)
+        w.object { w in
+            w.member("id", message.id)
+            w.member("app", orNull: message.app.isEmpty ? nil : message.app)
+            w.member("push_type", message.message.pushType)
+            w.member("topic", message.message.topic)
+            w.member("priority", message.message.priority)
+            w.member("expiration", orNull: message.message.expiration.map(Int.init))
+            w.member("collapse_id", orNull: message.message.collapseId)
+            w.member("channel", orNull: message.message.channel)
+            // The planner wrote the body as JSON; anything else would be a store fault.
+            if let parsed = try? JSONParser().parse(message.body) {
+                w.key("payload")
+                w.value(parsed)
             } else {
-                w.member("next", orNull: nil as String?)
+                w.member("payload", orNull: nil as String?)
             }
         }
         w.raw("\n")

@@ -330,6 +330,20 @@ public final class PostgresCampaignStorage: CampaignStorage {
         }
     }
 
+    public func reasonCounts(campaign seq: Int64, states: Set<DeliveryState>) throws(StorageError) -> [ReasonCount] {
+        guard !states.isEmpty else { return [] }
+        return try reading { db throws(StorageError) in
+            let group = try db.execute("""
+                SELECT state, reason, count(*) FROM deliveries
+                WHERE campaign = $1 AND state = ANY($2::smallint[]) AND reason IS NOT NULL GROUP BY state, reason
+                """, [.int(seq), .text(PGArray.integers(states.map { Int64($0.rawValue) }.sorted()))])
+            let counts = (0..<group.rows).compactMap { i in
+                DeliveryState(rawValue: Int(group.int(i, 0))).map { ReasonCount(state: $0, reason: group.text(i, 1), count: Int(group.int(i, 2))) }
+            }
+            return ReasonCount.ordered(counts)
+        }
+    }
+
     // MARK: Health
 
     public func queueDepth() throws(StorageError) -> Int {

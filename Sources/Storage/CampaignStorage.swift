@@ -41,6 +41,10 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func campaigns(limit: Int, before seq: Int64?, owner: String?, app: String?) throws(StorageError) -> [CampaignSummary]
     /// A page of device results in index order; `states` nil: every state.
     func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow]
+    /// How many of the campaign's devices in `states` have each APNs reason (devices with
+    /// none are left out), most first, then by state and reason. One pass over the
+    /// campaign's device rows: asked for on demand, not on every status read.
+    func reasonCounts(campaign seq: Int64, states: Set<DeliveryState>) throws(StorageError) -> [ReasonCount]
 
     // Lifecycle. A cancelled or expired campaign sends nothing more at once (claims skip
     // it); `closeStopped` then ends its unsent devices in batches.

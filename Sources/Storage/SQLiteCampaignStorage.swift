@@ -320,6 +320,24 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         }
     }
 
+    public func reasonCounts(campaign seq: Int64, states: Set<DeliveryState>) throws(StorageError) -> [ReasonCount] {
+        guard !states.isEmpty else { return [] }
+        return try reading { db throws(StorageError) in
+            let list = states.map { String($0.rawValue) }.sorted().joined(separator: ", ")
+            let group = try db.statement("""
+                SELECT state, reason, count(*) FROM deliveries
+                WHERE campaign = ? AND state IN (\(list)) AND reason IS NOT NULL GROUP BY state, reason
+                """).bind(.int(seq))
+            var counts: [ReasonCount] = []
+            while try group.step() {
+                if let state = DeliveryState(rawValue: Int(group.int(0))) {
+                    counts.append(ReasonCount(state: state, reason: group.text(1), count: Int(group.int(2))))
+                }
+            }
+            return ReasonCount.ordered(counts)
+        }
+    }
+
     // MARK: Health
 
     public func queueDepth() throws(StorageError) -> Int {

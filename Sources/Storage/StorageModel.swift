@@ -270,6 +270,26 @@ public struct CampaignSummary: Sendable, Equatable {
     }
 }
 
+/// Devices of one campaign in one state with one APNs reason.
+public struct ReasonCount: Sendable, Equatable {
+    public var state: DeliveryState
+    public var reason: String
+    public var count: Int
+
+    public init(state: DeliveryState, reason: String, count: Int) {
+        self.state = state
+        self.reason = reason
+        self.count = count
+    }
+
+    /// Most first, then by state and reason: the same order from every backend.
+    public static func ordered(_ counts: [ReasonCount]) -> [ReasonCount] {
+        counts.sorted { a, b in
+            a.count != b.count ? a.count > b.count : a.state != b.state ? a.state.rawValue < b.state.rawValue : a.reason < b.reason
+        }
+    }
+}
+
 /// What one retention pass removed.
 public struct PurgeProgress: Sendable, Equatable {
     public var deliveries = 0

@@ -122,6 +122,32 @@ import Testing
         #expect(try storage.results(campaign: seq, states: [.expired], offset: 0, limit: 10).isEmpty)
     }
 
+    @Test(arguments: Backend.allCases) func reasonsAreCountedByStateMostFirst(_ backend: Backend) throws {
+        let storage = try storage(backend)
+        let seq = try insert(storage, "q1", devices: 8)
+        let other = try insert(storage, "q2", devices: 2)
+        let claims = try storage.claim(limit: 10, now: 1001)
+        try storage.record(claims.map { claim in
+            guard claim.campaign == seq else {
+                return DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, status: 400, reason: "BadTopic", lease: claim.lease)
+            }
+            switch claim.index {
+            case 0, 1, 2: return DeliveryUpdate(campaign: seq, index: claim.index, state: .failed, status: 400, reason: "BadDeviceToken", lease: claim.lease)
+            case 3: return DeliveryUpdate(campaign: seq, index: claim.index, state: .failed, status: 400, reason: "<b>odd</b>", lease: claim.lease)
+            case 4, 5: return DeliveryUpdate(campaign: seq, index: claim.index, state: .unregistered, status: 410, reason: "Unregistered", lease: claim.lease)
+            case 6: return DeliveryUpdate(campaign: seq, index: claim.index, state: .retrying, status: 503, reason: "ServiceUnavailable",
+                                          nextAttemptAt: 2000, lease: claim.lease)
+            default: return DeliveryUpdate(campaign: seq, index: claim.index, state: .delivered, status: 200, lease: claim.lease)
+            }
+        }, now: 1002)
+        let all = try storage.reasonCounts(campaign: seq, states: [.failed, .unregistered, .retrying, .delivered])
+        #expect(all == [ReasonCount(state: .failed, reason: "BadDeviceToken", count: 3), ReasonCount(state: .unregistered, reason: "Unregistered", count: 2),
+                        ReasonCount(state: .retrying, reason: "ServiceUnavailable", count: 1), ReasonCount(state: .failed, reason: "<b>odd</b>", count: 1)])
+        #expect(try storage.reasonCounts(campaign: seq, states: [.unregistered]) == [ReasonCount(state: .unregistered, reason: "Unregistered", count: 2)])
+        #expect(try storage.reasonCounts(campaign: seq, states: []).isEmpty)
+        #expect(try storage.reasonCounts(campaign: other, states: [.failed]) == [ReasonCount(state: .failed, reason: "BadTopic", count: 2)])
+    }
+
     @Test(arguments: Backend.allCases) func eventBatchesAreFixedOnceFormed(_ backend: Backend) throws {
         let storage = try storage(backend)
         for id in ["a", "b", "c"] {
