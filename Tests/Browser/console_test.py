@@ -22,13 +22,11 @@ import traceback
 import urllib.error
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from ui_test import HOSTILE, Failure, check, equal
+from ui_test import HOSTILE, Failure, check, equal, headless_chromium
 
 TITLE = "pushgate · notification preview"
 
@@ -433,15 +431,7 @@ def main():
     os.makedirs(args.artifacts, exist_ok=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = args.chromium
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1500,2600",
-                 "--lang=en-US", "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--metrics-recording-only", "--no-default-browser-check"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
-    driver.set_page_load_timeout(30)
+    driver = headless_chromium(args.chromium, args.chromedriver)
     console = Console(driver, args.base)
     admin, alpha, beta = API(args.base, args.admin_key), API(args.base, args.alpha_key), API(args.base, args.beta_key)
 

@@ -424,6 +424,20 @@ def headers_case(base):
     return names
 
 
+def headless_chromium(chromium, chromedriver):
+    """Chromium as every browser test drives it: headless, a tall window, its console kept."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1500,2600",
+                 "--lang=en-US", "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--metrics-recording-only", "--no-default-browser-check"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--open", required=True)
@@ -438,15 +452,7 @@ def main():
     # `timeout` (the Swift side's deadline) sends SIGTERM: quit the browser on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = args.chromium
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1500,2600",
-                 "--lang=en-US", "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--metrics-recording-only", "--no-default-browser-check"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
-    driver.set_page_load_timeout(30)
+    driver = headless_chromium(args.chromium, args.chromedriver)
 
     passed, failed = [], []
 
