@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import OSThreads
 import Synchronization
@@ -170,10 +171,17 @@ public final class CurlHTTP2Transport: HTTPTransport {
         for worker in workers { worker.stopStartingRequests() }
     }
 
-    /// Stops the threads; requests not yet answered finish as `cancelled`.
+    /// Stops the threads; requests not yet answered finish as `cancelled`. Returns once
+    /// every transport thread has ended: none is still in libcurl or OpenSSL (freeing its
+    /// easy handles and their TLS sessions) when the caller goes on to `exit`, whose
+    /// handlers tear OpenSSL down.
     public func shutdown() {
-        for worker in workers { worker.shutdown() }
+        for worker in workers { worker.beginShutdown() }
+        for worker in workers { worker.waitUntilEnded() }
     }
+
+    /// Transport threads still running (0 once `shutdown` has returned).
+    public var runningThreads: Int { workers.filter { !$0.hasEnded }.count }
 
     /// Transport threads (workers) actually running.
     public var threads: Int { workers.count }
@@ -215,6 +223,8 @@ final class CurlWorker: Sendable {
     private let clock: any TimeSource
     /// Where the tasks that prefer this worker run (`CurlHTTP2Transport.executors`).
     let tasks: TaskThread
+    /// Set by the transport thread as its last act (after every libcurl and OpenSSL call).
+    private let ended = ThreadEnd()
 
     /// `index` names its threads: `pg-apns-N` (libcurl) and `pg-send-N` (tasks).
     init(settings: TransportSettings, clock: any TimeSource, index: Int) throws(TransportFailure) {
@@ -228,7 +238,13 @@ final class CurlWorker: Sendable {
         timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
         let inbox = inbox
-        guard DetachedThread.start(name: "pg-apns-\(index)", { loop.run(inbox: inbox) }) else {
+        let ended = ended
+        guard DetachedThread.start(name: "pg-apns-\(index)", {
+            ended.noteOwner()
+            loop.run(inbox: inbox)
+            ended.mark()
+        }) else {
+            ended.mark()
             tasks.stop()
             throw TransportFailure(.transportError, "cannot start the transport thread pg-apns-\(index)")
         }
@@ -269,9 +285,53 @@ final class CurlWorker: Sendable {
     /// The task thread ends too, once the tasks the last answers resume have run there
     /// (later ones run on Dispatch's global queue).
     func shutdown() {
+        beginShutdown()
+        waitUntilEnded()
+    }
+
+    func beginShutdown() {
         inbox.state.withLock { $0.stopping = true }
         multi.wakeup()
         tasks.stop()
+    }
+
+    /// Waits for the transport thread's last act; at once if called on that thread (it
+    /// would wait for itself).
+    func waitUntilEnded() {
+        guard !ended.isCurrentThread else { return }
+        ended.wait()
+    }
+
+    var hasEnded: Bool { ended.hasEnded }
+}
+
+/// A thread's end, waited for by any number of callers, any number of times.
+final class ThreadEnd: Sendable {
+    private let state = Mutex<(ended: Bool, waiters: Int)>((false, 0))
+    private let signal = DispatchSemaphore(value: 0)
+    /// The thread whose end this is (it records itself when it starts).
+    private let owner = Atomic<UInt>(0)
+
+    func noteOwner() { owner.store(UInt(pthread_self()), ordering: .relaxed) }
+    var isCurrentThread: Bool { owner.load(ordering: .relaxed) == UInt(pthread_self()) }
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
+    func mark() {
+        let waiters = state.withLock { state -> Int in
+            state.ended = true
+            defer { state.waiters = 0 }
+            return state.waiters
+        }
+        for _ in 0..<waiters { signal.signal() }
+    }
+
+    func wait() {
+        let mustWait = state.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            state.waiters += 1
+            return true
+        }
+        if mustWait { signal.wait() }
     }
 }
 
