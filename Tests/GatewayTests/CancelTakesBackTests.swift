@@ -59,6 +59,43 @@ import Timing
         #expect(summary.counts[.delivered] == onTheWire && summary.counts[.cancelled] == 20 - onTheWire, "\(summary.counts)")
     }
 
+    /// The issue's shape, smaller: a server answering after ~20 ms, 100 streams on one
+    /// connection, the dispatcher's window of 800 (so ~700 wait in the transport): after
+    /// the cancel returns, at most the 100 streams open at that moment reach the server.
+    @Test func afterACancelAtMostTheOpenStreamsReachTheServer() throws {
+        let fake = try FakeAPNsServer(scriptJSON: #"{"delayMs": 20}"#)
+        defer { fake.stop() }
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
+                                          keyId: FakeAPNsServer.keyId)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
+                                                                           maxConcurrentStreams: 100, timeoutMilliseconds: 30_000))
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let devices = 5_000
+        let campaign = NewCampaign(id: "big", createdAt: SystemClock().wallSeconds(), dryRun: false, message: FairLaneTests.message,
+                                   body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
+        _ = try storage.insert(campaign, deliveries: (0..<devices).map { NewDelivery(token: Fixtures.token("cb", $0)) },
+                               now: SystemClock().wallSeconds())
+        let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
+                                    options: .init(inFlight: 800, claimBatch: 500))
+        try dispatcher.start()
+        let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: 60)
+        #expect(eventuallyBlocking(timeout: .seconds(60)) { fake.received().count >= 500 && dispatcher.inFlight >= 400 })
+        guard case .changed = try campaigns.change("big", .cancel) else { Issue.record("not cancelled"); return }
+        let atTheAnswer = fake.received().count
+        #expect(eventuallyBlocking(timeout: .seconds(30)) {
+            guard dispatcher.inFlight == 0, let counts = (try? storage.campaign(id: "big"))?.counts else { return false }
+            return counts[.delivered, default: 0] + counts[.cancelled, default: 0] == devices
+        })
+        #expect(dispatcher.stop(deadlineSeconds: 10))
+        let after = fake.received().count - atTheAnswer
+        #expect(after <= 100, "\(after) requests reached the server after the cancel answered")
+        let summary = try #require(try storage.campaign(id: "big"))
+        #expect(summary.counts[.delivered, default: 0] == fake.received().count, "\(summary.counts)")
+        #expect(summary.counts[.delivered, default: 0] + summary.counts[.cancelled, default: 0] == devices, "\(summary.counts)")
+    }
+
     @Test func aPauseGivesBackUntouchedAndAResumeSendsEveryDeviceExactlyOnce() throws {
         let s = try Self.start()
         defer { s.fake.stop(); s.transport.shutdown() }
