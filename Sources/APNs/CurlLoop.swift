@@ -95,19 +95,30 @@ final class CurlLoop: @unchecked Sendable {
     /// `maxConcurrentStreams`. The same request refused again does not: one request the
     /// server always refuses must not shrink the window of all the others.
     private var streamLimit = 0
+    /// What libcurl was last given (`CURLMOPT_MAX_CONCURRENT_STREAMS`). A refusal is seen
+    /// in the pre-request callback, where libcurl refuses `curl_multi_setopt`
+    /// (CURLM_RECURSIVE_API_CALL): the new limit is handed over after `curl_multi_perform`.
+    private var appliedStreamLimit = 0
 
+    /// Outside libcurl's callbacks only.
     private func setStreamLimit(_ limit: Int) {
-        guard limit != streamLimit else { return }
         streamLimit = limit
-        _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_CONCURRENT_STREAMS, limit)
+        applyStreamLimit()
+    }
+
+    private func applyStreamLimit() {
+        guard streamLimit != appliedStreamLimit else { return }
+        appliedStreamLimit = streamLimit
+        _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_CONCURRENT_STREAMS, streamLimit)
     }
 
     /// Made once, not a closure per request.
     private lazy var resendHandler: (Bool) -> Void = { [unowned self] first in self.streamRefused(first: first) }
 
+    /// In the pre-request callback: the limit is applied after `curl_multi_perform`.
     private func streamRefused(first: Bool) {
         statistics.values.withLock { $0.libcurlResends += 1 }
-        if first { setStreamLimit(max(1, streamLimit / 2)) }
+        if first { streamLimit = max(1, streamLimit / 2) }
     }
 
     private func setConnectionLimit(_ limit: Int) {
@@ -158,6 +169,7 @@ final class CurlLoop: @unchecked Sendable {
             while active.count < maxInFlight, let job = waiting.pop() { start(job, now: now) }
             var running: Int32 = 0
             curl_multi_perform(multi.pointer, &running)
+            if streamLimit != appliedStreamLimit { applyStreamLimit() }
             collectFinished()
             now = clock.monotonicMilliseconds()
             if now >= nextDeadlineCheck { cancelOverdue(now: now) }
