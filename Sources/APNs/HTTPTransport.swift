@@ -28,11 +28,11 @@ public struct TransportRequest: Sendable {
 
     /// Whether the request may no longer start (checked before every write; two loads).
     @inline(__always)
-    var isWithdrawn: Bool { (owner?.isWithdrawn ?? false) || (key?.ticket.isWithdrawn ?? false) }
+    var isWithdrawn: Bool { (owner?.isWithdrawn ?? false) || (key?.isWithdrawn ?? false) }
 
     /// What a withdrawn request ends as.
     var withdrawnFailure: TransportFailure {
-        if let key, key.ticket.isWithdrawn { return TransportFailure(.keyStopped, key.ticket.withdrawal.reason) }
+        if let key, key.isWithdrawn { return TransportFailure(.keyStopped, key.tokens.withdrawal.reason) }
         let reason = owner?.withdrawal.reason ?? ""
         return TransportFailure(.notStarted, "not sent: " + (reason.isEmpty ? "its campaign was withdrawn" : reason))
     }
@@ -47,8 +47,14 @@ public struct TransportRequest: Sendable {
 /// ticket, and the manager the transport tells at once when an answer refuses the key, so
 /// that what waits behind that answer does not go out before the caller has read it.
 public struct KeyTicket: Sendable {
-    let tokens: ProviderTokenManager
-    let ticket: Withdrawal.Ticket
+    /// Unowned: the request lives within `APNsClient.send`, whose client holds the manager
+    /// (no retain and release per request on the send path).
+    unowned(unsafe) let tokens: ProviderTokenManager
+    /// `Withdrawal.epoch` when it was taken.
+    let epoch: Int
+
+    @inline(__always)
+    var isWithdrawn: Bool { tokens.withdrawal.isWithdrawn(since: epoch) }
 }
 
 /// What the server answered. Only the headers APNs results depend on are kept.

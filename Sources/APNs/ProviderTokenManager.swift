@@ -214,7 +214,7 @@ public final class ProviderTokenManager: Sendable {
 
     /// A ticket for a request admitted now: a pause or stop after this takes it back if it
     /// has not gone out.
-    public func ticket() -> KeyTicket { KeyTicket(tokens: self, ticket: withdrawal.ticket()) }
+    public func ticket() -> KeyTicket { KeyTicket(tokens: self, epoch: Withdrawal.epoch) }
 
     /// The transport read an answer refusing the key (403 with a reason that
     /// `KeyHold.stopsTheKey`; `ExpiredProviderToken` aside, which a new token may cure): the

@@ -38,6 +38,10 @@ public final class Withdrawal: Sendable {
     /// Why the last withdrawal happened ("" before the first).
     public var reason: String { why.withLock { $0 } }
 
+    /// Whether a withdrawal came after `epoch` (a ticket's, kept without the reference).
+    @inline(__always)
+    public func isWithdrawn(since epoch: Int) -> Bool { withdrawnAt.load(ordering: .acquiring) > epoch }
+
     public struct Ticket: Sendable, Equatable {
         public let withdrawal: Withdrawal
         let at: Int
@@ -49,7 +53,7 @@ public final class Withdrawal: Sendable {
 
         /// Its owner was withdrawn after the ticket was taken.
         @inline(__always)
-        public var isWithdrawn: Bool { withdrawal.withdrawnAt.load(ordering: .acquiring) > at }
+        public var isWithdrawn: Bool { withdrawal.isWithdrawn(since: at) }
 
         public static func == (a: Ticket, b: Ticket) -> Bool { a.withdrawal === b.withdrawal && a.at == b.at }
     }
