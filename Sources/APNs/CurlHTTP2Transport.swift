@@ -12,7 +12,7 @@ public struct TransportSettings: Sendable, Equatable {
     public var connections: Int
     /// Streams per connection we allow ourselves; the server's SETTINGS may lower it.
     public var maxConcurrentStreams: Int
-    /// Deadline per request, from hand-over to libcurl to the last byte of the answer.
+    /// Deadline per request, from its write (each send) to the last byte of the answer.
     public var timeoutMilliseconds: Int
     /// How many times a request that got no answer (refused stream, GOAWAY above its
     /// stream, lost connection) is sent again, libcurl's own re-sends included. These are
@@ -74,8 +74,9 @@ final class TransportJob: @unchecked Sendable {
     var sends = 0
     /// Times it went back to the queue to wait for a new connection.
     var reconnects = 0
-    /// Monotonic milliseconds by which it must be answered: time spent waiting in our
-    /// queue counts too. Set again when the request is re-queued after a lost connection.
+    /// Monotonic milliseconds by which it must be answered: armed at each write (the
+    /// pre-request callback), `.max` until then; time spent waiting in our queue, for a
+    /// stream or for a connection does not count.
     var deadline: UInt64
 
     init(request: consuming TransportRequest, deadline: UInt64) {
@@ -219,8 +220,6 @@ final class CurlWorker: Sendable {
     private let inbox = TransportInbox()
     private let gate = StartGate()
     let statistics = TransportStatistics()
-    private let timeoutMilliseconds: Int
-    private let clock: any TimeSource
     /// Where the tasks that prefer this worker run (`CurlHTTP2Transport.executors`).
     let tasks: TaskThread
     /// Set by the transport thread as its last act (after every libcurl and OpenSSL call).
@@ -233,9 +232,7 @@ final class CurlWorker: Sendable {
             throw TransportFailure(.transportError, "cannot start the task thread pg-send-\(index)")
         }
         self.multi = multi
-        self.clock = clock
         self.tasks = tasks
-        timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
         let inbox = inbox
         let ended = ended
@@ -254,7 +251,8 @@ final class CurlWorker: Sendable {
         if gate.isClosed { return .failure(StartGate.refusal) }
         // Made here and kept across the wait, so that it is usually freed here too, on the
         // thread whose heap it came from, not on the transport thread.
-        let job = TransportJob(request: request, deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
+        // No deadline yet: the pre-request callback arms it when the request is written.
+        let job = TransportJob(request: request, deadline: .max)
         defer { withExtendedLifetime(job) {} }
         return await withUnsafeContinuation { continuation in
             job.wait(on: continuation)
