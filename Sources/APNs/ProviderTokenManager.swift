@@ -221,19 +221,22 @@ public final class ProviderTokenManager: Sendable {
     /// key stops here, on the transport's thread, before the answer reaches its caller, so
     /// that nothing waiting behind it is written meanwhile. The caller's `refused` then
     /// finds the stop in place (or, for a probe, counts it).
+    ///
+    /// The transport thread never waits here: the lock can be held by a send reading the
+    /// token store. Then only the withdrawal is made (lock-free), and the caller's `refused`
+    /// stops the key a moment later.
     func refusedOnTheWire(_ reason: APNsReason) {
         guard KeyHold.stopsTheKey(reason), reason != .expiredProviderToken, !isStopped.load(ordering: .relaxed) else { return }
         let explanation = KeyHold.explanation(reason, keyId: keyId, teamId: teamId, tokenAgeSeconds: 0)
         let now = clock.secondsSince1970()
-        let began = state.withLock { state -> KeyHold? in
-            guard state.stop == nil else { return nil }
-            let hold = KeyHold(kind: .stopped, reason: reason, keyId: keyId, since: now,
-                               until: now + probeDelay(afterFailedProbes: 0), explanation: explanation)
-            state.stop = KeyStop(hold: hold)
+        let stoppedHere = state.withLockIfAvailable { state -> Bool in
+            guard state.stop == nil else { return false }
+            state.stop = KeyStop(hold: KeyHold(kind: .stopped, reason: reason, keyId: keyId, since: now,
+                                               until: now + probeDelay(afterFailedProbes: 0), explanation: explanation))
             isStopped.store(true, ordering: .relaxed)
-            return hold
+            return true
         }
-        if let began { withdrawal.withdraw(because: began.explanation) }
+        if stoppedHere != false { withdrawal.withdraw(because: explanation) }
     }
 
     /// APNs answered a request signed with the key with something that is not about the
