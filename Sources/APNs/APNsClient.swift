@@ -29,6 +29,8 @@ public final class APNsClient: NotificationSender {
     public nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult {
         var token: ProviderToken
         let probe: Bool
+        // Taken before the key is asked: a stop after this takes the request back.
+        let keyTicket = tokens.ticket()
         do {
             switch try tokens.admit() {
             case .held(let hold): return .transportFailed(hold.failure)
@@ -43,7 +45,8 @@ public final class APNsClient: NotificationSender {
         var attempt = 1
         var refreshedToken = false
         while true {
-            let outgoing = TransportRequest(path: request.path, authorization: token.bearerValue, headers: headers, body: request.body)
+            let outgoing = TransportRequest(path: request.path, authorization: token.bearerValue, headers: headers, body: request.body,
+                                            owner: request.withdrawal, key: keyTicket)
             var response: TransportResponse
             // Handed over, and the answer taken apart where it is (no copy of the request,
             // of the outcome or of the response).

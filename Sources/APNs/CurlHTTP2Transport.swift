@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import OSThreads
 import Synchronization
@@ -11,7 +12,7 @@ public struct TransportSettings: Sendable, Equatable {
     public var connections: Int
     /// Streams per connection we allow ourselves; the server's SETTINGS may lower it.
     public var maxConcurrentStreams: Int
-    /// Deadline per request, from hand-over to libcurl to the last byte of the answer.
+    /// Deadline per request, from its write (each send) to the last byte of the answer.
     public var timeoutMilliseconds: Int
     /// How many times a request that got no answer (refused stream, GOAWAY above its
     /// stream, lost connection) is sent again, libcurl's own re-sends included. These are
@@ -73,8 +74,9 @@ final class TransportJob: @unchecked Sendable {
     var sends = 0
     /// Times it went back to the queue to wait for a new connection.
     var reconnects = 0
-    /// Monotonic milliseconds by which it must be answered: time spent waiting in our
-    /// queue counts too. Set again when the request is re-queued after a lost connection.
+    /// Monotonic milliseconds by which it must be answered: armed at each write (the
+    /// pre-request callback), `.max` until then; time spent waiting in our queue, for a
+    /// stream or for a connection does not count.
     var deadline: UInt64
 
     init(request: consuming TransportRequest, deadline: UInt64) {
@@ -170,10 +172,17 @@ public final class CurlHTTP2Transport: HTTPTransport {
         for worker in workers { worker.stopStartingRequests() }
     }
 
-    /// Stops the threads; requests not yet answered finish as `cancelled`.
+    /// Stops the threads; requests not yet answered finish as `cancelled`. Returns once
+    /// every transport thread has ended: none is still in libcurl or OpenSSL (freeing its
+    /// easy handles and their TLS sessions) when the caller goes on to `exit`, whose
+    /// handlers tear OpenSSL down.
     public func shutdown() {
-        for worker in workers { worker.shutdown() }
+        for worker in workers { worker.beginShutdown() }
+        for worker in workers { worker.waitUntilEnded() }
     }
+
+    /// Transport threads still running (0 once `shutdown` has returned).
+    public var runningThreads: Int { workers.filter { !$0.hasEnded }.count }
 
     /// Transport threads (workers) actually running.
     public var threads: Int { workers.count }
@@ -211,10 +220,10 @@ final class CurlWorker: Sendable {
     private let inbox = TransportInbox()
     private let gate = StartGate()
     let statistics = TransportStatistics()
-    private let timeoutMilliseconds: Int
-    private let clock: any TimeSource
     /// Where the tasks that prefer this worker run (`CurlHTTP2Transport.executors`).
     let tasks: TaskThread
+    /// Set by the transport thread as its last act (after every libcurl and OpenSSL call).
+    private let ended = ThreadEnd()
 
     /// `index` names its threads: `pg-apns-N` (libcurl) and `pg-send-N` (tasks).
     init(settings: TransportSettings, clock: any TimeSource, index: Int) throws(TransportFailure) {
@@ -223,12 +232,16 @@ final class CurlWorker: Sendable {
             throw TransportFailure(.transportError, "cannot start the task thread pg-send-\(index)")
         }
         self.multi = multi
-        self.clock = clock
         self.tasks = tasks
-        timeoutMilliseconds = settings.timeoutMilliseconds
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
         let inbox = inbox
-        guard DetachedThread.start(name: "pg-apns-\(index)", { loop.run(inbox: inbox) }) else {
+        let ended = ended
+        guard DetachedThread.start(name: "pg-apns-\(index)", {
+            ended.noteOwner()
+            loop.run(inbox: inbox)
+            ended.mark()
+        }) else {
+            ended.mark()
             tasks.stop()
             throw TransportFailure(.transportError, "cannot start the transport thread pg-apns-\(index)")
         }
@@ -238,7 +251,8 @@ final class CurlWorker: Sendable {
         if gate.isClosed { return .failure(StartGate.refusal) }
         // Made here and kept across the wait, so that it is usually freed here too, on the
         // thread whose heap it came from, not on the transport thread.
-        let job = TransportJob(request: request, deadline: clock.monotonicMilliseconds() + UInt64(timeoutMilliseconds))
+        // No deadline yet: the pre-request callback arms it when the request is written.
+        let job = TransportJob(request: request, deadline: .max)
         defer { withExtendedLifetime(job) {} }
         return await withUnsafeContinuation { continuation in
             job.wait(on: continuation)
@@ -269,9 +283,53 @@ final class CurlWorker: Sendable {
     /// The task thread ends too, once the tasks the last answers resume have run there
     /// (later ones run on Dispatch's global queue).
     func shutdown() {
+        beginShutdown()
+        waitUntilEnded()
+    }
+
+    func beginShutdown() {
         inbox.state.withLock { $0.stopping = true }
         multi.wakeup()
         tasks.stop()
+    }
+
+    /// Waits for the transport thread's last act; at once if called on that thread (it
+    /// would wait for itself).
+    func waitUntilEnded() {
+        guard !ended.isCurrentThread else { return }
+        ended.wait()
+    }
+
+    var hasEnded: Bool { ended.hasEnded }
+}
+
+/// A thread's end, waited for by any number of callers, any number of times.
+final class ThreadEnd: Sendable {
+    private let state = Mutex<(ended: Bool, waiters: Int)>((false, 0))
+    private let signal = DispatchSemaphore(value: 0)
+    /// The thread whose end this is (it records itself when it starts).
+    private let owner = Atomic<UInt>(0)
+
+    func noteOwner() { owner.store(UInt(pthread_self()), ordering: .relaxed) }
+    var isCurrentThread: Bool { owner.load(ordering: .relaxed) == UInt(pthread_self()) }
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
+    func mark() {
+        let waiters = state.withLock { state -> Int in
+            state.ended = true
+            defer { state.waiters = 0 }
+            return state.waiters
+        }
+        for _ in 0..<waiters { signal.signal() }
+    }
+
+    func wait() {
+        let mustWait = state.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            state.waiters += 1
+            return true
+        }
+        if mustWait { signal.wait() }
     }
 }
 

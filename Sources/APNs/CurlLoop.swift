@@ -13,9 +13,11 @@ import Glibc
 /// What can happen to a request, and what it becomes:
 /// * an answer (a status line arrived) always wins, even if its deadline passed while the
 ///   answer was read or the stream broke afterwards;
-/// * its deadline passes with no answer: the stream alone is cancelled (the connection and
-///   the other streams carry on) and it ends as `timeout`; one whose deadline passed before
-///   it could be sent is not sent; but when its connection answered nothing for half a
+/// * its deadline (armed when it is written: time waiting in the queue, for a stream or for
+///   a connection is not taken from it) passes with no answer: the stream alone is
+///   cancelled (the connection and the other streams carry on) and it ends as `timeout`;
+///   one libcurl holds unwritten for longer than a connect timeout and a deadline goes back
+///   to the queue (not failed); but when its connection answered nothing for half a
 ///   deadline while it and at least one more request sent that long ago wait on it, the
 ///   connection is taken to be dead (silent) and closed, and its other streams go the way
 ///   of a lost connection;
@@ -44,8 +46,15 @@ final class CurlLoop: @unchecked Sendable {
     private var consecutiveConnectionLosses = 0
     private var breaker: CircuitBreaker
     private var lastConnectError = ""
-    /// No deadline among the active transfers passes before this.
-    private var nextDeadlineCheck: UInt64 = .max
+    /// No deadline among the active transfers passes before this (moved forward by the
+    /// transfers' pre-request callbacks, which arm the deadlines).
+    private let deadlines = DeadlineSweep()
+    private var nextDeadlineCheck: UInt64 {
+        get { deadlines.next }
+        set { deadlines.next = newValue }
+    }
+    /// `Withdrawal.epoch` when the queue was last looked through for withdrawn requests.
+    private var seenWithdrawals = Withdrawal.epoch
     private var nextUpkeep: UInt64 = 0
     private var connectionLimit = 0
     /// When a transfer last finished (or the stall valve last opened).
@@ -56,6 +65,10 @@ final class CurlLoop: @unchecked Sendable {
     static let stallMilliseconds: UInt64 = 200
     /// For a connection (TCP and TLS), within the request's deadline.
     private var connectTimeoutMilliseconds: Int { min(settings.timeoutMilliseconds, 5_000) }
+    /// How long libcurl may hold a request unwritten (waiting for a stream or a connection)
+    /// before it goes back to the queue: a stall behind other requests ends within a
+    /// deadline, a connection attempt within its timeout.
+    private var unwrittenMilliseconds: UInt64 { UInt64(connectTimeoutMilliseconds + settings.timeoutMilliseconds) }
 
     private let clock: any TimeSource
     /// After a lost connection: 25 ms, doubling per loss in a row, at most 2 s.
@@ -77,22 +90,35 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Streams per connection libcurl may open now. A server may refuse streams opened
-    /// before its SETTINGS arrived (RFC 9113 §5.1.2), on every new connection; so each
-    /// refusal halves this and each answer adds one back, up to `maxConcurrentStreams`.
+    /// before its SETTINGS arrived (RFC 9113 §5.1.2), on every new connection; so a
+    /// request's first refusal halves this and each answer adds one back, up to
+    /// `maxConcurrentStreams`. The same request refused again does not: one request the
+    /// server always refuses must not shrink the window of all the others.
     private var streamLimit = 0
+    /// What libcurl was last given (`CURLMOPT_MAX_CONCURRENT_STREAMS`). A refusal is seen
+    /// in the pre-request callback, where libcurl refuses `curl_multi_setopt`
+    /// (CURLM_RECURSIVE_API_CALL): the new limit is handed over after `curl_multi_perform`.
+    private var appliedStreamLimit = 0
 
+    /// Outside libcurl's callbacks only.
     private func setStreamLimit(_ limit: Int) {
-        guard limit != streamLimit else { return }
         streamLimit = limit
-        _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_CONCURRENT_STREAMS, limit)
+        applyStreamLimit()
+    }
+
+    private func applyStreamLimit() {
+        guard streamLimit != appliedStreamLimit else { return }
+        appliedStreamLimit = streamLimit
+        _ = pg_curl_multi_setopt_long(multi.pointer, CURLMOPT_MAX_CONCURRENT_STREAMS, streamLimit)
     }
 
     /// Made once, not a closure per request.
-    private lazy var resendHandler: () -> Void = { [unowned self] in self.streamRefused() }
+    private lazy var resendHandler: (Bool) -> Void = { [unowned self] first in self.streamRefused(first: first) }
 
-    private func streamRefused() {
+    /// In the pre-request callback: the limit is applied after `curl_multi_perform`.
+    private func streamRefused(first: Bool) {
         statistics.values.withLock { $0.libcurlResends += 1 }
-        setStreamLimit(max(1, streamLimit / 2))
+        if first { streamLimit = max(1, streamLimit / 2) }
     }
 
     private func setConnectionLimit(_ limit: Int) {
@@ -134,6 +160,7 @@ final class CurlLoop: @unchecked Sendable {
         while true {
             if takeInbox(inbox) { break }
             if gate.isClosed { refuseQueued() }
+            if Withdrawal.epoch != seenWithdrawals { takeBackWithdrawn() }
             var now = clock.monotonicMilliseconds()
             if !parked.isEmpty, now >= reconnectAt {
                 for job in parked { waiting.push(job) }
@@ -142,6 +169,7 @@ final class CurlLoop: @unchecked Sendable {
             while active.count < maxInFlight, let job = waiting.pop() { start(job, now: now) }
             var running: Int32 = 0
             curl_multi_perform(multi.pointer, &running)
+            if streamLimit != appliedStreamLimit { applyStreamLimit() }
             collectFinished()
             now = clock.monotonicMilliseconds()
             if now >= nextDeadlineCheck { cancelOverdue(now: now) }
@@ -167,8 +195,8 @@ final class CurlLoop: @unchecked Sendable {
             refuse(job)
             return
         }
-        guard job.deadline > now else {
-            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed while it waited in the queue")))
+        guard !job.request.isWithdrawn else {
+            job.finish(.failure(job.request.withdrawnFailure))
             return
         }
         guard !breaker.isOpen else {
@@ -179,7 +207,7 @@ final class CurlLoop: @unchecked Sendable {
         if let reused = idleHandles.popLast() {
             transfer = reused
         } else if let fresh = CurlTransfer(settings: settings, statistics: statistics, gate: gate, clock: clock,
-                                           onResend: resendHandler) {
+                                           deadlines: deadlines, onResend: resendHandler) {
             transfer = fresh
         } else {
             job.finish(.failure(TransportFailure(.transportError, "libcurl could not create an easy handle")))
@@ -189,8 +217,11 @@ final class CurlLoop: @unchecked Sendable {
         // libcurl arms a timer for a transfer's connect timeout whether it opens a connection
         // or reuses one (~800 instructions a request): so it is set only on a transfer that
         // may open one, while fewer are open than allowed. One that waits for a connection
-        // which then closes, and opens the next, is still bounded by its deadline.
+        // which then closes, and opens the next, goes back to the queue after
+        // `unwrittenMilliseconds` (and gets a connect timeout when it starts again).
         transfer.easy.setConnectTimeout(statistics.liveConnections < connectionLimit ? connectTimeoutMilliseconds : 0)
+        let unwrittenUntil = now + unwrittenMilliseconds
+        if unwrittenUntil < nextDeadlineCheck { nextDeadlineCheck = unwrittenUntil }
         if active.isEmpty { lastProgress = now }
         guard curl_multi_add_handle(multi.pointer, transfer.easy.handle.pointer) == CURLM_OK else {
             release(transfer)
@@ -198,7 +229,6 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         active.insert(transfer)
-        nextDeadlineCheck = min(nextDeadlineCheck, job.deadline)
     }
 
     private func collectFinished() {
@@ -248,17 +278,30 @@ final class CurlLoop: @unchecked Sendable {
         var next = UInt64.max
         var overdue: [CurlTransfer] = []
         var stalled: [CurlTransfer] = []
+        var unwritten: [CurlTransfer] = []
         for transfer in active.transfers {
-            if !transfer.answerStarted {
+            if transfer.job.sends == 0 {
+                // Never written: no deadline yet; back to the queue if libcurl holds it too long.
+                let end = transfer.startedAt + unwrittenMilliseconds
+                if end <= now { unwritten.append(transfer) } else { next = min(next, end) }
+            } else if !transfer.answerStarted {
                 if transfer.job.deadline <= now { overdue.append(transfer) } else { next = min(next, transfer.job.deadline) }
             } else {
                 // `settings.stalledAnswerMilliseconds`, swept here: libcurl's per-transfer
                 // timeout would cost a timer per request (~700 instructions).
-                let end = transfer.job.deadline + UInt64(settings.stalledAnswerMilliseconds)
-                if end <= now { stalled.append(transfer) } else { next = min(next, end) }
+                let end = transfer.job.deadline.addingReportingOverflow(UInt64(settings.stalledAnswerMilliseconds))
+                let at = end.overflow ? UInt64.max : end.partialValue
+                if at <= now { stalled.append(transfer) } else { next = min(next, at) }
             }
         }
         nextDeadlineCheck = next
+        for transfer in unwritten {
+            active.remove(transfer)
+            curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
+            let job: TransportJob = transfer.job
+            release(transfer)
+            waiting.push(job)
+        }
         // An answer that started and stalled: its status line wins (`finish`), as it would
         // have at libcurl's own timeout.
         for transfer in stalled {
@@ -269,12 +312,19 @@ final class CurlLoop: @unchecked Sendable {
         for transfer in overdue {
             active.remove(transfer)
             curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
-            let sent = transfer.job.sends > 0
-            transfer.job.finish(.failure(TransportFailure(.timeout, sent
-                ? "no answer within \(settings.timeoutMilliseconds) ms (the stream was cancelled)"
-                : "not sent: no stream became free within \(settings.timeoutMilliseconds) ms")))
+            transfer.job.finish(.failure(overdueFailure(transfer)))
             release(transfer)
         }
+    }
+
+    /// What a request whose deadline passed with no answer ends as: `timeout`, or, when
+    /// libcurl had sent it again after a refusal (REFUSED_STREAM, or a GOAWAY that did not
+    /// cover it), `unanswered`, which says so.
+    private func overdueFailure(_ transfer: CurlTransfer) -> TransportFailure {
+        let within = "no answer within \(settings.timeoutMilliseconds) ms of its last write (the stream was cancelled)"
+        guard transfer.resends > 0 else { return TransportFailure(.timeout, within) }
+        return TransportFailure(.unanswered, "sent \(transfer.job.sends) times and never answered: the server refused the stream "
+            + "(REFUSED_STREAM, or a GOAWAY before it) \(transfer.resends) times, then \(within)")
     }
 
     /// A silent connection (`silentConnections`): a peer gone quiet (a middlebox dropped the flow, a hung server). libcurl cannot
@@ -343,6 +393,10 @@ final class CurlLoop: @unchecked Sendable {
             breakerSucceeded()
             consecutiveConnectionLosses = 0
             if streamLimit < settings.maxConcurrentStreams { setStreamLimit(streamLimit + 1) }
+            // A refused key stops here, before the next requests are started (rare: a 403).
+            if status == 403, let key = job.request.key {
+                key.tokens.refusedOnTheWire(APNsErrorBody(transfer.responseBody, status: status).reason)
+            }
             job.finish(.response(transfer.takeResponse(status: status)))
             return
         }
@@ -351,8 +405,8 @@ final class CurlLoop: @unchecked Sendable {
         switch result {
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .stopping:
             refuse(job)
-        case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .deadline:
-            job.finish(.failure(TransportFailure(.timeout, "not sent: its \(settings.timeoutMilliseconds) ms deadline passed before a stream was free")))
+        case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .withdrawn:
+            job.finish(.failure(job.request.withdrawnFailure))
         case CURLE_ABORTED_BY_CALLBACK where transfer.abort == .sendLimit:
             job.finish(.failure(TransportFailure(.unanswered, "sent \(job.sends) times and never answered (the server refused the stream, "
                 + "or the connection ended first); not sent again")))
@@ -400,11 +454,11 @@ final class CurlLoop: @unchecked Sendable {
         TransportFailure(.unreachable, "cannot reach APNs at \(settings.baseURL): \(lastConnectError)")
     }
 
-    /// Back to the queue after the reconnect backoff, with a fresh deadline counted from it.
+    /// Back to the queue after the reconnect backoff; its next write arms a fresh deadline.
     private func park(_ job: TransportJob, lostConnection: Bool) {
         if lostConnection { noteConnectionLoss() }
         job.reconnects += 1
-        job.deadline = max(reconnectAt, clock.monotonicMilliseconds()) + UInt64(settings.timeoutMilliseconds)
+        job.deadline = .max
         statistics.values.withLock { $0.requeued += 1 }
         parked.append(job)
     }
@@ -486,6 +540,30 @@ final class CurlLoop: @unchecked Sendable {
             active.remove(transfer)
             curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
             refuse(transfer.job)
+            release(transfer)
+        }
+    }
+
+    /// An owner or a key was withdrawn (`Withdrawal.epoch` moved): its requests that have
+    /// not been written end now, wherever they wait: the queue, the reconnect backoff, or
+    /// libcurl (for a stream or a connection: its pre-request callback never ran). Those
+    /// libcurl would write again are stopped by that callback.
+    private func takeBackWithdrawn() {
+        seenWithdrawals = Withdrawal.epoch
+        var kept: [TransportJob] = []
+        while let job = waiting.pop() {
+            if job.request.isWithdrawn { job.finish(.failure(job.request.withdrawnFailure)) } else { kept.append(job) }
+        }
+        for job in kept { waiting.push(job) }
+        parked.removeAll { job in
+            guard job.request.isWithdrawn else { return false }
+            job.finish(.failure(job.request.withdrawnFailure))
+            return true
+        }
+        for transfer in active.transfers where transfer.job.sends == 0 && transfer.job.request.isWithdrawn {
+            active.remove(transfer)
+            curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
+            transfer.job.finish(.failure(transfer.job.request.withdrawnFailure))
             release(transfer)
         }
     }

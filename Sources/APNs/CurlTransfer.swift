@@ -5,6 +5,13 @@ import Timing
 import Glibc
 #endif
 
+/// When the transport thread next sweeps its transfers for deadlines (`CurlLoop`): moved
+/// forward by the pre-request callback when a write arms a deadline before it. Only the
+/// transport thread touches it.
+final class DeadlineSweep {
+    var next: UInt64 = .max
+}
+
 /// One easy handle and the request on it: collects the response through libcurl's
 /// callbacks. Kept from request to request with its handle (`PooledEasy` holds the
 /// body, header list and URL libcurl reads), so a request allocates nothing here.
@@ -19,7 +26,7 @@ final class CurlTransfer {
     var responseBody: [UInt8] = []
     /// A response header arrived: from then on the answer wins over the deadline.
     var answerStarted = false
-    enum Abort { case deadline, sendLimit, stopping }
+    enum Abort { case sendLimit, stopping, withdrawn }
     /// Why the pre-request callback stopped a send, if it did.
     var abort: Abort?
     /// Monotonic milliseconds when it was handed to libcurl.
@@ -35,7 +42,14 @@ final class CurlTransfer {
     /// Sends within this transfer: more than one means libcurl re-sent it by itself on a
     /// fresh connection (a refused stream, or a GOAWAY that did not cover it).
     private var sendsHere = 0
-    private let onResend: () -> Void
+    /// Re-sends libcurl made by itself within this transfer (each after a refusal).
+    var resends: Int { max(0, sendsHere - 1) }
+    /// Told of each re-send libcurl makes by itself: whether it is the request's first.
+    private let onResend: (_ first: Bool) -> Void
+    /// The loop's next deadline sweep: a write arms its request's deadline, and moves the
+    /// sweep forward if it comes first.
+    private let deadlines: DeadlineSweep
+    private let timeoutMilliseconds: UInt64
     /// APNs error bodies are small JSON; anything bigger is cut off here.
     static let maximumResponseBody = 16 * 1024
 
@@ -44,12 +58,14 @@ final class CurlTransfer {
     private let gate: StartGate
 
     init?(settings: TransportSettings, statistics: TransportStatistics, gate: StartGate, clock: any TimeSource,
-          onResend: @escaping () -> Void) {
+          deadlines: DeadlineSweep, onResend: @escaping (_ first: Bool) -> Void) {
         guard let easy = PooledEasy(settings: settings, statistics: statistics) else { return nil }
         self.easy = easy
         self.gate = gate
         self.clock = clock
         self.onResend = onResend
+        self.deadlines = deadlines
+        timeoutMilliseconds = UInt64(settings.timeoutMilliseconds)
         maxSends = settings.maxResends + 1
         let e = easy.handle.pointer
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -117,24 +133,29 @@ final class CurlTransfer {
         return job.sends > 0 && Int(uploaded) >= job.request.body.count
     }
 
-    /// Called by libcurl before each send, its own re-sends included: no send once the
-    /// process is stopping, none after the deadline, none beyond the bound.
+    /// Called by libcurl right before each write of the request, its own re-sends
+    /// included: no write once the process is stopping or the request's owner or key was
+    /// withdrawn, none beyond the bound. A write arms the request's deadline: time spent
+    /// waiting for a stream, a connection or in the queue is not taken from it.
     func maySend(localPort: Int32) -> Bool {
         self.localPort = localPort
         if gate.isClosed {
             abort = .stopping
             return false
         }
-        sentAt = clock.monotonicMilliseconds()
-        if sentAt >= job.deadline {
-            abort = .deadline
+        if job.request.isWithdrawn {
+            abort = .withdrawn
             return false
         }
         guard job.sends < maxSends else {
             abort = .sendLimit
             return false
         }
-        if sendsHere > 0 { onResend() }
+        if sendsHere > 0 { onResend(sendsHere == 1 && job.sends == 1) }
+        sentAt = clock.monotonicMilliseconds()
+        let deadline = sentAt + timeoutMilliseconds
+        job.deadline = deadline
+        if deadline < deadlines.next { deadlines.next = deadline }
         job.sends += 1
         sendsHere += 1
         answerStarted = false

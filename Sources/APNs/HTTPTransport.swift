@@ -11,18 +11,50 @@ public struct TransportRequest: Sendable {
     /// The other headers, in order.
     public var headers: [HTTPHeader]
     public var body: [UInt8]
+    /// Its owner's ticket (a campaign's: ends `notStarted` once withdrawn) and its signing
+    /// key's (ends `keyStopped`): a withdrawn request is not written, nor written again.
+    public var owner: Withdrawal.Ticket?
+    public var key: KeyTicket?
 
-    public init(path: String, authorization: String?, headers: [HTTPHeader], body: [UInt8]) {
+    public init(path: String, authorization: String?, headers: [HTTPHeader], body: [UInt8],
+                owner: Withdrawal.Ticket? = nil, key: KeyTicket? = nil) {
         self.path = path
         self.authorization = authorization
         self.headers = headers
         self.body = body
+        self.owner = owner
+        self.key = key
+    }
+
+    /// Whether the request may no longer start (checked before every write; two loads).
+    @inline(__always)
+    var isWithdrawn: Bool { (owner?.isWithdrawn ?? false) || (key?.isWithdrawn ?? false) }
+
+    /// What a withdrawn request ends as.
+    var withdrawnFailure: TransportFailure {
+        if let key, key.isWithdrawn { return TransportFailure(.keyStopped, key.tokens.withdrawal.reason) }
+        let reason = owner?.withdrawal.reason ?? ""
+        return TransportFailure(.notStarted, "not sent: " + (reason.isEmpty ? "its campaign was withdrawn" : reason))
     }
 
     /// The header lines as sent (`name: value`), authorization first.
     public var headerLines: [String] {
         (authorization.map { ["authorization: " + $0] } ?? []) + headers.map { $0.name + ": " + $0.value }
     }
+}
+
+/// The signing key a request was admitted under (`ProviderTokenManager.ticket()`): its
+/// ticket, and the manager the transport tells at once when an answer refuses the key, so
+/// that what waits behind that answer does not go out before the caller has read it.
+public struct KeyTicket: Sendable {
+    /// Unowned: the request lives within `APNsClient.send`, whose client holds the manager
+    /// (no retain and release per request on the send path).
+    unowned(unsafe) let tokens: ProviderTokenManager
+    /// `Withdrawal.epoch` when it was taken.
+    let epoch: Int
+
+    @inline(__always)
+    var isWithdrawn: Bool { tokens.withdrawal.isWithdrawn(since: epoch) }
 }
 
 /// What the server answered. Only the headers APNs results depend on are kept.

@@ -1,3 +1,4 @@
+import Payloads
 import Synchronization
 import Timing
 
@@ -52,6 +53,9 @@ public final class ProviderTokenManager: Sendable {
     private let probeBackoff: Backoff
     /// The key as the store knows it.
     public let identity: SigningIdentity
+    /// Withdrawn when the key is paused or stopped: requests signed with it that have not
+    /// gone out yet are taken back (`keyStopped`) instead of meeting the same refusal.
+    public let withdrawal = Withdrawal()
 
     public init(key: SigningKey, teamId: String, keyId: String, clock: any TimeSource = SystemClock(),
                 store: (any ProviderTokenStore)? = nil, probeBackoff: Backoff = ProviderTokenManager.defaultProbeBackoff) {
@@ -180,27 +184,59 @@ public final class ProviderTokenManager: Sendable {
         if reason == .tooManyProviderTokenUpdates {
             let until = pauseAfterTooManyUpdates(token)
             if probe { probeEnded() }
-            return pauseHold(until)
+            let hold = pauseHold(until)
+            withdrawal.withdraw(because: hold.explanation)
+            return hold
         }
         let now = clock.secondsSince1970()
         let explanation = KeyHold.explanation(reason, keyId: keyId, teamId: teamId, tokenAgeSeconds: now - token.issuedAt)
-        return state.withLock { state -> KeyHold in
+        let (hold, began) = state.withLock { state -> (KeyHold, Bool) in
             if var stop = state.stop {
-                guard probe else { return stop.hold }
+                guard probe else { return (stop.hold, false) }
                 stop.failedProbes += 1
                 stop.probeInFlight = false
                 stop.hold.reason = reason
                 stop.hold.explanation = explanation
                 stop.hold.until = now + probeDelay(afterFailedProbes: stop.failedProbes)
                 state.stop = stop
-                return stop.hold
+                return (stop.hold, false)
             }
             let hold = KeyHold(kind: .stopped, reason: reason, keyId: keyId, since: now,
                                until: now + probeDelay(afterFailedProbes: 0), explanation: explanation)
             state.stop = KeyStop(hold: hold)
             isStopped.store(true, ordering: .relaxed)
-            return hold
+            return (hold, true)
         }
+        // What was admitted before the stop and has not gone out is taken back.
+        if began { withdrawal.withdraw(because: hold.explanation) }
+        return hold
+    }
+
+    /// A ticket for a request admitted now: a pause or stop after this takes it back if it
+    /// has not gone out.
+    public func ticket() -> KeyTicket { KeyTicket(tokens: self, epoch: Withdrawal.epoch) }
+
+    /// The transport read an answer refusing the key (403 with a reason that
+    /// `KeyHold.stopsTheKey`; `ExpiredProviderToken` aside, which a new token may cure): the
+    /// key stops here, on the transport's thread, before the answer reaches its caller, so
+    /// that nothing waiting behind it is written meanwhile. The caller's `refused` then
+    /// finds the stop in place (or, for a probe, counts it).
+    ///
+    /// The transport thread never waits here: the lock can be held by a send reading the
+    /// token store. Then only the withdrawal is made (lock-free), and the caller's `refused`
+    /// stops the key a moment later.
+    func refusedOnTheWire(_ reason: APNsReason) {
+        guard KeyHold.stopsTheKey(reason), reason != .expiredProviderToken, !isStopped.load(ordering: .relaxed) else { return }
+        let explanation = KeyHold.explanation(reason, keyId: keyId, teamId: teamId, tokenAgeSeconds: 0)
+        let now = clock.secondsSince1970()
+        let stoppedHere = state.withLockIfAvailable { state -> Bool in
+            guard state.stop == nil else { return false }
+            state.stop = KeyStop(hold: KeyHold(kind: .stopped, reason: reason, keyId: keyId, since: now,
+                                               until: now + probeDelay(afterFailedProbes: 0), explanation: explanation))
+            isStopped.store(true, ordering: .relaxed)
+            return true
+        }
+        if stoppedHere != false { withdrawal.withdraw(because: explanation) }
     }
 
     /// APNs answered a request signed with the key with something that is not about the

@@ -71,6 +71,9 @@ public final class Dispatcher: Sendable {
     /// Send tasks run here, not on the cooperative pool: a caller blocking pool threads
     /// (a synchronous wait, a busy test run) must not be able to stall the sends.
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
+    /// Per campaign with claimed sends: withdrawn at a cancel or pause, which takes back its
+    /// requests not yet written (`Withdrawal`). Emptied when nothing is in flight.
+    private let withdrawals = Mutex<[Int64: Withdrawal]>([:])
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
                 metrics: any OutboxMetrics, heldUntil: @escaping @Sendable (CampaignRoute) -> Double? = { _ in nil },
@@ -112,6 +115,23 @@ public final class Dispatcher: Sendable {
 
     /// A campaign was accepted: look for work now rather than at the next poll.
     public func wake() { wakeup.signal() }
+
+    /// A campaign was cancelled or paused (already stored): its claimed sends not yet
+    /// written to APNs are taken back, wherever they wait (a task not started, the
+    /// transport's queue, a stream or a connection), and given back to the outbox untouched
+    /// (pending, no attempt spent); a cancelled campaign's are then ended `cancelled` like
+    /// its other unsent devices. Those already written are answered and recorded as usual.
+    /// Covers claims made before this call, even if their sends start after it.
+    public func withdraw(campaign seq: Int64, because reason: String) {
+        let withdrawal = withdrawals.withLock { table in
+            if let known = table[seq] { return known }
+            let made = Withdrawal()
+            table[seq] = made
+            return made
+        }
+        withdrawal.withdraw(because: reason)
+        wakeup.signal()
+    }
 
     /// The first step of a stop, at once: no claim and no APNs request starts from now on
     /// (a claimed send not yet started is given back); sends in flight go on and are recorded.
@@ -171,6 +191,9 @@ public final class Dispatcher: Sendable {
                 wakeup.signal()  // look again at once: more may be left
             }
             var claims: [ClaimedDelivery] = []
+            // Read before the claim: a cancel or pause after this covers what it claims.
+            if inFlight == 0 { withdrawals.withLock { if !$0.isEmpty { $0.removeAll() } } }
+            let claimEpoch = Withdrawal.epoch
             // Whether this turn's claim left a held route's campaigns alone.
             let skippedHeld = Flag()
             if !unrecorded.isEmpty || limit > 0 {
@@ -194,7 +217,7 @@ public final class Dispatcher: Sendable {
                 if unrecorded.contains(where: { $0.state == .unregistered }) { onDeadTokens() }
                 unrecorded.removeAll(keepingCapacity: true)
                 outstanding.add(claims.count, ordering: .relaxed)
-                send(claims, messages: &messages)
+                send(claims, messages: &messages, epoch: claimEpoch)
             }
             if let deadline, inFlight == 0 || clock.wallSeconds() >= deadline { break }
             // Cheap (a sum over unfinished campaigns); turns are at most ~1000/s (see `wait`).
@@ -226,8 +249,16 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage]) {
+    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage], epoch: Int) {
         if messages.count > 1000 { messages.removeAll() }
+        var tickets: [Int64: Withdrawal.Ticket] = [:]
+        withdrawals.withLock { table in
+            for claim in claims where tickets[claim.campaign] == nil {
+                let withdrawal = table[claim.campaign] ?? Withdrawal()
+                table[claim.campaign] = withdrawal
+                tickets[claim.campaign] = withdrawal.ticket(asOf: epoch)
+            }
+        }
         for claim in claims {
             if messages[claim.campaign] == nil, let stored = try? storage.message(campaign: claim.campaign) {
                 messages[claim.campaign] = OutboxMessage(stored)
@@ -237,7 +268,7 @@ public final class Dispatcher: Sendable {
                                       lease: claim.lease))
                 continue
             }
-            guard let request = message.request(for: claim) else {
+            guard var request = message.request(for: claim) else {
                 finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed,
                                       reason: DiagnosticCode.unknownStoredPushType.rawValue, lease: claim.lease))
                 continue
@@ -249,18 +280,19 @@ public final class Dispatcher: Sendable {
             let route = message.stored.route
             // A broadcast's answer is known by the apns-request-id it sent (APNs echoes it).
             let requestID = message.stored.message.channel != nil ? request.header("apns-request-id") : nil
+            request.withdrawal = tickets[claim.campaign]
             // On the dispatcher's own executor, not a transport thread: with shared provider
             // tokens a send reads the stored token (a storage query that may wait on the
             // database), which must not hold up libcurl's transfers.
             Task.detached(executorPreference: executor) { [self] in
-                guard !stopping.load(ordering: .relaxed) else {
-                    finish(Self.givenBack(claim))  // claimed, not yet sent when the stop began
+                guard !stopping.load(ordering: .relaxed), request.withdrawal?.isWithdrawn != true else {
+                    finish(Self.givenBack(claim))  // claimed, not yet sent when the stop, cancel or pause began
                     return
                 }
                 let started = clock.wallSeconds()
                 let result = await chosen.send(request)
                 if case .transportFailed(let failure) = result, failure.code == .notStarted {
-                    finish(Self.givenBack(claim))  // queued in the transport when the stop began
+                    finish(Self.givenBack(claim))  // queued in the transport when the stop, cancel or pause began
                     return
                 }
                 if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, pushType: pushType, seconds: clock.wallSeconds() - started) }

@@ -61,9 +61,21 @@ public struct DurableCampaigns: Sendable {
 
     /// Pause, resume or cancel. Takes effect at the dispatcher's next claim (woken now);
     /// a cancelled campaign's unsent devices are then ended in batches by the dispatcher.
+    /// A cancel or pause also takes back, before it returns, the campaign's claimed sends
+    /// not yet written to APNs (`Dispatcher.withdraw`): after the answer, only requests
+    /// already on the wire may still be answered.
     public func change(_ id: String, _ action: LifecycleAction) throws(StorageError) -> LifecycleOutcome {
         let outcome = try storage.changeLifecycle(id: id, action, now: clock.wallSeconds())
-        if case .changed = outcome { dispatcher.wake() }
+        switch (outcome, action) {
+        case (.changed(let summary), .cancel), (.unchanged(let summary), .cancel):
+            dispatcher.withdraw(campaign: summary.seq, because: "campaign \(summary.id) was cancelled")
+        case (.changed(let summary), .pause), (.unchanged(let summary), .pause):
+            dispatcher.withdraw(campaign: summary.seq, because: "campaign \(summary.id) was paused")
+        case (.changed, .resume):
+            dispatcher.wake()
+        default:
+            break
+        }
         return outcome
     }
 

@@ -20,6 +20,9 @@ public struct APNsRequest: Sendable, Equatable {
     public var headers: [HTTPHeader]
     /// The JSON body, byte for byte.
     public var body: [UInt8]
+    /// Its owner's (a campaign's) ticket: once the owner is withdrawn (cancelled, paused),
+    /// the request is not written if it has not been yet (`TransportFailure.notStarted`).
+    public var withdrawal: Withdrawal.Ticket?
 
     public var method: String { "POST" }
 

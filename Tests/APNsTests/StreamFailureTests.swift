@@ -55,6 +55,31 @@ import TestSupport
         #expect(transport.connectionsOpened <= 3, "\(transport.connectionsOpened) connections")
     }
 
+    /// One device the server refuses every time (RST_STREAM REFUSED_STREAM) and one it never
+    /// answers, on one connection with 200 requests in flight, as `send` runs them: no other
+    /// device fails. (With a 2 s deadline, 35–198 of 1,000 ended `timeout`: each re-send of
+    /// the refused one halved the stream window, and the deadline counted the time spent
+    /// queued behind it.) 4 s here, not 2: on a loaded machine the fake itself can take
+    /// longer than 2 s to answer a full window, which would be a real timeout.
+    @Test func aStreamRefusedAlwaysAndAHungOneFailNoInnocentDeviceOnOneConnection() async throws {
+        let refused = TestRequests.token(7), hung = TestRequests.token(500)
+        let fake = try FakeAPNs(script: ["tokens": [refused: [["refuse": true]], hung: [["noAnswer": true]]]])
+        defer { fake.stop() }
+        let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 4_000)
+        defer { transport.shutdown() }
+        let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
+        #expect(Self.failure(results[500])?.code == .timeout, "\(results[500])")
+        let refusedFailure = try #require(Self.failure(results[7]))
+        #expect(refusedFailure.code == .unanswered && refusedFailure.message.contains("refused"), "\(refusedFailure)")
+        let innocent = results.enumerated().filter { $0.offset != 7 && $0.offset != 500 && !Self.delivered($0.element) }
+        #expect(innocent.isEmpty, "\(innocent.count) innocent failures: \(innocent.prefix(3))")
+        // Within the bound; an innocent device may be sent twice when the retired connection
+        // that holds the hung stream is closed as silent with its answer still to come.
+        let sends = Self.sendsPerToken(fake)
+        #expect(sends.values.allSatisfy { $0 <= Self.maxSends }, "\(sends.filter { $0.value > 1 })")
+        Self.expectAnsweredAreDelivered(fake, results) { Int($0, radix: 16) }
+    }
+
     @Test func aStreamRefusedEveryTimeIsSentAtMostTheBound() async throws {
         let refused = TestRequests.token(3)
         let fake = try FakeAPNs(script: ["tokens": [refused: [["refuse": true]]], "delayMs": 2])

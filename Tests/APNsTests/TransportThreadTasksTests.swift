@@ -82,6 +82,26 @@ import TestSupport
         #expect(failure.code == .cancelled)
     }
 
+    /// `shutdown` returns once every transport thread has ended: none is still in libcurl
+    /// and OpenSSL (freeing its easy handles and their TLS sessions) when `send` goes on to
+    /// `exit`, whose handlers tear OpenSSL down. It used to return at once, leaving that
+    /// cleanup to race the process's exit.
+    @Test(arguments: [1, 2])
+    func shutdownReturnsOnceTheTransportThreadsHaveEnded(threads: Int) async throws {
+        let fake = try FakeAPNs()
+        defer { fake.stop() }
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
+                                                                            connections: threads, threads: threads))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+        let results = await sendAll(client, (0..<200).map { TestRequests.alert($0) }, concurrency: 100, executors: transport.executors)
+        #expect(results.allSatisfy { Self.shape($0) == .delivered(apnsId: "") })
+        #expect(transport.runningThreads == threads)
+        transport.shutdown()
+        #expect(transport.runningThreads == 0, "a transport thread still running after shutdown returned")
+        transport.shutdown()  // again: returns at once
+    }
+
     /// At the start of a stop, requests of tasks on the thread that wait in its queue,
     /// and a client's retry, end `notStarted`, like everyone's (StopStartingTests).
     @Test func queuedRequestsOfTasksOnTheThreadEndNotStartedAtTheStop() async throws {

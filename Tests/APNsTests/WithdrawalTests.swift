@@ -1,0 +1,68 @@
+import APNs
+import Foundation
+import Payloads
+import Testing
+import TestSupport
+
+/// A withdrawn owner (a campaign cancelled or paused) or key takes back its requests that
+/// have not been written: wherever they wait in the transport, they end without reaching
+/// the server; the ones already written are answered as usual.
+@Suite(.serialized) struct WithdrawalTests {
+    static func failure(_ result: DeliveryResult) -> TransportFailure? {
+        if case .transportFailed(let failure) = result { failure } else { nil }
+    }
+
+    static func delivered(_ result: DeliveryResult) -> Bool { if case .delivered = result { true } else { false } }
+
+    @Test func aWithdrawnOwnersRequestsNotYetWrittenEndNotStartedAndOnlyTheWrittenOnesAreAnswered() async throws {
+        let fake = try FakeAPNs()
+        defer { fake.stop() }
+        fake.holdAnswers()
+        let key = try SigningKey.load(file: FakeAPNs.keyFile)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        // Two streams, held open by the fake until released: eight more wait in the
+        // transport (its queue, or libcurl waiting for a stream).
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 30_000))
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+        let owner = Withdrawal()
+        let requests = (0..<10).map { index -> APNsRequest in
+            var request = TestRequests.alert(index)
+            request.withdrawal = owner.ticket()
+            return request
+        }
+        async let sent = sendAll(client, requests, concurrency: 10)
+        #expect(await eventually(timeout: .seconds(30)) { fake.received().count >= 2 }, "two on the wire")
+        try await Task.sleep(for: .milliseconds(100))  // a third would have had time to go out
+        owner.withdraw(because: "campaign c1 was cancelled")
+        let onTheWire = fake.received().count
+        fake.releaseAnswers()
+        let results = await sent
+        #expect(onTheWire == 2)
+        #expect(results.filter(Self.delivered).count == onTheWire, "\(results.map(\.label))")
+        let takenBack = results.compactMap(Self.failure)
+        #expect(takenBack.count == 10 - onTheWire && takenBack.allSatisfy {
+            $0.code == .notStarted && $0.message.contains("campaign c1 was cancelled")
+        }, "\(takenBack)")
+        #expect(fake.received().count == onTheWire, "nothing reached the fake after the withdrawal")
+        // A ticket taken after the withdrawal is not covered by it.
+        var later = TestRequests.alert(10)
+        later.withdrawal = owner.ticket()
+        #expect(Self.delivered(await client.send(later)))
+    }
+
+    /// Every request answered 403 InvalidProviderToken, 1,000 devices with 200 in flight (as
+    /// `send` runs them) over one connection of 100 streams: the key stops at the first
+    /// refusal, and what waited behind the first window never reaches APNs.
+    @Test func aRefusedKeySendsAtMostOneWindow() async throws {
+        let fake = try FakeAPNs(script: ["keyProblem": "InvalidProviderToken"])
+        defer { fake.stop() }
+        let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 10_000)
+        defer { transport.shutdown() }
+        let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
+        #expect(results.allSatisfy { Self.failure($0)?.code == .keyStopped }, "\(Set(results.map(\.label)))")
+        let sent = fake.received().count
+        #expect(sent >= 1 && sent <= transport.settings.maxConcurrentStreams, "\(sent) requests reached APNs")
+    }
+}
