@@ -13,6 +13,10 @@ extension DiagnosticCode {
     public static let foreignHost = DiagnosticCode(rawValue: "foreignHost")
     /// With no API keys: an `Origin` that is not a loopback origin (a page elsewhere).
     public static let foreignOrigin = DiagnosticCode(rawValue: "foreignOrigin")
+    /// With no API keys: a request a proxy passed on (`Forwarded`, `X-Forwarded-For`,
+    /// `Via`). A proxy on this machine carries other machines' requests, and with the
+    /// loopback `Host` it may send, the `Host` check alone would let them in.
+    public static let proxiedRequest = DiagnosticCode(rawValue: "proxiedRequest")
 }
 
 /// With no API keys the gateway trusts whoever reaches it, and the loopback listener
@@ -31,6 +35,11 @@ enum LoopbackOnly {
         if !anyHost, let host = request.header("host"), !isLoopbackAuthority(host, port: request.localPort) {
             return refusal(.foreignHost, header: "Host",
                            "Host \(JSONWriter.quoted(TextSafety.excerpt(host, limit: 64))) is not a loopback name: with no API keys configured only localhost, 127.0.0.0/8 and [::1]\(request.localPort > 0 ? " (port \(request.localPort) or none)" : "") are served")
+        }
+        if !anyHost, let header = ["forwarded", "x-forwarded-for", "via"].first(where: { request.header($0) != nil }) {
+            let name = header == "via" ? "Via" : header == "forwarded" ? "Forwarded" : "X-Forwarded-For"
+            return refusal(.proxiedRequest, header: name,
+                           "a request passed on by a proxy (\(name)) may come from anywhere: with no API keys configured only this machine's own programs are served; configure server.apiKeys to serve behind a proxy")
         }
         let origins = request.headers.filter { $0.name == "origin" }
         if origins.count > 1 {

@@ -145,7 +145,7 @@ extension DiagnosticDomain {
     ]
     public static let problem = DiagnosticDomain("problem", problemStatus.map(\.code))
     public static let request = DiagnosticDomain("request", [.unknownParameter, .duplicateParameter, .invalidIdempotencyKey, .invalidBatchSize,
-                                                              .devicesInHeader, .foreignHost, .foreignOrigin,
+                                                              .devicesInHeader, .foreignHost, .foreignOrigin, .proxiedRequest,
                                                               .invalidForwarding, .forwardingTooLarge, .conflictingForwarding])
 }
 

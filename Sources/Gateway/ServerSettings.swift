@@ -117,8 +117,11 @@ public struct ServerSettings: Sendable {
 
     /// Why the server must not start as configured: a non-loopback address with no keys.
     public var exposureProblem: String? {
-        guard apiKeys.isEmpty, !http.isLoopback else { return nil }
-        return "refusing to listen on \(http.host), which is not loopback, with no apiKeys configured"
+        guard apiKeys.isEmpty else { return nil }
+        if !http.isLoopback { return "refusing to listen on \(http.host), which is not loopback, with no apiKeys configured" }
+        // A proxy in front carries other machines' requests: keys are the only guard then.
+        if trustedProxies != .none { return "refusing trustedProxies with no apiKeys configured: behind a proxy every request may come from anywhere" }
+        return nil
     }
 
     public static func listenProblem(_ text: String) -> String? {

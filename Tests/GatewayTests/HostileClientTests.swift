@@ -72,6 +72,27 @@ import TestSupport
         #expect(withKey?.status == 200)
     }
 
+    /// A proxy on this machine in front of a keyless gateway would carry anyone's
+    /// requests with a loopback `Host`: what a proxy passed on is refused, and a
+    /// configuration that trusts a proxy without keys does not start.
+    @Test func keylessModeRefusesWhatAProxyPassedOn() throws {
+        let gateway = try LiveGateway()
+        let host = ("Host", "127.0.0.1:\(gateway.port)")
+        for (name, value) in [("X-Forwarded-For", "203.0.113.9"), ("Forwarded", "for=203.0.113.9"), ("Via", "1.1 h2o")] {
+            let answer = try problem(gateway.request("GET", "/v1/campaigns", headers: [host, (name, value)]))
+            #expect(answer.status == 403 && answer.code == "foreignRequest", "\(name)")
+            #expect(answer.errors.first?["code"]?.stringValue == "proxiedRequest", "\(name)")
+            #expect(answer.errors.first?["header"]?.stringValue == name)
+        }
+        #expect(gateway.request("GET", "/.well-known/apple-app-site-association", headers: [("Host", "example.com"), ("Via", "1.1 cdn")])?.status == 200)
+        var settings = ServerSettings()
+        #expect(settings.exposureProblem == nil)
+        settings.trustedProxies = TrustedProxies([try IPAddressRange.parse("127.0.0.1").get()])
+        #expect(settings.exposureProblem?.contains("trustedProxies") == true)
+        settings.apiKeys = [APIKey(name: "ops", sha256: APIKeyring.hash("secret"))]
+        #expect(settings.exposureProblem == nil)
+    }
+
     @Test func theLoopbackRulesReadHostsStrictly() {
         #expect(LoopbackOnly.isLoopbackAuthority("127.0.0.1", port: 8080))
         #expect(LoopbackOnly.isLoopbackAuthority("127.255.0.9:8080", port: 8080))

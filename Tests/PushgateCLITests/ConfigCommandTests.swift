@@ -88,8 +88,15 @@ import Testing
         #expect(r.stderr.contains("conf/gateway.json#/server/trustedProxies/8: item 8: ::/0 trusts every address"))
         #expect(r.stderr.hasSuffix("pushgate config: 7 problems in the configuration\n"), "\(r.stderr)")
 
+        // A proxy in front needs keys: without them every request it passes on may be anyone's.
+        let proxies = #"["127.0.0.1", "fd00::/8", "::ffff:10.0.0.0/104"]"#
+        let keyless = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")],
+                                  environment: Self.environment(["PUSHGATE_SERVER_TRUSTED_PROXIES": proxies]))
+        #expect(keyless.status == 2)
+        #expect(keyless.stderr.contains("refusing trustedProxies with no apiKeys configured"), "\(keyless.stderr)")
         let fromVariable = try CLI.run(["config", "print", "--config", dir.path("conf/gateway.json")],
-                                       environment: Self.environment(["PUSHGATE_SERVER_TRUSTED_PROXIES": #"["127.0.0.1", "fd00::/8", "::ffff:10.0.0.0/104"]"#]))
+                                       environment: Self.environment(["PUSHGATE_SERVER_TRUSTED_PROXIES": proxies,
+                                                                      "PUSHGATE_SERVER_API_KEYS": #"[{"name": "ops", "sha256": "\#(String(repeating: "ab", count: 32))"}]"#]))
         #expect(fromVariable.status == 0, "\(fromVariable.stderr)")
         let server = try #require(try JSONParser().parse(fromVariable.stdout).objectValue?["server"]?.objectValue)
         #expect(server["trustedProxies"] == .array([.string("127.0.0.1"), .string("fd00::/8"), .string("10.0.0.0/8")]))
