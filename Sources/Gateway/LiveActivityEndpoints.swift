@@ -147,13 +147,15 @@ enum LiveActivityEndpoints {
         parameters.notes.app = app.name
         let time = clock.millisecondsSince1970()
         do throws(StorageError) {
-            var replaced = false
-            if let replaces { replaced = try storage.forgetLiveActivityToken(app: app.name, token: replaces) }
+            // The replaced token is not counted against the caps, and is forgotten only once
+            // the new one is kept: a refused report loses nothing.
             let registration = try storage.registerLiveActivityToken(LiveActivityToken(app: app.name, token: token, kind: kind, activity: activity),
-                                                                     atMilliseconds: time, limits: limits)
+                                                                     atMilliseconds: time, limits: limits, replacing: replaces)
             guard case .registered(let dead) = registration else {
                 return Problem.registryFull(registration, app: app.name, activity: activity).response
             }
+            var replaced = false
+            if let replaces, replaces != token { replaced = try storage.forgetLiveActivityToken(app: app.name, token: replaces) }
             var w = JSONWriter()
             w.object { w in
                 w.member("app", app.name)

@@ -2,7 +2,7 @@ import Storage
 
 extension PostgresCampaignStorage {
     public func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds time: Int64,
-                                          limits: LiveActivityLimits) throws(StorageError) -> LiveActivityRegistration {
+                                          limits: LiveActivityLimits, replacing: String?) throws(StorageError) -> LiveActivityRegistration {
         let refusal = try transaction { db throws(StorageError) -> LiveActivityRegistration? in
             // One app's reports take turns (a lock held to the commit), so two of them cannot
             // both take the last place; a count stops at the limit.
@@ -11,7 +11,13 @@ extension PostgresCampaignStorage {
                                           [.text(token.app), .text(token.token)])
             let found: (kind: Int64, activity: String)? = existing.rows > 0 ? (existing.int(0, 0), existing.text(0, 1)) : nil
             func count(_ condition: String, _ values: [PGValue], upTo limit: Int) throws(StorageError) -> Int {
-                let rows = try db.execute("SELECT count(*) FROM (SELECT 1 FROM live_activity_tokens WHERE \(condition) LIMIT $\(values.count + 1)) AS capped",
+                var values = values
+                var other = ""
+                if let replacing {
+                    values.append(.text(replacing))
+                    other = " AND token <> $\(values.count)"
+                }
+                let rows = try db.execute("SELECT count(*) FROM (SELECT 1 FROM live_activity_tokens WHERE \(condition)\(other) LIMIT $\(values.count + 1)) AS capped",
                                           values + [.integer(limit)])
                 return Int(rows.int(0, 0))
             }

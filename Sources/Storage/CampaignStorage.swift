@@ -77,9 +77,11 @@ public protocol CampaignStorage: ProviderTokenStorage {
     /// Records an app's Live Activity token (push-to-start, or an activity's update token),
     /// registering it as `registerToken` does (a dead token reported again lives again),
     /// unless it is new to the activity (or the app) and that one has `limits` tokens
-    /// already. A token reported again only has its time renewed, full or not.
+    /// already. A token reported again only has its time renewed, full or not. `replacing`:
+    /// the token it replaces, not counted (the caller forgets it once this one is kept, so
+    /// a refused report loses nothing).
     func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds: Int64,
-                                   limits: LiveActivityLimits) throws(StorageError) -> LiveActivityRegistration
+                                   limits: LiveActivityLimits, replacing: String?) throws(StorageError) -> LiveActivityRegistration
     /// Removes up to `limit` update tokens last registered before `cutoff` (the retention
     /// of `storage.liveActivityTokenRetentionHours`); returns how many. Push-to-start
     /// tokens, and dead-or-alive records, stay.
@@ -118,7 +120,7 @@ extension CampaignStorage {
 
     /// With no limits: the dead-token record the registration revived, if any.
     public func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds time: Int64) throws(StorageError) -> DeadToken? {
-        if case .registered(let revived) = try registerLiveActivityToken(token, atMilliseconds: time, limits: .unlimited) { return revived }
+        if case .registered(let revived) = try registerLiveActivityToken(token, atMilliseconds: time, limits: .unlimited, replacing: nil) { return revived }
         return nil
     }
 

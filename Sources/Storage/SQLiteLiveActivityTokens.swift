@@ -1,6 +1,6 @@
 extension SQLiteCampaignStorage {
     public func registerLiveActivityToken(_ token: LiveActivityToken, atMilliseconds time: Int64,
-                                          limits: LiveActivityLimits) throws(StorageError) -> LiveActivityRegistration {
+                                          limits: LiveActivityLimits, replacing: String?) throws(StorageError) -> LiveActivityRegistration {
         let refusal = try writing { db throws(StorageError) -> LiveActivityRegistration? in
             // Counted in the write transaction that inserts, so two reports cannot both
             // take the last place. A count stops at the limit (an index range, never more).
@@ -10,8 +10,9 @@ extension SQLiteCampaignStorage {
             if try existing.step() { found = (existing.int(0), existing.text(1)) }
             /// Rows matching, counted up to `limit`.
             func count(_ condition: String, _ values: [SQLiteValue], upTo limit: Int) throws(StorageError) -> Int {
-                let rows = try db.statement("SELECT count(*) FROM (SELECT 1 FROM live_activity_tokens WHERE \(condition) LIMIT ?)")
-                for (i, value) in (values + [.integer(limit)]).enumerated() { rows.bind(value, at: Int32(i + 1)) }
+                let (other, skipped): (String, [SQLiteValue]) = replacing.map { (" AND token <> ?", [.text($0)]) } ?? ("", [])
+                let rows = try db.statement("SELECT count(*) FROM (SELECT 1 FROM live_activity_tokens WHERE \(condition)\(other) LIMIT ?)")
+                for (i, value) in (values + skipped + [.integer(limit)]).enumerated() { rows.bind(value, at: Int32(i + 1)) }
                 _ = try rows.step()
                 return Int(rows.int(0))
             }

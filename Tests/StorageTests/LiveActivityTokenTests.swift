@@ -69,9 +69,10 @@ import Testing
     @Test(arguments: Backend.allCases) func tokensPastTheLimitsAreRefusedAndRenewalsAreNot(_ backend: Backend) throws {
         let storage = try freshStorage(backend)
         let limits = LiveActivityLimits(perActivity: 2, perApp: 3)
-        func register(_ t: String, _ activity: String, kind: LiveActivityToken.Kind = .update, app: String = "shop") throws -> LiveActivityRegistration {
+        func register(_ t: String, _ activity: String, kind: LiveActivityToken.Kind = .update, app: String = "shop",
+                      replacing: String? = nil) throws -> LiveActivityRegistration {
             try storage.registerLiveActivityToken(LiveActivityToken(app: app, token: t, kind: kind, activity: activity),
-                                                  atMilliseconds: 1_000_000, limits: limits)
+                                                  atMilliseconds: 1_000_000, limits: limits, replacing: replacing)
         }
         #expect(try register(token(0x11), "act-1") == .registered(revived: nil))
         #expect(try register(token(0x12), "act-1") == .registered(revived: nil))
@@ -86,6 +87,11 @@ import Testing
         #expect(try register(token(0x14), "act-2") == .registered(revived: nil))
         #expect(try storage.liveActivityTokens(app: "shop", activity: "act-1") == [token(0x11), token(0x12)])
         #expect(try storage.liveActivityTokens(app: "shop", activity: "act-2") == [token(0x14)])
+        // The token a report replaces frees its place; one that frees no place in the full
+        // activity changes nothing (the caller forgets the old token only once this is kept).
+        #expect(try register(token(0x16), "act-1", replacing: token(0x14)) == .activityFull(limit: 2))
+        #expect(try storage.liveActivityTokens(app: "shop", activity: "act-2") == [token(0x14)], "a refused report loses nothing")
+        #expect(try register(token(0x16), "act-1", replacing: token(0x12)) == .registered(revived: nil))
     }
 
     @Test(arguments: Backend.allCases) func theRetentionRemovesOldUpdateTokensInBatchesAndKeepsPushToStartTokens(_ backend: Backend) throws {
