@@ -74,6 +74,9 @@ final class TransportJob: @unchecked Sendable {
     var sends = 0
     /// Times it went back to the queue to wait for a new connection.
     var reconnects = 0
+    /// Times libcurl held it unwritten past `unwrittenMilliseconds` and it went back to
+    /// the queue; past `CurlLoop.maxUnwrittenReturns` it ends `notStarted` (given back).
+    var unwrittenReturns = 0
     /// Monotonic milliseconds by which it must be answered: armed at each write (the
     /// pre-request callback), `.max` until then; time spent waiting in our queue, for a
     /// stream or for a connection does not count.

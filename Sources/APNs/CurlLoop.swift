@@ -69,6 +69,9 @@ final class CurlLoop: @unchecked Sendable {
     /// before it goes back to the queue: a stall behind other requests ends within a
     /// deadline, a connection attempt within its timeout.
     private var unwrittenMilliseconds: UInt64 { UInt64(connectTimeoutMilliseconds + settings.timeoutMilliseconds) }
+    /// How often a request may go back to the queue unwritten before it ends `notStarted`:
+    /// a server that never frees a stream must not hold a device forever.
+    static let maxUnwrittenReturns = 3
 
     private let clock: any TimeSource
     /// After a lost connection: 25 ms, doubling per loss in a row, at most 2 s.
@@ -300,7 +303,13 @@ final class CurlLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi.pointer, transfer.easy.handle.pointer)
             let job: TransportJob = transfer.job
             release(transfer)
-            waiting.push(job)
+            job.unwrittenReturns += 1
+            if job.unwrittenReturns > Self.maxUnwrittenReturns {
+                // Nothing of it reached APNs: given back (serve) or "not sent" (send), never failed.
+                job.finish(.failure(TransportFailure(.notStarted, "not sent: no stream was free to write it on in \(job.unwrittenReturns) tries of \(unwrittenMilliseconds) ms")))
+            } else {
+                waiting.push(job)
+            }
         }
         // An answer that started and stalled: its status line wins (`finish`), as it would
         // have at libcurl's own timeout.

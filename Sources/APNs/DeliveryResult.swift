@@ -62,8 +62,9 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         case keyStopped
         /// The transport was shut down before the request finished.
         case cancelled
-        /// Not sent: the process is stopping, so the transport starts no request any more
-        /// (`stopStartingRequests`); nothing of it reached APNs.
+        /// Not sent, nothing of it reached APNs: the process is stopping (the transport
+        /// starts no request any more, `stopStartingRequests`), its campaign or key was
+        /// withdrawn, or no stream was free to write it on (`CurlLoop.maxUnwrittenReturns`).
         case notStarted
         /// Anything else libcurl reported.
         case transportError
