@@ -25,7 +25,8 @@ public final class Withdrawal: Sendable {
     public func withdraw(because reason: String) {
         why.withLock { $0 = reason }
         let at = Self.counter.add(1, ordering: .acquiringAndReleasing).newValue
-        withdrawnAt.store(at, ordering: .releasing)
+        // Two withdrawals of one owner may race: the later position stays.
+        withdrawnAt.max(at, ordering: .releasing)
     }
 
     /// A ticket for a request admitted now.
