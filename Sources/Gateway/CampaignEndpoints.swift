@@ -22,7 +22,7 @@ enum CampaignEndpoints {
         // A key sees the campaigns it created; an admin key (or no keys at all) sees every one.
         builder.add("GET", "/v1/campaigns", operation: "campaigns.list") { request, parameters in
             let filter: CampaignListFilter
-            switch QueryParameters.read(request, integers: ["limit": 1...maxPageSize, "before": 1...Int.max], strings: ["app", "status"])
+            switch QueryParameters.read(request, integers: ["limit": 1...maxPageSize, "before": 1...Int.max])
                 .flatMap({ values in CampaignListFilter.read(request, limit: values["limit"] ?? defaultPageSize,
                                                               before: values["before"].map(Int64.init)) }) {
             case .failure(let problem): return problem.response
@@ -45,7 +45,7 @@ enum CampaignEndpoints {
         builder.add("GET", "/v1/campaigns/{id}/reasons", operation: "campaigns.reasons") { request, parameters in
             let id = parameters["id"] ?? ""
             let states: Set<DeliveryState>
-            switch QueryParameters.read(request, integers: [:], strings: ["state"]).flatMap({ _ in stateFilter(request) }) {
+            switch stateFilter(request) {
             case .failure(let problem): return problem.response
             case .success(let filter): states = filter ?? [.failed, .unregistered, .retrying]
             }
@@ -75,7 +75,7 @@ enum CampaignEndpoints {
             let id = parameters["id"] ?? ""
             let values: [String: Int]
             let states: Set<DeliveryState>?
-            switch QueryParameters.read(request, integers: ["page": 1...Int.max / maxPageSize, "per_page": 1...maxPageSize], strings: ["state"])
+            switch QueryParameters.read(request, integers: ["page": 1...Int.max / maxPageSize, "per_page": 1...maxPageSize])
                 .flatMap({ values in stateFilter(request).map { (values, $0) } }) {
             case .failure(let problem): return problem.response
             case .success(let (read, filter)): (values, states) = (read, filter)
@@ -117,17 +117,15 @@ enum CampaignEndpoints {
 
     /// `?state=failed` or `?state=failed,unregistered`: only those devices; nil when absent.
     static func stateFilter(_ request: HTTPRequest) -> Result<Set<DeliveryState>?, Problem> {
-        let given = request.query.filter { $0.name == "state" }
-        guard !given.isEmpty else { return .success(nil) }
+        // Given once at most (`QueryParameters`); several states comma-separated.
+        guard let given = request.queryValue("state") else { return .success(nil) }
         var states = Set<DeliveryState>()
         var errors: [Diagnostic] = []
-        for item in given {
-            for name in item.value.split(separator: ",", omittingEmptySubsequences: false) {
-                if let state = DeliveryState(name: String(name)) { states.insert(state) } else {
-                    errors.append(Diagnostic(.invalidValue, at: .parameter("state"),
-                                             "unknown state \(JSONWriter.quoted(TextSafety.excerpt(String(name)))); expected one or more (comma-separated) of: "
-                                             + DeliveryState.allCases.map(\.name).joined(separator: ", ")))
-                }
+        for name in given.split(separator: ",", omittingEmptySubsequences: false) {
+            if let state = DeliveryState(name: String(name)) { states.insert(state) } else {
+                errors.append(Diagnostic(.invalidValue, at: .parameter("state"),
+                                         "unknown state \(JSONWriter.quoted(TextSafety.excerpt(String(name)))); expected one or more (comma-separated) of: "
+                                         + DeliveryState.allCases.map(\.name).joined(separator: ", ")))
             }
         }
         return errors.isEmpty ? .success(states) : .failure(.invalidQuery(errors))

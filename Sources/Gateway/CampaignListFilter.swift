@@ -11,8 +11,6 @@ import StrictJSON
 /// goes on from where the scan stopped.
 struct CampaignListFilter: Sendable, Equatable {
     static let maxScanned = 1000
-    /// An app's name as the configuration allows it (`AppConfig`).
-    static let appPattern = "^[a-z][a-z0-9_]{0,31}$"
 
     var limit: Int
     var before: Int64?
@@ -25,11 +23,11 @@ struct CampaignListFilter: Sendable, Equatable {
         var filter = CampaignListFilter(limit: limit, before: before)
         // Each is given once (`QueryParameters` refuses a repeated one first).
         if let item = request.query.first(where: { $0.name == "app" }) {
-            if isAppName(item.value) {
+            if AppName.isValid(item.value) {
                 filter.app = item.value
             } else {
                 errors.append(Diagnostic(.invalidValue, at: .parameter("app"),
-                                         "\(TextSafety.quoted(TextSafety.excerpt(item.value))) is not an app name (1 to 32 lower-case letters, digits or _, starting with a letter)"))
+                                         "\(TextSafety.quoted(TextSafety.excerpt(item.value))) is not an app name (\(AppName.rule))"))
             }
         }
         if let item = request.query.first(where: { $0.name == "status" }) {
@@ -46,12 +44,6 @@ struct CampaignListFilter: Sendable, Equatable {
             filter.statuses = statuses
         }
         return errors.isEmpty ? .success(filter) : .failure(.invalidQuery(errors))
-    }
-
-    static func isAppName(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard (1...32).contains(bytes.count), let first = bytes.first, (0x61...0x7A).contains(first) else { return false }
-        return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
     }
 
     struct Page {

@@ -64,10 +64,6 @@ enum ChannelEndpoints {
         var environmentName: String?
         var body: JSON?
         if bodyEnvironment {
-            switch QueryParameters.read(request, integers: [:]) {
-            case .failure(let problem): return problem.response
-            case .success: break
-            }
             if !request.body.isEmpty || request.header("content-type") != nil {
                 switch JSONBody.decode(request) {
                 case .failure(let problem): return problem.response
@@ -81,15 +77,10 @@ enum ChannelEndpoints {
                 environmentName = text
             }
         } else {
-            switch QueryParameters.read(request, integers: [:], strings: ["environment"]) {
-            case .failure(let problem): return problem.response
-            case .success: environmentName = request.queryValue("environment")
-            }
-            // Not one of Apple's environments (or given twice): a bad query, as elsewhere.
-            let given = request.query.filter { $0.name == "environment" }
-            if given.count > 1 || (environmentName.map { APNsEnvironment(rawValue: $0) == nil } ?? false) {
-                return Problem.invalidQuery([Diagnostic(.invalidValue, at: .parameter("environment"),
-                    given.count > 1 ? "give the environment once" : "expected \"sandbox\" or \"production\"")]).response
+            // Given once at most (`QueryParameters`); not one of Apple's environments is a bad query.
+            environmentName = request.queryValue("environment")
+            if environmentName.map({ APNsEnvironment(rawValue: $0) == nil }) ?? false {
+                return Problem.invalidQuery([Diagnostic(.invalidValue, at: .parameter("environment"), "expected \"sandbox\" or \"production\"")]).response
             }
         }
         var environment = app.environment

@@ -43,14 +43,14 @@ enum QueryParameters {
         return errors
     }
 
-    static func read(_ request: HTTPRequest, integers: [String: ClosedRange<Int>], strings: Set<String> = [])
-        -> Result<[String: Int], Problem>
-    {
-        var errors = shapeErrors(request.query, taken: Array(integers.keys) + strings)
+    /// The whole-number parameters among `integers`, each in its range. Which parameters
+    /// may be given, and how often, was checked before the handler (`shapeProblem`).
+    static func read(_ request: HTTPRequest, integers: [String: ClosedRange<Int>]) -> Result<[String: Int], Problem> {
+        var errors: [Diagnostic] = []
         var values: [String: Int] = [:]
         for item in request.query {
             guard let range = integers[item.name], values[item.name] == nil else { continue }
-            if let n = wholeNumber(item.value), range.contains(n) { values[item.name] = n } else if !errors.contains(where: { $0.location == .parameter(item.name) }) {
+            if let n = wholeNumber(item.value), range.contains(n) { values[item.name] = n } else {
                 let bound = range.upperBound == Int.max ? "from \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
                 errors.append(Diagnostic(.invalidValue, at: .parameter(item.name), "expected a whole number \(bound) in plain digits"))
             }

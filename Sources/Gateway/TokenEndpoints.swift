@@ -42,7 +42,7 @@ enum TokenEndpoints {
         }
 
         builder.addPerApp("GET", "/tokens/dead", operation: "tokens.dead", apps: apps) { request, _, app in
-            switch QueryParameters.read(request, integers: ["since": 0...Int.max, "limit": 1...1000], strings: ["cursor"]) {
+            switch QueryParameters.read(request, integers: ["since": 0...Int.max, "limit": 1...1000]) {
             case .failure(let problem): return problem.response
             case .success(let values):
                 let since = Int64(values["since"] ?? 0)

@@ -28,13 +28,9 @@ struct AppConfig {
     /// The bundle id: `apns-topic` before Apple's per-push-type suffix.
     var bundleId: String { topic ?? routes.app.bundleId }
 
-    /// Names become part of environment variables (`PUSHGATE_APPS_SHOP_APNS_KEY_FILE`), so
-    /// they are lower case letters, digits and `_`, starting with a letter.
+    /// Names become part of environment variables (`AppName`).
     static func nameProblem(_ name: String) -> String? {
-        let bytes = Array(name.utf8)
-        let ok = (1...32).contains(bytes.count) && (bytes[0] >= 0x61 && bytes[0] <= 0x7A)
-            && bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "_") }
-        return ok ? nil : "an app name is 1 to 32 lower-case letters, digits or _, starting with a letter (it names environment variables: PUSHGATE_APPS_NAME_…); got \(TextSafety.quoted(name))"
+        AppName.isValid(name) ? nil : "an app name is \(AppName.rule) (it names environment variables: PUSHGATE_APPS_NAME_…); got \(TextSafety.quoted(name))"
     }
 
     /// Where a setting an error names (`/apns/keyFile`) was given for this app: its own
