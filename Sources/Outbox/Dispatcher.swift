@@ -72,8 +72,15 @@ public final class Dispatcher: Sendable {
     /// (a synchronous wait, a busy test run) must not be able to stall the sends.
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
     /// Per campaign with claimed sends: withdrawn at a cancel or pause, which takes back its
-    /// requests not yet written (`Withdrawal`). Emptied when nothing is in flight.
-    private let withdrawals = Mutex<[Int64: Withdrawal]>([:])
+    /// requests not yet written (`Withdrawal`), with how many of its sends are claimed and
+    /// not finished. A campaign with none is dropped before the next claim, so the table
+    /// holds the campaigns in flight, not every campaign ever sent.
+    private let withdrawals = Mutex<[Int64: WithdrawalEntry]>([:])
+
+    private struct WithdrawalEntry {
+        let withdrawal = Withdrawal()
+        var outstanding = 0
+    }
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
                 metrics: any OutboxMetrics, heldUntil: @escaping @Sendable (CampaignRoute) -> Double? = { _ in nil },
@@ -123,11 +130,12 @@ public final class Dispatcher: Sendable {
     /// its other unsent devices. Those already written are answered and recorded as usual.
     /// Covers claims made before this call, even if their sends start after it.
     public func withdraw(campaign seq: Int64, because reason: String) {
+        // Made here when no send of the campaign is out yet: it covers a claim this turn makes.
         let withdrawal = withdrawals.withLock { table in
-            if let known = table[seq] { return known }
-            let made = Withdrawal()
+            if let known = table[seq] { return known.withdrawal }
+            let made = WithdrawalEntry()
             table[seq] = made
-            return made
+            return made.withdrawal
         }
         withdrawal.withdraw(because: reason)
         wakeup.signal()
@@ -173,10 +181,11 @@ public final class Dispatcher: Sendable {
         var lastRenewal = clock.wallSeconds()
         while true {
             let deadline = stopDeadline.withLock { $0 }
-            unrecorded += completed.withLock { done in
+            let collected = completed.withLock { done in
                 defer { done.removeAll(keepingCapacity: true) }
                 return done
             }
+            unrecorded += collected
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
             var limit = 0
@@ -192,7 +201,12 @@ public final class Dispatcher: Sendable {
             }
             var claims: [ClaimedDelivery] = []
             // Read before the claim: a cancel or pause after this covers what it claims.
-            if inFlight == 0 { withdrawals.withLock { if !$0.isEmpty { $0.removeAll() } } }
+            // Every claim so far went through `send`, so a campaign with no send out has no
+            // claim a withdrawal must still cover.
+            withdrawals.withLock { table in
+                for update in collected { table[update.campaign]?.outstanding -= 1 }
+                if table.contains(where: { $0.value.outstanding <= 0 }) { table = table.filter { $0.value.outstanding > 0 } }
+            }
             let claimEpoch = Withdrawal.epoch
             // Whether this turn's claim left a held route's campaigns alone.
             let skippedHeld = Flag()
@@ -253,10 +267,11 @@ public final class Dispatcher: Sendable {
         if messages.count > 1000 { messages.removeAll() }
         var tickets: [Int64: Withdrawal.Ticket] = [:]
         withdrawals.withLock { table in
-            for claim in claims where tickets[claim.campaign] == nil {
-                let withdrawal = table[claim.campaign] ?? Withdrawal()
-                table[claim.campaign] = withdrawal
-                tickets[claim.campaign] = withdrawal.ticket(asOf: epoch)
+            for claim in claims {
+                table[claim.campaign, default: WithdrawalEntry()].outstanding += 1
+                if tickets[claim.campaign] == nil, let entry = table[claim.campaign] {
+                    tickets[claim.campaign] = entry.withdrawal.ticket(asOf: epoch)
+                }
             }
         }
         for claim in claims {
