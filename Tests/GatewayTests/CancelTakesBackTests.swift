@@ -11,41 +11,20 @@ import Timing
 /// not on the wire yet: only what was already written reaches APNs after it; cancelled ones
 /// end cancelled, paused ones go back to the outbox untouched and are sent once on resume.
 @Suite struct CancelTakesBackTests {
-    struct Setup {
-        let fake: FakeAPNsServer
-        let transport: CurlHTTP2Transport
-        let storage: SQLiteCampaignStorage
-        let dispatcher: Dispatcher
-        let campaigns: DurableCampaigns
-    }
-
     /// Two streams held open by the fake; the dispatcher's window of 10 puts 8 more in the
     /// transport. Returns once that is so.
-    static func start(devices: Int = 20) throws -> Setup {
+    static func start(devices: Int = 20) throws -> DispatchRig {
         let fake = try FakeAPNsServer()
         fake.holdAnswers()
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
-                                          keyId: FakeAPNsServer.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 30_000))
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
-        let campaign = NewCampaign(id: "held", createdAt: SystemClock().wallSeconds(), dryRun: false, message: FairLaneTests.message,
-                                   body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
-        _ = try storage.insert(campaign, deliveries: (0..<devices).map { NewDelivery(token: Fixtures.token("ca", $0)) },
-                               now: SystemClock().wallSeconds())
-        let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
-                                    options: .init(inFlight: 10, claimBatch: 10))
-        try dispatcher.start()
-        #expect(eventuallyBlocking(timeout: .seconds(60)) { fake.received().count >= 2 && dispatcher.inFlight == 10 },
+        let rig = try DispatchRig(fake: fake, campaign: "held", devices: devices, tokenPrefix: "ca", streams: 2, inFlight: 10, claimBatch: 10)
+        #expect(eventuallyBlocking(timeout: .seconds(60)) { fake.received().count >= 2 && rig.dispatcher.inFlight == 10 },
                 "two on the wire, eight waiting in the transport")
-        let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: 60)
-        return Setup(fake: fake, transport: transport, storage: storage, dispatcher: dispatcher, campaigns: campaigns)
+        return rig
     }
 
     @Test func aCancelEndsWhatIsNotOnTheWireAndNothingMoreReachesAPNs() throws {
         let s = try Self.start()
-        defer { s.fake.stop(); s.transport.shutdown() }
+        defer { s.close() }
         guard case .changed = try s.campaigns.change("held", .cancel) else { Issue.record("not cancelled"); return }
         let onTheWire = s.fake.received().count
         s.fake.releaseAnswers()
@@ -63,24 +42,11 @@ import Timing
     /// connection, the dispatcher's window of 800 (so ~700 wait in the transport): after
     /// the cancel returns, at most the 100 streams open at that moment reach the server.
     @Test func afterACancelAtMostTheOpenStreamsReachTheServer() throws {
-        let fake = try FakeAPNsServer(scriptJSON: #"{"delayMs": 20}"#)
-        defer { fake.stop() }
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
-                                          keyId: FakeAPNsServer.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 100, timeoutMilliseconds: 30_000))
-        defer { transport.shutdown() }
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let devices = 5_000
-        let campaign = NewCampaign(id: "big", createdAt: SystemClock().wallSeconds(), dryRun: false, message: FairLaneTests.message,
-                                   body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
-        _ = try storage.insert(campaign, deliveries: (0..<devices).map { NewDelivery(token: Fixtures.token("cb", $0)) },
-                               now: SystemClock().wallSeconds())
-        let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
-                                    options: .init(inFlight: 800, claimBatch: 500))
-        try dispatcher.start()
-        let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: 60)
+        let rig = try DispatchRig(fake: try FakeAPNsServer(scriptJSON: #"{"delayMs": 20}"#), campaign: "big", devices: devices,
+                                  tokenPrefix: "cb", streams: 100, inFlight: 800, claimBatch: 500)
+        defer { rig.close() }
+        let (fake, storage, dispatcher, campaigns) = (rig.fake, rig.storage, rig.dispatcher, rig.campaigns)
         #expect(eventuallyBlocking(timeout: .seconds(60)) { fake.received().count >= 500 && dispatcher.inFlight >= 400 })
         guard case .changed = try campaigns.change("big", .cancel) else { Issue.record("not cancelled"); return }
         let atTheAnswer = fake.received().count
@@ -98,7 +64,7 @@ import Timing
 
     @Test func aPauseGivesBackUntouchedAndAResumeSendsEveryDeviceExactlyOnce() throws {
         let s = try Self.start()
-        defer { s.fake.stop(); s.transport.shutdown() }
+        defer { s.close() }
         guard case .changed = try s.campaigns.change("held", .pause) else { Issue.record("not paused"); return }
         let onTheWire = s.fake.received().count
         s.fake.releaseAnswers()

@@ -13,24 +13,12 @@ import Timing
 @Suite struct StopGivesBackTests {
     @Test func devicesQueuedInTheTransportAtTheStopAreGivenBackUnsent() throws {
         let fake = try FakeAPNsServer()
-        defer { fake.stop() }
         fake.holdAnswers()
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
-                                          keyId: FakeAPNsServer.keyId)
         // Two streams on the wire, held by the fake until released (no timing window); the
         // dispatcher's window of 10 puts 8 more in the transport's queue.
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 30_000))
-        defer { transport.shutdown() }
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
-        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
-        let campaign = NewCampaign(id: "slow", createdAt: SystemClock().wallSeconds(), dryRun: false, message: FairLaneTests.message,
-                                   body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
-        _ = try storage.insert(campaign, deliveries: (0..<20).map { NewDelivery(token: Fixtures.token("5d", $0)) },
-                               now: SystemClock().wallSeconds())
-        let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
-                                    options: .init(inFlight: 10, claimBatch: 10))
-        try dispatcher.start()
+        let rig = try DispatchRig(fake: fake, campaign: "slow", devices: 20, tokenPrefix: "5d", streams: 2, inFlight: 10, claimBatch: 10)
+        defer { rig.close() }
+        let (transport, storage, dispatcher) = (rig.transport, rig.storage, rig.dispatcher)
         // Polled on this thread: a busy cooperative pool cannot make the stop late.
         #expect(eventuallyBlocking(timeout: .seconds(60)) { fake.received().count >= 2 && dispatcher.inFlight == 10 },
                 "two on the wire, eight waiting in the transport")
