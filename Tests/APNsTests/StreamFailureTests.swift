@@ -19,17 +19,13 @@ import TestSupport
         return counts
     }
 
-    static func delivered(_ result: DeliveryResult) -> Bool { if case .delivered = result { true } else { false } }
 
-    static func failure(_ result: DeliveryResult) -> TransportFailure? {
-        if case .transportFailed(let failure) = result { failure } else { nil }
-    }
 
     /// Every device the fake answered 200 is reported delivered.
     static func expectAnsweredAreDelivered(_ fake: FakeAPNs, _ results: [DeliveryResult], _ index: (String) -> Int?) {
         for entry in fake.log() where entry.int("status") == 200 {
             guard let token = entry.string("token"), let i = index(token) else { continue }
-            #expect(delivered(results[i]), "\(token) answered 200 at \(entry.double("time") ?? 0) but reported \(results[i])")
+            #expect(results[i].isDelivered, "\(token) answered 200 at \(entry.double("time") ?? 0) but reported \(results[i])")
         }
     }
 
@@ -40,11 +36,11 @@ import TestSupport
         let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 10_000)
         let count = 1_000
         let results = await sendAll(client, (0..<count).map { TestRequests.alert($0) }, concurrency: 200)
-        let hungFailure = try #require(Self.failure(results[500]))
+        let hungFailure = try #require(results[500].transportFailure)
         #expect(hungFailure.code == .timeout)
         let others = results.enumerated().filter { $0.offset != 500 }
-        #expect(others.allSatisfy { Self.delivered($0.element) },
-                "innocent failures: \(others.filter { !Self.delivered($0.element) }.prefix(3))")
+        #expect(others.allSatisfy { $0.element.isDelivered },
+                "innocent failures: \(others.filter { !$0.element.isDelivered }.prefix(3))")
         let sends = Self.sendsPerToken(fake)
         #expect(sends[refused] == 2, "refused once, sent once more")
         #expect(sends.values.allSatisfy { $0 <= Self.maxSends })
@@ -68,10 +64,10 @@ import TestSupport
         let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 4_000)
         defer { transport.shutdown() }
         let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
-        #expect(Self.failure(results[500])?.code == .timeout, "\(results[500])")
-        let refusedFailure = try #require(Self.failure(results[7]))
+        #expect(results[500].transportFailure?.code == .timeout, "\(results[500])")
+        let refusedFailure = try #require(results[7].transportFailure)
         #expect(refusedFailure.code == .unanswered && refusedFailure.message.contains("refused"), "\(refusedFailure)")
-        let innocent = results.enumerated().filter { $0.offset != 7 && $0.offset != 500 && !Self.delivered($0.element) }
+        let innocent = results.enumerated().filter { $0.offset != 7 && $0.offset != 500 && !$0.element.isDelivered }
         #expect(innocent.isEmpty, "\(innocent.count) innocent failures: \(innocent.prefix(3))")
         // Within the bound; an innocent device may be sent twice when the retired connection
         // that holds the hung stream is closed as silent with its answer still to come.
@@ -85,9 +81,9 @@ import TestSupport
         let fake = try FakeAPNs(script: ["tokens": [refused: [["refuse": true]]], "delayMs": 2])
         let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 3_000)
         let results = await sendAll(client, (0..<200).map { TestRequests.alert($0) })
-        let failure = try #require(Self.failure(results[3]))
+        let failure = try #require(results[3].transportFailure)
         #expect(failure.code == .unanswered, "\(failure)")
-        #expect(results.enumerated().filter { $0.offset != 3 }.allSatisfy { Self.delivered($0.element) })
+        #expect(results.enumerated().filter { $0.offset != 3 }.allSatisfy { $0.element.isDelivered })
         let sends = Self.sendsPerToken(fake)
         #expect(sends[refused] == Self.maxSends, "\(sends[refused] ?? 0) sends")
         #expect(transport.connectionsOpened <= Self.maxSends + 1)
@@ -98,7 +94,7 @@ import TestSupport
         let fake = try FakeAPNs(script: ["tokens": [token: [["reset": 2], ["status": 200]]]])
         let (client, _, transport) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 100, maxBackoffMilliseconds: 400))
         let results = await sendAll(client, (0..<20).map { TestRequests.alert($0) })
-        #expect(results.allSatisfy(Self.delivered))
+        #expect(results.allSatisfy { $0.isDelivered })
         let attempts = fake.received().filter { $0.string("token") == token }
         try #require(attempts.count == 2)
         let gap = (attempts[1].double("time") ?? 0) - (attempts[0].double("time") ?? 0)
@@ -111,7 +107,7 @@ import TestSupport
         let fake = try FakeAPNs(script: ["default": ["reset": 11]])
         let (client, _, transport) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
         let result = await client.send(TestRequests.alert(1))
-        let failure = try #require(Self.failure(result))
+        let failure = try #require(result.transportFailure)
         #expect(failure.code == .streamReset)
         #expect(failure.http2ErrorCode == 11)
         #expect(failure.message.contains("ENHANCE_YOUR_CALM") && failure.message.contains("may have been delivered"), "\(failure.message)")
@@ -135,9 +131,9 @@ import TestSupport
         let others = await sendAll(client, (1..<50).map { TestRequests.alert($0) })
         let stalledResult = await first
         let seconds = Date().timeIntervalSince(start)
-        #expect(Self.delivered(stalledResult), "\(stalledResult)")
+        #expect(stalledResult.isDelivered, "\(stalledResult)")
         #expect(seconds >= 1.4 && seconds < 4, "ended after \(seconds) s: deadline 1 s + 0.5 s")
-        #expect(others.allSatisfy(Self.delivered))
+        #expect(others.allSatisfy { $0.isDelivered })
         #expect(transport.connectionsOpened == 1)
     }
 
@@ -149,8 +145,8 @@ import TestSupport
         let before = await sendAll(client, (1..<50).map { TestRequests.alert($0) })
         let hungResult = await first
         let after = await sendAll(client, (50..<100).map { TestRequests.alert($0) })
-        #expect(Self.failure(hungResult)?.code == .timeout)
-        #expect((before + after).allSatisfy(Self.delivered))
+        #expect(hungResult.transportFailure?.code == .timeout)
+        #expect((before + after).allSatisfy { $0.isDelivered })
         #expect(Set(fake.log().compactMap { $0.int("connection") }) == [1], "one connection throughout")
         #expect(transport.connectionsOpened == 1)
         let reset = try #require(fake.received().first { $0.string("action") == "clientReset" })
@@ -163,8 +159,8 @@ import TestSupport
         let fake = try FakeAPNs(script: ["tokens": [slow: [["status": 200, "delayMs": 12_000]]]])
         let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 8_000)
         let results = await sendAll(client, (0..<100).map { TestRequests.alert($0) })
-        #expect(Self.failure(results[2])?.code == .timeout)
-        #expect(results.enumerated().filter { $0.offset != 2 }.allSatisfy { Self.delivered($0.element) })
+        #expect(results[2].transportFailure?.code == .timeout)
+        #expect(results.enumerated().filter { $0.offset != 2 }.allSatisfy { $0.element.isDelivered })
         // The slow one's answer, if the fake wrote it at all, came 4 s after its deadline.
         Self.expectAnsweredAreDelivered(fake, results) { $0 == slow ? nil : Int($0, radix: 16) }
     }
@@ -173,14 +169,14 @@ import TestSupport
         let fake = try FakeAPNs(script: ["delayMs": 300])
         let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 6_000)
         let results = await sendAll(client, (0..<50).map { TestRequests.alert($0) })
-        #expect(results.allSatisfy(Self.delivered))
+        #expect(results.allSatisfy { $0.isDelivered })
     }
 
     @Test func goawayBeyondTheLastStreamIdLosesNothingAndStaysWithinTheBound() async throws {
         let fake = try FakeAPNs(script: ["goawayAfter": 100, "goawayConnections": 2, "delayMs": 3])
         let (client, _, _) = try makeClient(fake)
         let results = await sendAll(client, (0..<500).map { TestRequests.alert($0) })
-        #expect(results.allSatisfy(Self.delivered))
+        #expect(results.allSatisfy { $0.isDelivered })
         let answered = fake.log().compactMap { $0.string("token") }
         #expect(answered.count == 500 && Set(answered).count == 500, "every device answered exactly once")
         #expect(Self.sendsPerToken(fake).values.allSatisfy { $0 <= Self.maxSends })
@@ -193,7 +189,7 @@ import TestSupport
         let start = Date()
         let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
         let elapsed = Date().timeIntervalSince(start)
-        #expect(results.allSatisfy { Self.failure($0)?.code == .unreachable }, "\(results.first { Self.failure($0)?.code != .unreachable }.map { "\($0)" } ?? "")")
+        #expect(results.allSatisfy { $0.transportFailure?.code == .unreachable }, "\(results.first { $0.transportFailure?.code != .unreachable }.map { "\($0)" } ?? "")")
         // A hang guard, not a speed check (alone it takes well under a second; a loaded
         // parallel run can starve the tasks): the number that matters is that devices are
         // not tried one by one, each through its own reconnect backoffs.
@@ -206,14 +202,14 @@ import TestSupport
         }
         #expect(lastError.contains("libcurl error 7"))
         #expect(fake.received().isEmpty)
-        #expect(Self.failure(await client.send(TestRequests.alert(5_000)))?.code == .unreachable, "still refused at once")
+        #expect((await client.send(TestRequests.alert(5_000))).transportFailure?.code == .unreachable, "still refused at once")
         fake.openPort()
         // The breaker probes on its own with a connect-only handle (after 1 s, then with
         // backoff); the first probe that connects closes it. Nothing is sent meanwhile.
         _ = await eventually(timeout: .seconds(30), interval: .milliseconds(50)) { transport.reachability == .reachable }
         #expect(transport.reachability == .reachable)
         #expect(fake.received().isEmpty, "the probe sent no request")
-        #expect(Self.delivered(await client.send(TestRequests.alert(5_001))))
+        #expect((await client.send(TestRequests.alert(5_001))).isDelivered)
     }
 
     static func client(_ fake: FakeAPNs, timeoutMilliseconds: Int, maxIdleSeconds: Int = 60) throws -> (APNsClient, CurlHTTP2Transport) {
@@ -231,12 +227,12 @@ import TestSupport
         let fake = try FakeAPNs(script: ["silentAfter": 5])
         let (client, transport) = try Self.client(fake, timeoutMilliseconds: 3_000, maxIdleSeconds: 1)
         let first = await sendAll(client, (0..<5).map { TestRequests.alert($0) }, concurrency: 1)
-        #expect(first.allSatisfy(Self.delivered))
+        #expect(first.allSatisfy { $0.isDelivered })
         // libcurl counts idle time in whole seconds and retires a connection idle for more
         // than maxIdleSeconds.
         try await Task.sleep(for: .milliseconds(2_300))
         let later = await sendAll(client, (5..<25).map { TestRequests.alert($0) })
-        #expect(later.allSatisfy(Self.delivered), "\(later.filter { !Self.delivered($0) }.prefix(2))")
+        #expect(later.allSatisfy { $0.isDelivered }, "\(later.filter { !$0.isDelivered }.prefix(2))")
         #expect(fake.received().filter { $0.string("action") == "silent" }.isEmpty, "nothing was sent on the quiet connection")
         #expect(Set(fake.log().filter { $0.int("n").map { $0 > 5 } ?? false }.compactMap { $0.int("connection") }) == [2])
         #expect(transport.connectionsOpened == 2)
@@ -253,8 +249,8 @@ import TestSupport
         let (client, transport) = try Self.client(fake, timeoutMilliseconds: 1_500)
         let count = 1_000
         let results = await sendAll(client, (0..<count).map { TestRequests.alert($0) }, concurrency: 100)
-        let failed = results.filter { !Self.delivered($0) }
-        #expect(failed.allSatisfy { Self.failure($0)?.code == .timeout }, "\(failed.prefix(2))")
+        let failed = results.filter { !$0.isDelivered }
+        #expect(failed.allSatisfy { $0.transportFailure?.code == .timeout }, "\(failed.prefix(2))")
         // At most the streams the connection held (100) are caught by the silence; without
         // the check, 950 of 1,000 failed.
         #expect(failed.count <= 100, "\(failed.count) of \(count) failed")

@@ -23,10 +23,12 @@ enum TestRequests {
 /// A client against `fake` with the fixture key, real transport.
 func makeClient(_ fake: FakeAPNs, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20, maxBackoffMilliseconds: 200),
                 timeoutMilliseconds: Int = 5_000, clock: any TimeSource = SystemClock(),
-                connections: Int = 1) throws -> (APNsClient, ProviderTokenManager, CurlHTTP2Transport) {
+                connections: Int = 1, maxConcurrentStreams: Int = TransportSettings(baseURL: "").maxConcurrentStreams)
+    throws -> (APNsClient, ProviderTokenManager, CurlHTTP2Transport) {
     let key = try SigningKey.load(file: FakeAPNs.keyFile)
     let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: clock)
     let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: connections,
+                                                                        maxConcurrentStreams: maxConcurrentStreams,
                                                                         timeoutMilliseconds: timeoutMilliseconds))
     return (APNsClient(transport: transport, tokens: tokens, retry: retry), tokens, transport)
 }
@@ -57,4 +59,10 @@ func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concur
         }
     }
     return results.map { $0 ?? .transportFailed(TransportFailure(.cancelled, "missing")) }
+}
+
+extension DeliveryResult {
+    var isDelivered: Bool { if case .delivered = self { true } else { false } }
+    /// The transport's failure, when the request ended with one.
+    var transportFailure: TransportFailure? { if case .transportFailed(let failure) = self { failure } else { nil } }
 }

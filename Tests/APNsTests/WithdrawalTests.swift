@@ -8,24 +8,16 @@ import TestSupport
 /// have not been written: wherever they wait in the transport, they end without reaching
 /// the server; the ones already written are answered as usual.
 @Suite(.serialized) struct WithdrawalTests {
-    static func failure(_ result: DeliveryResult) -> TransportFailure? {
-        if case .transportFailed(let failure) = result { failure } else { nil }
-    }
 
-    static func delivered(_ result: DeliveryResult) -> Bool { if case .delivered = result { true } else { false } }
 
     @Test func aWithdrawnOwnersRequestsNotYetWrittenEndNotStartedAndOnlyTheWrittenOnesAreAnswered() async throws {
         let fake = try FakeAPNs()
         defer { fake.stop() }
         fake.holdAnswers()
-        let key = try SigningKey.load(file: FakeAPNs.keyFile)
-        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
         // Two streams, held open by the fake until released: eight more wait in the
         // transport (its queue, or libcurl waiting for a stream).
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 30_000))
+        let (client, _, transport) = try makeClient(fake, retry: RetryPolicy(maxAttempts: 1), timeoutMilliseconds: 30_000, maxConcurrentStreams: 2)
         defer { transport.shutdown() }
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
         let owner = Withdrawal()
         let requests = (0..<10).map { index -> APNsRequest in
             var request = TestRequests.alert(index)
@@ -40,8 +32,8 @@ import TestSupport
         fake.releaseAnswers()
         let results = await sent
         #expect(onTheWire == 2)
-        #expect(results.filter(Self.delivered).count == onTheWire, "\(results.map(\.label))")
-        let takenBack = results.compactMap(Self.failure)
+        #expect(results.filter { $0.isDelivered }.count == onTheWire, "\(results.map(\.label))")
+        let takenBack = results.compactMap { $0.transportFailure }
         #expect(takenBack.count == 10 - onTheWire && takenBack.allSatisfy {
             $0.code == .notStarted && $0.message.contains("campaign c1 was cancelled")
         }, "\(takenBack)")
@@ -49,7 +41,7 @@ import TestSupport
         // A ticket taken after the withdrawal is not covered by it.
         var later = TestRequests.alert(10)
         later.withdrawal = owner.ticket()
-        #expect(Self.delivered(await client.send(later)))
+        #expect(await client.send(later).isDelivered)
     }
 
     /// Every request answered 403 InvalidProviderToken, 1,000 devices with 200 in flight (as
@@ -61,7 +53,7 @@ import TestSupport
         let (client, _, transport) = try makeClient(fake, timeoutMilliseconds: 10_000)
         defer { transport.shutdown() }
         let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
-        #expect(results.allSatisfy { Self.failure($0)?.code == .keyStopped }, "\(Set(results.map(\.label)))")
+        #expect(results.allSatisfy { $0.transportFailure?.code == .keyStopped }, "\(Set(results.map(\.label)))")
         let sent = fake.received().count
         #expect(sent >= 1 && sent <= transport.settings.maxConcurrentStreams, "\(sent) requests reached APNs")
     }
