@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPServer
 import StrictJSON
 
@@ -95,23 +92,18 @@ enum LoopbackOnly {
         return false
     }
 
-    /// Four decimal numbers 0–255 without leading zeros, the first 127.
+    /// Four decimal numbers 0–255 without leading zeros (`inet_pton`'s form), the first 127.
     static func isIPv4Loopback(_ text: Substring) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return false }
-        for part in parts {
-            guard (1...3).contains(part.utf8.count), part.utf8.allSatisfy(isDigit),
-                  part.count == 1 || part.first != "0", let value = Int(part), value <= 255 else { return false }
-        }
-        return parts[0] == "127"
+        guard let address = IPAddress(text), address.isIPv4 else { return false }
+        return address.bytes[12] == 127
     }
 
+    /// `::1` in any spelling; not an IPv4-mapped address (`::ffff:127.0.0.1`).
     static func isIPv6Loopback(_ text: String) -> Bool {
-        var address = in6_addr()
-        guard inet_pton(AF_INET6, text, &address) == 1 else { return false }
-        var loopback = in6addr_loopback
-        return memcmp(&address, &loopback, MemoryLayout<in6_addr>.size) == 0
+        IPAddress(text).map { $0 == ipv6Loopback } ?? false
     }
+
+    private static let ipv6Loopback = IPAddress("::1")
 
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 }
