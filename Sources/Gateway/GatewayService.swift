@@ -85,19 +85,35 @@ public final class GatewayService: HTTPResponder {
                 }
             }
         }
-        // An answer handed to the upstream pool is counted and logged once it is made.
-        let done: @Sendable (HTTPResponse) -> HTTPResponse = { [self, operation, keyName, app] made in
-            var response = made
-            response.headers.append(("X-Request-Id", requestID))
-            finish(request, client: client, response: response, operation: operation, keyName: keyName, requestID: requestID,
-                   clientRequestID: clientRequestID, started: started, app: app)
-            metrics.requestFinished()
-            return response
-        }
+        let asked = Asked(request: request, client: client, operation: operation, keyName: keyName, requestID: requestID,
+                          clientRequestID: clientRequestID, started: started, app: app)
+        // An answer handed to the upstream pool is counted and logged once it is made
+        // (closures only then: the usual answer allocates none).
         if let handOff = response.handOff {
-            return .handOff({ done(handOff.work().settled()) }, busy: { done(handOff.busy()) })
+            return .handOff({ [self] in answer(handOff.work().settled(), to: asked) }, busy: { [self] in answer(handOff.busy(), to: asked) })
         }
-        return done(response)
+        return answer(response, to: asked)
+    }
+
+    /// What the log line and the metrics of one request need, once its answer is made.
+    private struct Asked: Sendable {
+        let request: HTTPRequest
+        let client: ClientAddress
+        let operation: String
+        let keyName: String?
+        let requestID: String
+        let clientRequestID: String?
+        let started: Double
+        let app: String?
+    }
+
+    private func answer(_ made: HTTPResponse, to asked: Asked) -> HTTPResponse {
+        var response = made
+        response.headers.append(("X-Request-Id", asked.requestID))
+        finish(asked.request, client: asked.client, response: response, operation: asked.operation, keyName: asked.keyName,
+               requestID: asked.requestID, clientRequestID: asked.clientRequestID, started: asked.started, app: asked.app)
+        metrics.requestFinished()
+        return response
     }
 
     /// A client's own `X-Request-Id` is kept when it is short and safe (1–64 of
@@ -183,7 +199,8 @@ public final class GatewayService: HTTPResponder {
     /// A right key is always looked at and let in, whatever other callers from the same
     /// address did: only its own rate limit applies. Failed attempts (a wrong or
     /// malformed key) are limited per client address (`server.failedAuthenticationLimit`,
-    /// by default a burst of 10, then one more every 6 seconds); over it, a wrong key is answered 429 instead of 401. What keeps
+    /// by default a burst of 10, then one more every 6 seconds); over it, a wrong key is
+    /// answered 429 instead of 401. What keeps
     /// guessing hopeless is the key's size (at least 128 random bits, which
     /// `pushgate hash-key` checks), not this limit.
     public static let authFailureLimit = RateLimit(perSecond: 1.0 / 6, burst: 10)
