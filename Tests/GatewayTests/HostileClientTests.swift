@@ -105,6 +105,10 @@ import TestSupport
         #expect(!LoopbackOnly.isLoopbackAuthority("::1", port: nil))
         #expect(!LoopbackOnly.isLoopbackAuthority("[::1", port: nil))
         #expect(!LoopbackOnly.isLoopbackAuthority("", port: nil))
+        // One spelling of each address: no short forms, leading zeros, spaces or IPv4-mapped IPv6.
+        for host in ["127.1", "127.01.0.1", "0177.0.0.1", " 127.0.0.1", "127.0.0.1 ", "[::ffff:127.0.0.1]", "[::1%lo]", "[::2]"] {
+            #expect(!LoopbackOnly.isLoopbackAuthority(host, port: nil), "\(host)")
+        }
         #expect(!LoopbackOnly.isLoopbackOrigin("http://localhost/path"))
         #expect(!LoopbackOnly.isLoopbackOrigin("file://"))
         #expect(LoopbackOnly.isLoopbackOrigin("http://localhost:5173"))
