@@ -37,13 +37,7 @@ struct OutboxMessage: Sendable {
 
     /// The request for one claimed device; nil when the push type is unknown.
     func request(for claim: ClaimedDelivery) -> APNsRequest? {
-        message?.request(to: claim.token, apnsID: Self.apnsID(prefix: apnsIDPrefix, index: claim.index), body: claim.body ?? body)
-    }
-
-    /// The same `apns-id` on every attempt for a device: the campaign's 24-character
-    /// prefix and the device's index as 12 hex digits.
-    static func apnsID(prefix: String, index: Int) -> String {
-        prefix + Hex.padded(UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF, width: 12)
+        message?.request(to: claim.token, apnsID: CampaignMessage.apnsID(prefix: apnsIDPrefix, index: claim.index), body: claim.body ?? body)
     }
 }
 

@@ -25,6 +25,14 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The database server cannot be reached (down, restarting, network): nothing was
         /// written; try again later.
         case unavailable
+        /// A campaign filled in parts got a part number again with other devices.
+        case partConflict
+        /// Devices were sent in parts to a campaign that is not (or no longer) taking them.
+        case notFilling
+        /// No campaign has that id.
+        case campaignNotFound
+        /// A stored segment does not decode (checksum, length): its campaign failed.
+        case segmentCorrupt
     }
 
     public let code: Code

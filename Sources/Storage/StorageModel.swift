@@ -118,6 +118,9 @@ public struct NewCampaign: Sendable {
     public var transactionalMaxDevices = 100
     /// At most this many of its devices claimed per second (over every process); nil: no cap.
     public var ratePerSecond: Double?
+    /// Created without its devices: they come in parts (`CampaignFilling`), and nothing is
+    /// sent before `finishFilling`.
+    public var filling = false
 
     public init(id: String, createdAt: Double, dryRun: Bool, message: StoredMessage, body: [UInt8],
                 apnsIDPrefix: String, idempotency: IdempotencyClaim? = nil) {
