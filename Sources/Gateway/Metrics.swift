@@ -25,6 +25,7 @@ public final class Metrics: Sendable {
     private let state = Mutex(State())
     private let inFlight = Atomic<Int>(0)
     private let queueDepth = Atomic<Int>(0)
+    private let lateClaims = Atomic<Int>(0)
     private let sendingPause = Mutex<(@Sendable () -> Double)?>(nil)
     private let apnsReachable = Mutex<(@Sendable () -> Bool)?>(nil)
     private let keyHolds = Mutex<(@Sendable () -> [(keyId: String, stopped: String?)])?>(nil)
@@ -77,6 +78,7 @@ public final class Metrics: Sendable {
     }
 
     public func setQueueDepth(_ depth: Int) { queueDepth.store(depth, ordering: .relaxed) }
+    public func recordLateClaim(_ deliveries: Int) { lateClaims.add(deliveries, ordering: .relaxed) }
 
     /// `source` answers, at each scrape, how many seconds sends remain paused (0: not paused).
     /// Sampled at once and then by `sampleObservedGauges` (the readiness monitor's rounds).
@@ -136,6 +138,9 @@ public final class Metrics: Sendable {
         }
         family("pushgate_campaign_queue_depth", "gauge", "Notifications accepted and not yet finished.", to: &out)
         out += "pushgate_campaign_queue_depth \(queueDepth.load(ordering: .relaxed))\n"
+        family("pushgate_claims_past_lease_total", "counter",
+               "Deliveries claimed but not sent because the claim came back after its lease ran out.", to: &out)
+        out += "pushgate_claims_past_lease_total \(lateClaims.load(ordering: .relaxed))\n"
         family("pushgate_apns_sending_paused_seconds", "gauge",
                "Seconds until sends resume after APNs answered TooManyProviderTokenUpdates (0: sending).", to: &out)
         let sampled = observed.withLock { $0 }

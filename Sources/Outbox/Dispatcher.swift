@@ -230,6 +230,14 @@ public final class Dispatcher: Sendable {
                 outstanding.subtract(unrecorded.count, ordering: .relaxed)
                 if unrecorded.contains(where: { $0.state == .unregistered }) { onDeadTokens() }
                 unrecorded.removeAll(keepingCapacity: true)
+                // A claim that came back after its lease ran out (this process was frozen, or
+                // the database answered that late) may already be another instance's: it is
+                // not sent from. The devices stay leased until the expiry, then any claim takes them over.
+                if !claims.isEmpty, clock.wallSeconds() >= now + options.lease.seconds {
+                    log("pushgate: a claim of \(claims.count) deliveries came back after its \(options.lease.seconds) s lease ran out; not sending from it")
+                    metrics.recordLateClaim(claims.count)
+                    claims = []
+                }
                 outstanding.add(claims.count, ordering: .relaxed)
                 send(claims, messages: &messages, epoch: claimEpoch)
             }

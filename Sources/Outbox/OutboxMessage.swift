@@ -55,4 +55,6 @@ public protocol OutboxMetrics: Sendable {
     func recordAPNsLatency(app: String, pushType: String, seconds: Double)
     /// `result` is a device state's name (or `retrying`); `reason` is APNs' reason or "".
     func recordNotification(app: String, pushType: String, result: String, reason: String)
+    /// Deliveries of a claim that came back after its lease ran out, and were not sent.
+    func recordLateClaim(_ deliveries: Int)
 }
