@@ -63,7 +63,7 @@ let package = Package(
 
         .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
 
-        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON"],
+        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON", "Storage", "PostgresStorage"],
                           path: "Benchmarks/PushgateBench"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "DeepLinks"]),

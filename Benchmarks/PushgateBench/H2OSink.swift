@@ -27,7 +27,7 @@ final class H2OSink {
         let template = try String(contentsOfFile: "Benchmarks/sink/h2o.conf", encoding: .utf8)
         let config = template.replacingOccurrences(of: "@PORT@", with: String(port))
             .replacingOccurrences(of: "@CERT@", with: path("server.pem")).replacingOccurrences(of: "@KEY@", with: path("server.key"))
-            .replacingOccurrences(of: "@LOG@", with: path("error.log"))
+            .replacingOccurrences(of: "@LOG@", with: path("error.log")).replacingOccurrences(of: "@FAIL_EVERY@", with: "0")
         try config.write(toFile: path("h2o.conf"), atomically: true, encoding: .utf8)
         try "{}".write(toFile: path("body.json"), atomically: true, encoding: .utf8)
         process = Process()

@@ -21,6 +21,11 @@ if CommandLine.arguments.count == 6, CommandLine.arguments[1] == "apns-send", le
     print(String(format: "%.0f %.1f %d", m.rate, m.cpuMicroseconds, count))
     exit(0)
 }
+// `PushgateBench claim-time DEVICES [POSTGRES_URL]`: a dispatcher turn's storage cost in a
+// campaign of DEVICES devices (Benchmarks/durable/run.sh runs it at 100k and 10M).
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "claim-time", let devices = Int(CommandLine.arguments[2]) {
+    exit(ClaimBenchmark.run(devices: devices, postgresURL: CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : nil) ? 0 : 1)
+}
 let requested = Set(CommandLine.arguments.dropFirst())
 var ran = 0
 for suite in BenchmarkSuites.all where requested.isEmpty || requested.contains(suite.name) {

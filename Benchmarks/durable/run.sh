@@ -2,32 +2,42 @@
 # Durable campaign benchmark: one campaign of N devices (default 1,000,000) POSTed (as
 # application/x-ndjson: the campaign line, then one token per line) to a release build of
 # `pushgate serve` and sent to a local h2o sink (Benchmarks/sink/h2o.conf, TLS, one
-# thread), each of these in the same run:
+# thread; 1% of the devices answered 410 Unregistered), each of these in the same run:
 #   send    the non-durable `pushgate send` of the same devices to the same sink (the reference);
 #   sqlite  one serve on SQLite (synchronous=FULL);
 #   pg1     one serve on PostgreSQL (a throwaway cluster with fsync and synchronous_commit
 #           on, Benchmarks/durable/pgcluster.sh);
-#   pg2     two serves sharing one PostgreSQL database, the campaign POSTed to the first.
+#   pg2     two serves sharing one PostgreSQL database, the campaign POSTed to the first;
+#   pgsnap  pg1 while another session holds a REPEATABLE READ snapshot open the whole run
+#           (as a long report does);
+#   claims  the storage alone (`PushgateBench claim-time`): a dispatcher turn's time in a
+#           campaign of 100,000 and of 10,000,000 devices, on SQLite and on PostgreSQL.
 # Prints, for each: wall time, notifications/s, peak RSS and CPU per process; for serve also
 # the time to the 202 and the database size. For PostgreSQL also the server's CPU, the claim statements'
 # times (pg_stat_statements) and the lock waits: the gateway's connections in
 # pg_stat_activity and the ungranted pg_locks sampled every 0.1 s while the campaign sends,
 # and every wait over 100 ms the server logged (log_lock_waits).
-# Usage: Benchmarks/durable/run.sh [DEVICES] [send|sqlite|pg1|pg2 ...]   (default: all four)
+# Ends with one line per durable run: its rate as a ratio of send's (send's own rate and the
+# load average printed with it), gateway CPU per device (send's beside it), and for the
+# stores bytes per device kept (indexes included, after the campaign finished) and written
+# (PostgreSQL: WAL; SQLite: everything the process wrote to disk, WAL and checkpoints).
+# Usage: Benchmarks/durable/run.sh [DEVICES] [send|sqlite|pg1|pg2|pgsnap|claims ...]
+#        (default: send sqlite pg1 pg2 pgsnap)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 devices=${1:-1000000}
 shift $(( $# > 0 ? 1 : 0 ))
-scenarios=${*:-send sqlite pg1 pg2}
+scenarios=${*:-send sqlite pg1 pg2 pgsnap}
 bin=.build/release/pushgate
 bash scripts/release-build.sh --product pushgate >/dev/null
+[[ " $scenarios " == *" claims "* ]] && bash scripts/release-build.sh --product PushgateBench >/dev/null
 source Benchmarks/durable/setup.sh
 source Benchmarks/durable/pgcluster.sh
 trap 'pg_remove; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
 cpu_of() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$1/stat"; }
 now() { date +%s.%N; }
-declare -A rates
+declare -A rates cpu_us pg_us stored written
 echo "== $devices devices; sink h2o on port $port (1 thread, TLS), 2 connections x 100 streams; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 run_send() {
@@ -40,6 +50,8 @@ run_send() {
   wait $spid || true
   end=$(now)
   tail -1 "$work/send.err"
+  cpu_us[send]=$(sed -n 's|.*CPU: \([0-9.]*\) s user + \([0-9.]*\) s system.*|\1 \2|p' "$work/send.err" \
+    | awk -v n="$devices" '{printf "%.1f", ($1 + $2) * 1e6 / n}')
   awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "wall: %.2f s, %.0f notifications/s\n", e-s, n/(e-s)}'
   rates[send]=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
 }
@@ -75,12 +87,16 @@ serve_run() {
   awk -v s="$start" -v e="$completed_at" -v a="$accepted_at" -v n="$devices" \
     'BEGIN {printf "wall (POST to completed): %.2f s, %.0f notifications/s (sending alone: %.0f/s)\n", e-s, n/(e-s), n/(e-a)}'
   rates[$label]=$(awk -v s="$start" -v e="$completed_at" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+  local cpu_total=0
   for i in $(seq 0 $((count - 1))); do
+    cpu_total=$(awk -v a="$cpu_total" -v b="$(cpu_of "${gpids[$i]}")" 'BEGIN {print a + b}')
+    written_bytes=$(awk '/^write_bytes/ {print $2}' "/proc/${gpids[$i]}/io")
     local sent
     sent=$(curl -sf "http://127.0.0.1:${gports[$i]}/metrics" \
       | awk '/^pushgate_notifications_total/ && /result="delivered"/ {s += $NF} END {printf "%.0f", s}')
     echo "instance $((i + 1)): delivered $sent, peak RSS: $(awk '/VmHWM/ {print $2 " kB"}' /proc/${gpids[$i]}/status), CPU: $(cpu_of ${gpids[$i]}) s"
   done
+  cpu_us[$label]=$(awk -v c="$cpu_total" -v n="$devices" 'BEGIN {printf "%.1f", c * 1e6 / n}')
   for p in "${gpids[@]}"; do kill -TERM "$p"; done
   for p in "${gpids[@]}"; do wait "$p" 2>/dev/null || true; done
 }
@@ -89,12 +105,16 @@ run_sqlite() {
   echo "-- pushgate serve (durable: SQLite outbox, synchronous=FULL)"
   serve_run sqlite "$work/gateway.json" 1
   echo "database: $(du -k "$work"/pushgate.db* | awk '{s+=$1} END {printf "%.0f MB", s/1024}') (with WAL)"
+  # Pages in use (not free), every table and index; the process's disk writes.
+  stored[sqlite]=$(python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); q = lambda s: db.execute(s).fetchone()[0]
+print("%.0f" % ((q("PRAGMA page_count") - q("PRAGMA freelist_count")) * q("PRAGMA page_size") / int(sys.argv[2])))' "$work/pushgate.db" "$devices")
+  written[sqlite]=$(awk -v b="$written_bytes" -v n="$devices" 'BEGIN {printf "%.0f", b / n}')
 }
 
 # run_postgres LABEL INSTANCES: a database of its own in the cluster, the instances on it,
 # its lock-wait samples taken while the campaign sends.
 run_postgres() {
-  local label=$1 count=$2 db=bench_$1 lsn
+  local label=$1 count=$2 db=bench_$1 lsn snapshot=""
   echo "-- pushgate serve x $count (durable: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), synchronous_commit=on, one database)"
   [ -n "$pgdir" ] || { pg_start; pg_sql postgres "CREATE EXTENSION pg_stat_statements" >/dev/null; }
   pg_sql postgres "CREATE DATABASE $db" >/dev/null
@@ -116,12 +136,30 @@ PY
     | stdbuf -oL psql -X -q -A -t -F " " -h 127.0.0.1 -p "$pgport" -U postgres -d postgres > "$work/$label-samples.txt" 2>/dev/null &
   local sampler=$!
   pids+=($sampler)
+  if [ "$label" = pgsnap ]; then
+    # Another session's snapshot, held open from before the campaign to after it: rows
+    # deleted or rewritten meanwhile cannot be vacuumed away.
+    { echo "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM pg_class;"; sleep 100000; } \
+      | psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres -d "$db" > /dev/null 2>&1 &
+    snapshot=$!
+    pids+=($snapshot)
+    sleep 0.5
+    echo "a REPEATABLE READ snapshot is held open by another session: $(pg_sql postgres "SELECT count(*) FROM pg_stat_activity WHERE datname = '$db' AND backend_xmin IS NOT NULL AND state = 'idle in transaction'") session(s)"
+  fi
   local cpu_before
   cpu_before=$(pg_cpu)
   serve_run "$label" "$work/$label.json" "$count"
   kill "$sampler" 2>/dev/null || true
+  [ -n "$snapshot" ] && { pkill -P "$snapshot" sleep 2>/dev/null || true; kill "$snapshot" 2>/dev/null || true; }
   sleep 1  # the gateway's backends exit after it
-  echo "PostgreSQL server CPU: $(awk -v a="$cpu_before" -v b="$(pg_cpu)" 'BEGIN {printf "%.1f s", b - a}') (all its processes, from the instances' start to their exit)"
+  local pg_seconds
+  pg_seconds=$(awk -v a="$cpu_before" -v b="$(pg_cpu)" 'BEGIN {printf "%.1f", b - a}')
+  echo "PostgreSQL server CPU: $pg_seconds s (all its processes, from the instances' start to their exit)"
+  pg_us[$label]=$(awk -v c="$pg_seconds" -v n="$devices" 'BEGIN {printf "%.1f", c * 1e6 / n}')
+  # Every table and index of the database, TOAST included, after the campaign finished.
+  stored[$label]=$(pg_sql "$db" "SELECT round(sum(pg_total_relation_size(relid)) / $devices.0) FROM pg_stat_user_tables")
+  written[$label]=$(pg_sql postgres "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn') / $devices.0)")
+  echo "dead tuples left: $(pg_sql "$db" "SELECT coalesce(sum(n_dead_tup), 0) FROM pg_stat_user_tables")"
   echo "database: $(pg_sql postgres "SELECT pg_size_pretty(pg_database_size('$db'))"), WAL written: $(pg_sql postgres "SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn'))")"
   echo "claim statements (pg_stat_statements; ms per call):"
   # Labelled by text pg_stat_statements keeps (it replaces constants with $n).
@@ -164,19 +202,42 @@ PY
   grep -A1 " $db .*still waiting for" "$pgdir/server.log" | head -6 | cut -c1-240 || true
 }
 
+# The claim's cost against the campaign's size, on each store.
+run_claims() {
+  echo "-- a dispatcher turn's storage time at 100,000 and 10,000,000 devices (PushgateBench claim-time)"
+  [ -n "$pgdir" ] || { pg_start; pg_sql postgres "CREATE EXTENSION pg_stat_statements" >/dev/null; }
+  for n in 100000 10000000; do
+    .build/release/PushgateBench claim-time "$n"
+    pg_sql postgres "CREATE DATABASE claims_$n" >/dev/null
+    .build/release/PushgateBench claim-time "$n" "$(pg_url "claims_$n")"
+    pg_sql postgres "DROP DATABASE claims_$n" >/dev/null
+  done
+}
+
 for scenario in $scenarios; do
   case $scenario in
     send) run_send ;;
     sqlite) run_sqlite ;;
     pg1) run_postgres pg1 1 ;;
     pg2) run_postgres pg2 2 ;;
-    *) echo "unknown scenario $scenario (send, sqlite, pg1, pg2)" >&2; exit 2 ;;
+    pgsnap) run_postgres pgsnap 1 ;;
+    claims) run_claims ;;
+    *) echo "unknown scenario $scenario (send, sqlite, pg1, pg2, pgsnap, claims)" >&2; exit 2 ;;
   esac
 done
-if [ -n "${rates[send]:-}" ]; then
-  for label in sqlite pg1 pg2; do
-    [ -n "${rates[$label]:-}" ] && awk -v l="$label" -v a="${rates[$label]}" -v b="${rates[send]}" \
-      'BEGIN {printf "durable (%s) / send throughput: %.2f\n", l, a/b}'
-  done
-fi
+echo "== summary, $devices devices; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+for label in sqlite pg1 pg2 pgsnap; do
+  [ -n "${rates[$label]:-}" ] || continue
+  line=$(printf '%-7s %7s/s' "$label" "${rates[$label]}")
+  [ -n "${rates[send]:-}" ] && line+=$(awk -v a="${rates[$label]}" -v b="${rates[send]}" \
+    'BEGIN {printf ", %.2f x send (send: %.0f/s)", a / b, b}')
+  line+=", gateway CPU ${cpu_us[$label]} us/device"
+  [ -n "${cpu_us[send]:-}" ] && line+=$(awk -v a="${cpu_us[$label]}" -v b="${cpu_us[send]}" \
+    'BEGIN {printf " (%.2f x send'"'"'s %.1f)", a / b, b}')
+  [ -n "${pg_us[$label]:-}" ] && line+=", PostgreSQL CPU ${pg_us[$label]} us/device"
+  line+=", stored ${stored[$label]} B/device, written ${written[$label]} B/device"
+  echo "$line"
+done
+[ -n "${rates[pgsnap]:-}" ] && [ -n "${rates[pg1]:-}" ] && awk -v a="${rates[pgsnap]}" -v b="${rates[pg1]}" \
+  'BEGIN {printf "PostgreSQL with a snapshot held open / without: %.2f\n", a / b}'
 exit 0

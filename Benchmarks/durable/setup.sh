@@ -14,7 +14,7 @@ openssl req "${ec[@]}" -keyout "$work/server.key" -out "$work/server.csr" -subj 
 openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial \
   -out "$work/server.pem" -days 1 -extfile "$work/ext.cnf" 2>/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-sed -e "s|@PORT@|$port|" -e "s|@CERT@|$work/server.pem|" -e "s|@KEY@|$work/server.key|" -e "s|@LOG@|$work/h2o.log|" \
+sed -e "s|@PORT@|$port|" -e "s|@CERT@|$work/server.pem|" -e "s|@KEY@|$work/server.key|" -e "s|@LOG@|$work/h2o.log|" -e "s|@FAIL_EVERY@|${fail_every:-100}|g" \
   Benchmarks/sink/h2o.conf > "$work/h2o.conf"
 h2o -c "$work/h2o.conf" >/dev/null 2>&1 &
 pids+=($!)
