@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Writes Tests/StorageTests/Fixtures/migration: a database as the pushgate of the day
 writes it, for the migration tests of the next schema.
 
@@ -50,6 +50,7 @@ FINISHED[3] = DEAD
 UNFINISHED = [token(2, i) for i in range(2000)]
 SCRIPT = {
     "delayMs": 1,
+    "environment": "sandbox",  # answers carry apns-unique-id, as the development environment does
     "tokens": {
         DEAD: [{"status": 410, "reason": "Unregistered", "timestamp": 1765000000000}],
         FINISHED[10]: [{"status": 400, "reason": "BadDeviceToken"}],
@@ -57,7 +58,7 @@ SCRIPT = {
         FINISHED[30]: [{"status": 429, "reason": "TooManyRequests"}, {"status": 200}],
         FINISHED[40]: [{"status": 503, "reason": "ServiceUnavailable"}],
         FINISHED[299]: [{"status": 400, "reason": "DeviceTokenNotForTopic"}],
-        UNFINISHED[5]: [{"status": 503, "reason": "ServiceUnavailable", "retryAfter": 86400}],
+        UNFINISHED[5]: [{"status": 503, "reason": "ServiceUnavailable"}],
     },
 }
 
@@ -147,13 +148,13 @@ class Serve:
                f'"confirm_devices":{len(tokens)}{extra}}}\n'
         return self.call("POST", "/v1/campaigns", (head + "".join(t + "\n" for t in tokens)).encode(), "application/x-ndjson")["id"]
 
-    def wait(self, condition, what, seconds=180):
+    def wait(self, condition, what, seconds=120, shown=lambda: ""):
         deadline = time.time() + seconds
         while time.time() < deadline:
             if condition():
                 return
             time.sleep(0.05)
-        sys.exit(f"timed out waiting for {what}")
+        sys.exit(f"timed out waiting for {what} {shown()}")
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
@@ -186,37 +187,51 @@ def make(backend, binary, work):
     script = os.path.join(work, f"script-{backend}.json")
     with open(script, "w") as f:
         json.dump(SCRIPT, f)
-    fake = subprocess.Popen(["python3", FAKE, "--log", os.path.join(work, f"log-{backend}.jsonl"), "--script", script,
+    fake = subprocess.Popen(["/usr/bin/python3", FAKE, "--log", os.path.join(work, f"log-{backend}.jsonl"), "--script", script,
                              "--team-id", TEAM, "--key-id", KEY_ID, "--key-file", KEY, "--tls-cert", cert, "--tls-key", key],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    fake_port = int(fake.stdout.readline())
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(os.path.join(work, f"fake-{backend}.err"), "w"))
+    line = fake.stdout.readline()
+    if not line.strip().isdigit():
+        sys.exit("fake_apns.py did not start: " + open(os.path.join(work, f"fake-{backend}.err")).read())
+    fake_port = int(line)
     if backend == "sqlite":
         database = os.path.join(work, "pushgate.db")
         storage = {"path": database}
     else:
         pg = Postgres(tempfile.mkdtemp(prefix="pushgate-fixture-pg-"))
         storage = {"url": pg.url, "poolSize": 3}
-    config = os.path.join(work, f"{backend}.json")
-    with open(config, "w") as f:
-        json.dump({"topic": "com.example.shop", "routes": os.path.join(ROOT, "config/routes.json"), "templates": os.path.join(ROOT, "Templates"),
-                   "apns": {"url": f"https://127.0.0.1:{fake_port}", "caFile": ca, "teamId": TEAM, "keyId": KEY_ID, "keyFile": KEY, "connections": 1},
-                   "server": {"listen": "127.0.0.1:0", "requestLog": "off"}, "storage": storage,
-                   "dispatcher": {"inFlight": 10, "claimBatch": 10, "maxAttempts": 3, "retryBaseSeconds": 0.05, "retryMaxSeconds": 0.2}}, f)
+
+    def config(name, retry_seconds):
+        path = os.path.join(work, f"{backend}-{name}.json")
+        with open(path, "w") as f:
+            json.dump({"topic": "com.example.shop", "routes": os.path.join(ROOT, "config/routes.json"),
+                       "templates": os.path.join(ROOT, "Templates"),
+                       "apns": {"url": f"https://127.0.0.1:{fake_port}", "caFile": ca, "teamId": TEAM, "keyId": KEY_ID, "keyFile": KEY,
+                                "connections": 1},
+                       "server": {"listen": "127.0.0.1:0", "requestLog": "off"}, "storage": storage,
+                       "dispatcher": {"inFlight": 10, "claimBatch": 10, "maxAttempts": 3, "retryBaseSeconds": retry_seconds[0],
+                                      "retryMaxSeconds": retry_seconds[1]}}, f)
+        return path
+    quick, slow = config("quick", (0.05, 0.2)), config("slow", (3600, 3600))
     try:
-        serve = Serve(binary, config)
+        serve = Serve(binary, quick)
         status = lambda cid: serve.call("GET", f"/v1/campaigns/{cid}?per_page=1")
         early = serve.post([DEAD])
         serve.wait(lambda: status(early)["status"] == "completed", "the early campaign")
         finished = serve.post(FINISHED)
         serve.wait(lambda: status(finished)["status"] == "completed", "the finished campaign")
+        # Retries an hour apart from here on: the unfinished campaign keeps its device retrying.
+        serve.stop()
+        serve = Serve(binary, slow)
         unfinished = serve.post(UNFINISHED, ',"rate_per_second":40')
-        serve.wait(lambda: status(unfinished)["counts"]["retrying"] == 1 and status(unfinished)["counts"]["delivered"] >= 100, "a part sent")
+        serve.wait(lambda: status(unfinished)["counts"]["retrying"] == 1 and status(unfinished)["counts"]["delivered"] >= 100, "a part sent",
+                   shown=lambda: status(unfinished)["counts"])
         serve.call("POST", f"/v1/campaigns/{unfinished}/pause")
         serve.wait(lambda: status(unfinished)["counts"]["in-flight"] == 0, "the in-flight devices recorded")
         time.sleep(1)
         shown = read_back(serve, [("early", early), ("finished", finished), ("unfinished", unfinished)])
         serve.stop()
-        run([binary, "campaigns", "resume", unfinished, "--config", config], cwd=ROOT, stdout=subprocess.DEVNULL)
+        run([binary, "campaigns", "resume", unfinished, "--config", slow], cwd=ROOT, stdout=subprocess.DEVNULL)
         counts = shown[2]["campaign"]["counts"]
         assert counts["pending"] > 0 and counts["retrying"] == 1 and counts["delivered"] >= 100, counts
         assert shown[1]["campaign"]["counts"]["skipped"] == 1, shown[1]["campaign"]["counts"]
@@ -237,9 +252,7 @@ def make(backend, binary, work):
             version = pg.schema()
             assert version == POSTGRES_SCHEMA, f"schema {version}, expected {POSTGRES_SCHEMA}"
             pg.dump(os.path.join(OUT, f"postgres-schema{POSTGRES_SCHEMA}.sql"))
-        with open(os.path.join(OUT, f"expected-{backend}.json"), "w") as f:
-            json.dump({"schema": version, "campaigns": shown}, f, indent=1, sort_keys=True)
-            f.write("\n")
+        write_expected(os.path.join(OUT, f"expected-{backend}.json"), version, shown)
         log(f"{backend}: schema {version}; unfinished counts {counts}")
     finally:
         fake.stdin.close()
@@ -248,6 +261,20 @@ def make(backend, binary, work):
         if backend == "postgres":
             pg.stop()
             shutil.rmtree(pg.folder, ignore_errors=True)
+
+
+def write_expected(path, version, shown):
+    """JSON with one device result a line, so a change shows as a short diff."""
+    compact = lambda value: json.dumps(value, sort_keys=True, separators=(",", ":"))
+    parts = []
+    for item in shown:
+        campaign = dict(item["campaign"])
+        results = campaign.pop("results")
+        head = f'{{"name":{compact(item["name"])},"reasons":{compact(item["reasons"])},"campaign":{compact(campaign)[:-1]}'
+        parts.append(head + ',"results":[\n' + ",\n".join(compact(r) for r in results) + "]}}")
+    with open(path, "w") as f:
+        f.write(f'{{"schema":{version},"campaigns":[\n' + ",\n".join(parts) + "\n]}\n")
+    json.load(open(path))  # still JSON
 
 
 def log(text):
