@@ -56,8 +56,9 @@ import TestSupport
     static func ndjson(_ tokens: [String]) -> [UInt8] { PostgresFleetTests.lines(tokens) }
 
     /// Sends a whole POST and returns the connection without reading the answer.
-    static func send(_ server: ServeProcess, _ tokens: [String], key: String) throws -> RawHTTPClient {
-        let body = ndjson(tokens)
+    static func send(_ server: ServeProcess, _ tokens: [String], key: String, extra: String = "") throws -> RawHTTPClient {
+        var body = ndjson(tokens)
+        if !extra.isEmpty, let end = body.firstIndex(of: 0x0A) { body.replaceSubrange(end - 1..<end, with: Array((extra + "}").utf8)) }
         let client = try #require(RawHTTPClient(port: server.port))
         let head = "POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nIdempotency-Key: \(key)\r\n"
             + "Content-Type: application/x-ndjson\r\nContent-Length: \(body.count)\r\n\r\n"
@@ -73,53 +74,59 @@ import TestSupport
     // MARK: kill -9 during intake
 
     /// The 202 never came: after the restart the campaign exists with every device or not
-    /// at all, and the same request with the same key then sends each device once.
+    /// at all, and the same request with the same key then sends each device once. Killed
+    /// half-way through intake, then again near its end (where the commit may have happened
+    /// and the 202 not yet been written).
     @Test(arguments: Backend.allCases) func killedDuringIntakeLeavesAllOrNothing(_ backend: Backend) throws {
         let fake = try FakeAPNsProcess(script: #"{"delayMs": 1}"#)
         defer { fake.stop() }
         let config = try Self.config(backend, fake)
-        let devices = 20_000
-        let warm = (0..<devices).map { Self.token(1, $0) }
-        let crashed = (0..<devices).map { Self.token(2, $0) }
-
-        let first = try ServeProcess(config: config)
-        // How long intake of this many devices takes here, to kill the next one half-way.
+        let devices = 6000
+        var server = try ServeProcess(config: config)
+        // How long intake of this many devices takes here (a dry run: nothing reaches APNs).
         let started = Date()
-        let warmAnswer = try Self.send(first, warm, key: "warm-up").readUntilClose(seconds: 180).bytes
+        let measured = try Self.send(server, (0..<devices).map { Self.token(1, $0) }, key: "measure", extra: #","dry_run":true"#)
+            .readUntilClose(seconds: 180).bytes
         let intakeSeconds = Date().timeIntervalSince(started)
-        let warmID = try #require(Self.accepted(warmAnswer)?["id"]?.stringValue, "no 202 for the first campaign")
-        let client = try Self.send(first, crashed, key: "killed-in-intake")
-        Thread.sleep(forTimeInterval: intakeSeconds / 2)
-        first.kill9()
-        let answeredBeforeKill = Self.accepted(client.readUntilClose(seconds: 5).bytes) != nil
-
-        let second = try ServeProcess(config: config)
-        let listed = try #require(second.object("GET", "/v1/campaigns")?["campaigns"]?.arrayValue).compactMap(\.objectValue)
-        for campaign in listed {
-            let counts = campaign["counts"]?.objectValue ?? JSONObject()
-            let total = counts.keys.reduce(Int64(0)) { $0 + (counts[$1]?.int64Value ?? 0) }
-            #expect(campaign["devices"]?.int64Value == Int64(devices) && total == Int64(devices),
-                    "a campaign with part of its devices: \(campaign["devices"].map { "\($0)" } ?? "?") devices, counts total \(total)")
+        try #require(Self.accepted(measured) != nil, "no 202 for the dry run")
+        var sent: [String] = []
+        var ids: [String] = []
+        for (round, share) in [0.5, 0.8].enumerated() {
+            let tokens = (0..<devices).map { Self.token(10 + round, $0) }
+            let key = "killed-in-intake-\(round)"
+            let client = try Self.send(server, tokens, key: key)
+            Thread.sleep(forTimeInterval: intakeSeconds * share)
+            server.kill9()
+            let answeredBeforeKill = Self.accepted(client.readUntilClose(seconds: 5).bytes) != nil
+            server = try ServeProcess(config: config)
+            let listed = try #require(server.object("GET", "/v1/campaigns")?["campaigns"]?.arrayValue).compactMap(\.objectValue)
+            for campaign in listed {
+                let counts = campaign["counts"]?.objectValue ?? JSONObject()
+                let total = counts.keys.reduce(Int64(0)) { $0 + (counts[$1]?.int64Value ?? 0) }
+                #expect(campaign["devices"]?.int64Value == Int64(devices) && total == Int64(devices),
+                        "a campaign with part of its devices: \(campaign["devices"].map { "\($0)" } ?? "?") devices, counts total \(total)")
+            }
+            let survived = listed.count == 2 + round
+            #expect(survived || listed.count == 1 + round, "\(listed.count) campaigns")
+            if answeredBeforeKill { #expect(survived, "the 202 came, so the campaign must exist") }
+            // The client sends it again with its key: the stored campaign if it was committed, else a new one.
+            let again = try #require(Self.accepted(try Self.send(server, tokens, key: key).readUntilClose(seconds: 180).bytes),
+                                     "no 202 for the request sent again")
+            #expect(again["replayed"] == .bool(survived))
+            ids.append(try #require(again["id"]?.stringValue))
+            sent += tokens
+            print("DurableSafetyTests \(backend) intake round \(round): killed at \(String(format: "%.2f", intakeSeconds * share)) s "
+                  + "of \(String(format: "%.2f", intakeSeconds)) s: 202 before the kill \(answeredBeforeKill), campaign committed \(survived)")
         }
-        #expect(listed.count == 1 || listed.count == 2)
-        let survived = listed.count == 2
-        if answeredBeforeKill { #expect(survived, "the 202 came, so the campaign must exist") }
-        // The client retries with its key: the stored campaign if it was committed, a new one otherwise.
-        let again = try #require(Self.accepted(try Self.send(second, crashed, key: "killed-in-intake").readUntilClose(seconds: 180).bytes),
-                                 "no 202 for the request sent again")
-        #expect(again["replayed"] == .bool(survived))
-        let crashedID = try #require(again["id"]?.stringValue)
-        #expect(Self.waitForCompletion(second, [warmID, crashedID]))
-        #expect(second.object("GET", "/v1/campaigns")?["campaigns"]?.arrayValue?.count == 2, "no third campaign")
-        for id in [warmID, crashedID] {
-            #expect(Self.campaign(second, id)?["counts"]?.objectValue?["delivered"]?.int64Value == Int64(devices))
+        #expect(Self.waitForCompletion(server, ids))
+        #expect(server.object("GET", "/v1/campaigns")?["campaigns"]?.arrayValue?.count == 3, "no other campaign")
+        for id in ids {
+            #expect(Self.campaign(server, id)?["counts"]?.objectValue?["delivered"]?.int64Value == Int64(devices))
         }
-        #expect(second.terminate() == 0)
+        #expect(server.terminate() == 0)
         let (times, repeats) = Self.judge(fake)
-        #expect(Set(times.keys) == Set(warm + crashed), "every token reached")
-        #expect(repeats <= Self.inFlight, "\(repeats) sent twice; the in-flight window is \(Self.inFlight)")
-        print("DurableSafetyTests \(backend) intake: \(String(format: "%.2f", intakeSeconds)) s for \(devices) devices; "
-              + "killed half-way: 202 before the kill \(answeredBeforeKill), campaign committed \(survived); \(repeats) sent twice")
+        #expect(Set(times.keys) == Set(sent), "every token reached")
+        #expect(repeats <= 2 * Self.inFlight, "\(repeats) sent twice; the in-flight window is \(Self.inFlight)")
     }
 
     // MARK: kill -9 during sending
