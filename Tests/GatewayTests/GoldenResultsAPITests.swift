@@ -84,3 +84,54 @@ import Timing
         }
     }
 }
+
+/// The golden scenario records what the dispatcher itself records for APNs' answers: each
+/// scripted outcome of `GoldenCampaigns` against `Dispatcher.outcome` for the answer it
+/// stands for (a retry's time where the answer fixes it: Retry-After).
+@Suite struct GoldenOutcomesTests {
+    @Test func eachScriptedOutcomeIsWhatTheDispatcherRecordsForItsAnswer() throws {
+        let now = GoldenCampaigns.t0 + 2
+        let clock = ManualClock(wallSeconds: now)
+        let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
+        let dispatcher = Dispatcher(storage: storage, sender: ScriptedSender(), dryRunSender: ScriptedSender(), metrics: Metrics(),
+                                    options: .init(maxAttempts: GoldenCampaigns.maxAttempts), clock: clock)
+        let route = CampaignRoute(app: "shop", environment: "production", dryRun: false)
+        func derived(_ id: String, _ index: Int) -> String { CampaignMessage.apnsID(prefix: GoldenCampaigns.prefixes[id] ?? "", index: index) }
+        let answers: [(String, Int, Int, DeliveryResult, String?)] = [
+            ("gold-prod", 0, 1, .delivered(apnsId: derived("gold-prod", 0)), nil),
+            ("gold-prod", 1, 1, .failed(status: 429, reason: .tooManyRequests), nil),
+            ("gold-prod", 2, 1, .failed(status: 503, reason: .serviceUnavailable), nil),
+            ("gold-prod", 2, GoldenCampaigns.maxAttempts, .failed(status: 503, reason: .serviceUnavailable), nil),
+            ("gold-prod", 3, 1, .delivered(apnsId: "5F3B7C1E-9D2A-4B6C-8E0F-1A2B3C4D5E6F"), nil),
+            ("gold-prod", 4, 1, .transportFailed(TransportFailure(.timeout, "no answer")), nil),
+            ("gold-prod", 10, 1, .failed(status: 400, reason: .deviceTokenNotForTopic), nil),
+            ("gold-prod", 1023, 1, .unregistered(reason: .unregistered, timestampMilliseconds: 1_767_000_000_000 + 1023), nil),
+            ("gold-prod", 1024, 1, .failed(status: 400, reason: .badDeviceToken), nil),
+            ("gold-prod", 1025, 1, .failed(status: 503, reason: .serviceUnavailable, retryAfterSeconds: 60), nil),
+            ("gold-sandbox", 0, 1, .delivered(apnsId: derived("gold-sandbox", 0), uniqueId: "9a6b9ac6-8f1e-4c2a-9d3b-2f1e0c9b8a70"), nil),
+            ("gold-sandbox", 3, 1, .unregistered(reason: .unregistered, timestampMilliseconds: 1_767_100_000_000), nil),
+            ("gold-expire", 3, 1, .failed(status: 500, reason: .internalServerError), nil),
+            ("gold-paused", 5, 1, .failed(status: 429, reason: .tooManyRequests), nil),
+            ("gold-channel", 0, 1, .delivered(apnsId: "ignored"), "8c3b2a19-0f4e-4d5c-9b6a-7e8f9a0b1c2d"),
+        ]
+        func shown(_ u: DeliveryUpdate) -> String {
+            "\(u.state.name) \(u.status.map(String.init) ?? "-") \(u.reason ?? "-") \(u.apnsID ?? "-") \(u.apnsUniqueID ?? "-") "
+                + "\(u.timestampMilliseconds.map(String.init) ?? "-") refund=\(u.refundAttempt) retries=\(u.nextAttemptAt != nil)"
+        }
+        for (id, index, attempt, result, requestID) in answers {
+            let claim = ClaimedDelivery(campaign: 1, index: index, token: "t", body: nil, attempt: attempt, lease: 7)
+            let scripted = try #require(GoldenCampaigns.outcome(id, claim, now: now))
+            let recorded = dispatcher.outcome(of: result, for: claim, route: route, requestID: requestID)
+            #expect(shown(scripted) == shown(recorded), "\(id) #\(index) attempt \(attempt)")
+            #expect(recorded.lease == scripted.lease && recorded.index == scripted.index)
+            if case .failed(_, _, let retryAfter?) = result {
+                #expect(scripted.nextAttemptAt == recorded.nextAttemptAt && recorded.nextAttemptAt == now + Double(retryAfter))
+            }
+        }
+        // A device withdrawn before it was written (a cancel, a pause) is given back as the dispatcher gives it back.
+        let claim = ClaimedDelivery(campaign: 1, index: 3, token: "t", body: nil, attempt: 1, lease: 7)
+        let back = Dispatcher.givenBack(claim)
+        let scripted = try #require(GoldenCampaigns.outcome("gold-cancel", claim, now: now))
+        #expect(shown(back) == shown(scripted) && back.refundAttempt)
+    }
+}

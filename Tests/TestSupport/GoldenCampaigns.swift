@@ -146,7 +146,7 @@ public enum GoldenCampaigns {
 
     /// What the dispatcher would record for this attempt (as `Dispatcher.outcome` maps
     /// APNs' answers), or nil to leave it in flight.
-    static func outcome(_ id: String, _ claim: ClaimedDelivery, now: Double) -> DeliveryUpdate? {
+    public static func outcome(_ id: String, _ claim: ClaimedDelivery, now: Double) -> DeliveryUpdate? {
         let derived = CampaignMessage.apnsID(prefix: prefixes[id] ?? "", index: claim.index)
         var update = DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .delivered, status: 200, apnsID: derived,
                                     lease: claim.lease)
