@@ -189,6 +189,47 @@ import TestSupport
         print("DurableSafetyTests two instances: \(sentA) + \(sentB) sent, \(repeats) twice")
     }
 
+    /// An instance frozen (SIGSTOP) between claims with its window of requests written: the
+    /// other instance takes its devices over once their leases expire and finishes the
+    /// campaign; when the frozen one resumes, its late answers (an old fencing number)
+    /// change nothing. At most its window is sent twice.
+    @Test func aFrozenInstanceStopsNobodyAndItsLateResultsChangeNothing() throws {
+        let fake = try FakeAPNsProcess(script: #"{"delayMs": 2}"#)
+        defer { fake.stop() }
+        let config = try Self.config(.postgres, fake)
+        let a = try ServeProcess(config: config)
+        let b = try ServeProcess(config: config)
+        let devices = 4000
+        let tokens = (0..<devices).map { Self.token(6, $0) }
+        let id = try PostgresFleetTests.post(a, tokens)
+        #expect(eventuallyBlocking(timeout: .seconds(120), interval: .milliseconds(2)) { fake.answeredCount() >= 500 })
+        // Both windows written and held at APNs, then one instance frozen.
+        fake.holdAnswers()
+        let full = eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(10)) {
+            Self.receivedCount(fake) - fake.answeredCount() >= 2 * Self.inFlight
+        }
+        #expect(full, "\(Self.receivedCount(fake) - fake.answeredCount()) requests held; expected both windows")
+        Foundation.kill(a.process.processIdentifier, SIGSTOP)
+        defer { Foundation.kill(a.process.processIdentifier, SIGCONT) }
+        fake.releaseAnswers()
+        #expect(Self.waitForCompletion(b, [id]), "the campaign did not finish while one instance was frozen")
+        let finished = Self.campaign(b, id)
+        Foundation.kill(a.process.processIdentifier, SIGCONT)
+        // The resumed instance reads its answers and records them under leases taken over.
+        #expect(eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(50)) { a.request("GET", "/healthz")?.status == 200 })
+        Thread.sleep(forTimeInterval: 2)  // an observation window for its late records
+        let after = Self.campaign(b, id)
+        #expect(after?["finished_at"] == finished?["finished_at"], "a late result changed when the campaign finished")
+        #expect(after?["counts"] == finished?["counts"], "a late result changed the counts")
+        #expect(after?["counts"]?.objectValue?["delivered"]?.int64Value == Int64(devices))
+        #expect(a.terminate() == 0 && b.terminate() == 0)
+        let (times, repeats) = Self.judge(fake)
+        #expect(Set(times.keys) == Set(tokens), "every token reached")
+        #expect(repeats >= 1, "nothing of the frozen instance's window was taken over; the test proved nothing")
+        #expect(repeats <= Self.inFlight, "\(repeats) sent twice; the frozen instance's window is \(Self.inFlight)")
+        print("DurableSafetyTests frozen instance: \(repeats) sent twice")
+    }
+
     // MARK: pause and cancel
 
     /// APNs holds its answers until the window is full, then the campaign is paused (later
