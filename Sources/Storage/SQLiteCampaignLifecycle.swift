@@ -237,15 +237,16 @@ extension SQLiteCampaignStorage {
                     DELETE FROM deliveries WHERE campaign = ?1 AND idx IN (SELECT idx FROM deliveries WHERE campaign = ?1 ORDER BY idx LIMIT ?2)
                     """).bind(.int(seq), .integer(limit)).run()
                 progress.deliveries = db.changes
-                // Then its segments, a segment's devices counted toward `limit` (at least one a pass).
+                // Then its segments (at least one a pass), each device without a row (those were
+                // counted above) counted toward `limit`.
                 var segmentsLeft = false
                 if progress.deliveries < limit {
-                    let segs = try db.statement("SELECT seg, count FROM segment_state WHERE campaign = ? ORDER BY seg LIMIT ?")
+                    let segs = try db.statement("SELECT seg, codes FROM segment_state WHERE campaign = ? ORDER BY seg LIMIT ?")
                         .bind(.int(seq), .integer(limit - progress.deliveries + 1))
                     var gone: [Int64] = []
                     var budget = limit - progress.deliveries
                     while try segs.step() {
-                        let n = Int(segs.int(1))
+                        let n = segs.blob(1).reduce(0) { $1 == SegmentCode.row.rawValue ? $0 : $0 + 1 }
                         if !gone.isEmpty && n > budget {
                             segmentsLeft = true
                             break
