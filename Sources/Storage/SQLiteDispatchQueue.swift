@@ -307,7 +307,7 @@ extension SQLiteCampaignStorage {
                     state.lease += 1
                     state.progress.handed = 0
                     state.progress.reached = 0
-                    try Self.saveSegment(db, state, now: 0)
+                    try Self.saveSegment(db, state, now: nil)
                 }
                 if requeued > 0 {
                     // Rare (after a crash): recount the unfinished campaigns from their rows.

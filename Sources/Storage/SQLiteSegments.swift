@@ -34,13 +34,15 @@ extension SQLiteCampaignStorage {
                             isOpen: find.int(6) != 0)
     }
 
-    static func saveSegment(_ db: SQLiteDatabase, _ state: SegmentState, now: Double) throws(StorageError) {
+    /// `now` nil: `updated_at` stays (a start-up give-back knows no time).
+    static func saveSegment(_ db: SQLiteDatabase, _ state: SegmentState, now: Double?) throws(StorageError) {
         try db.statement("""
-            UPDATE segment_state SET lease_owner = ?, lease_until = ?, lease = ?, handed = ?, reached = ?, codes = ?, open = ?, updated_at = ?
+            UPDATE segment_state SET lease_owner = ?, lease_until = ?, lease = ?, handed = ?, reached = ?, codes = ?, open = ?,
+                updated_at = coalesce(?, updated_at)
             WHERE campaign = ? AND seg = ?
             """).bind(.optional(state.leaseOwner), state.leaseUntil.map { .double($0) } ?? .null, .int(state.lease),
                       .integer(state.progress.handed), .integer(state.progress.reached), .blob(state.progress.codes),
-                      .int(state.isOpen ? 1 : 0), .double(now), .int(state.campaign), .int(state.seg)).run()
+                      .int(state.isOpen ? 1 : 0), now.map { .double($0) } ?? .null, .int(state.campaign), .int(state.seg)).run()
     }
 
     // MARK: Decoding
