@@ -199,6 +199,7 @@ extension SQLiteCampaignStorage {
         // Each segment touched: read once, changed in memory, written once.
         var segments: [SegmentKey: SegmentState] = [:]
         var touched: [SegmentKey] = []
+        var changed: Set<SegmentKey> = []
         for var update in updates {
             // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
             if update.state == .retrying {
@@ -231,6 +232,7 @@ extension SQLiteCampaignStorage {
                         state.progress.codes[p] = SegmentCode.row.rawValue
                     }
                     segments[key] = state
+                    changed.insert(key)
                     try counted(update)
                     continue
                 }
@@ -250,7 +252,7 @@ extension SQLiteCampaignStorage {
             try counted(update)
         }
         // A segment with no open code left is settled: it leaves the open index, its lease ends.
-        for key in touched {
+        for key in touched where changed.contains(key) {
             guard var state = segments[key] else { continue }
             if state.isOpen && state.progress.isSettled {
                 state.isOpen = false
