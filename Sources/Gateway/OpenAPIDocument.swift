@@ -117,7 +117,7 @@ enum OpenAPIDocument {
         "required": ["id", "status", "app", "environment", "dry_run", "created_at", "finished_at", "send_at", "expires_at", "lane", "rate_per_second", "devices", "not_sent", "counts"],
         "properties": {
           "id": {"type": "string"},
-          "status": {"enum": ["scheduled", "sending", "paused", "completed", "cancelled", "expired"]},
+          "status": {"enum": ["scheduled", "sending", "paused", "completed", "cancelled", "expired", "filling"]},
           "app": {"type": ["string", "null"], "description": "The app it is for (null: written before campaigns named their app, with several apps configured)."},
           "environment": {"type": ["string", "null"], "enum": ["production", "sandbox", null]},
           "dry_run": {"type": "boolean"},
@@ -129,6 +129,7 @@ enum OpenAPIDocument {
           "rate_per_second": {"type": ["number", "null"], "exclusiveMinimum": 0},
           "devices": {"type": "integer", "minimum": 0},
           "channel": {"type": "string", "description": "A channel campaign's broadcast channel id (its one result entry is the channel)."},
+          "failure": {"type": "string", "description": "Only on a campaign that failed because a stored segment of it does not decode: which, and why. Its unsent devices ended failed (segmentCorrupt)."},
           "not_sent": {"type": "integer", "minimum": 0, "description": "Devices that will never be sent because the campaign was cancelled or expired."},
           "counts": {"type": "object", "description": "Devices by state.",
                      "required": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run", "cancelled", "expired"],
