@@ -19,6 +19,48 @@ enum PGValue {
     static func optional(_ value: Double?) -> PGValue { value.map { .double($0) } ?? .null }
 }
 
+/// What the server enforces on every pushgate session, so that an instance that stops
+/// answering (SIGSTOP, a paused VM, a partition) cannot hold locks for long: PostgreSQL
+/// ends a statement running longer than `statementTimeout`, gives up a lock wait after
+/// `lockTimeout`, and closes a session left inside a transaction for `idleInTransaction`
+/// (its locks go with it; its transaction rolls back). TCP keepalives and
+/// `tcp_user_timeout` find a peer that vanished without a FIN. All in milliseconds.
+/// Sized from the dispatcher's lease (`forLease`): a frozen claim is gone well before the
+/// leases it was taking would expire.
+public struct PGSessionLimits: Sendable, Equatable {
+    public var statementTimeoutMilliseconds: Int
+    public var lockTimeoutMilliseconds: Int
+    public var idleInTransactionMilliseconds: Int
+    public var keepalivesIdleSeconds: Int
+    public var keepalivesIntervalSeconds: Int
+    public var keepalivesCount: Int
+    public var tcpUserTimeoutMilliseconds: Int
+
+    /// For `dispatcher.leaseSeconds` = L: statements L/3, lock waits and idle transactions
+    /// L/6 (at least 1 s each), keepalives after L/6 idle every L/15 three times, TCP user
+    /// timeout L/3. The default lease (30 s): 10 s, 5 s, 5 s, 5 s + 3 × 2 s, 10 s.
+    public static func forLease(seconds lease: Double) -> PGSessionLimits {
+        func ms(_ fraction: Double) -> Int { max(1000, Int(lease * 1000 * fraction)) }
+        func s(_ fraction: Double) -> Int { max(1, Int(lease * fraction)) }
+        return PGSessionLimits(statementTimeoutMilliseconds: ms(1.0 / 3), lockTimeoutMilliseconds: ms(1.0 / 6),
+                               idleInTransactionMilliseconds: ms(1.0 / 6), keepalivesIdleSeconds: s(1.0 / 6),
+                               keepalivesIntervalSeconds: s(1.0 / 15), keepalivesCount: 3,
+                               tcpUserTimeoutMilliseconds: ms(1.0 / 3))
+    }
+
+    /// For the default lease of 30 s.
+    public static let standard = forLease(seconds: 30)
+
+    /// libpq connection keywords: the keepalives, and the timeouts as `-c` options.
+    var connectionParameters: [(String, String)] {
+        [("keepalives", "1"), ("keepalives_idle", String(keepalivesIdleSeconds)),
+         ("keepalives_interval", String(keepalivesIntervalSeconds)), ("keepalives_count", String(keepalivesCount)),
+         ("tcp_user_timeout", String(tcpUserTimeoutMilliseconds)),
+         ("options", "-c statement_timeout=\(statementTimeoutMilliseconds) -c lock_timeout=\(lockTimeoutMilliseconds)"
+            + " -c idle_in_transaction_session_timeout=\(idleInTransactionMilliseconds)")]
+    }
+}
+
 /// One libpq connection (`PGconn`), closed when the object goes. Used by one thread at a
 /// time: the pool hands it out and takes it back.
 final class PGConnection {
@@ -28,10 +70,17 @@ final class PGConnection {
 
     /// Connects to `url` (a `postgresql://` URL or a `key=value` string). `password`, when
     /// given, overrides the URL's; libpq's own PGPASSWORD and password file still apply.
-    init(url: String, password: String?, connectTimeoutSeconds: Int) throws(StorageError) {
+    /// `limits`: the server-side timeouts and TCP keepalives every session gets.
+    init(url: String, password: String?, connectTimeoutSeconds: Int, limits: PGSessionLimits = .standard) throws(StorageError) {
         // Ours first: whatever the URL says overrides them (expand_dbname), the password last.
-        var keywords = ["connect_timeout", "application_name", "dbname"]
-        var values = [String(connectTimeoutSeconds), "pushgate", url]
+        var keywords = ["connect_timeout", "application_name"]
+        var values = [String(connectTimeoutSeconds), "pushgate"]
+        for (keyword, value) in limits.connectionParameters {
+            keywords.append(keyword)
+            values.append(value)
+        }
+        keywords.append("dbname")
+        values.append(url)
         if let password {
             keywords.append("password")
             values.append(password)
@@ -150,6 +199,7 @@ final class PGConnection {
         let code: StorageError.Code
         switch state {
         case "40001", "40P01": code = .busy
+        case "55P03": code = .busy          // lock_timeout: another session held the row too long
         case "53100": code = .notWritable   // disk full
         case "25006": code = .notWritable   // read-only transaction (a standby)
         default: code = .stepFailed
