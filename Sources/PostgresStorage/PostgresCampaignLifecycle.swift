@@ -212,7 +212,8 @@ extension PostgresCampaignStorage {
             guard oldest.rows > 0 else { return progress }
             let seq = oldest.int(0, 0)
             let id = oldest.text(0, 1)
-            // Segments first, whole: each counts its devices toward `limit`.
+            // Segments first, whole: each counts its devices toward `limit`; then the
+            // exception rows, at most `limit` of them per transaction.
             let segmentSize = Int(oldest.int(0, 2))
             var rowLimit = limit
             if segmentSize > 0 {
@@ -237,7 +238,8 @@ extension PostgresCampaignStorage {
             let rows = try db.execute("""
                 DELETE FROM deliveries WHERE campaign = $1 AND idx IN (SELECT idx FROM deliveries WHERE campaign = $1 ORDER BY idx LIMIT $2)
                 """, [.int(seq), .integer(rowLimit)]).changed
-            progress.deliveries += rows
+            // A segmented campaign's rows are devices its segments counted already.
+            if segmentSize == 0 { progress.deliveries = rows }
             if rows < rowLimit {
                 // Its last rows are gone: the campaign, its counts, keys and events go too.
                 // Dead tokens stay: they are what keeps later campaigns from sending to them.
