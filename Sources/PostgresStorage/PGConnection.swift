@@ -67,6 +67,9 @@ final class PGConnection {
     private let handle: OpaquePointer
     /// Its row in `campaign_counts` (see `countShard`), once numbered.
     var shard: Int?
+    /// Statements sent on this connection (what a claim or a record costs, for tests and
+    /// measurements).
+    private(set) var statementCount = 0
 
     /// Connects to `url` (a `postgresql://` URL or a `key=value` string). `password`, when
     /// given, overrides the URL's; libpq's own PGPASSWORD and password file still apply.
@@ -117,6 +120,7 @@ final class PGConnection {
     /// Runs one statement with its parameters; throws unless it succeeded.
     @discardableResult
     func execute(_ sql: String, _ parameters: [PGValue] = []) throws(StorageError) -> PGResult {
+        statementCount += 1
         var texts: [[CChar]?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []

@@ -111,6 +111,33 @@ import TestSupport
         #expect(try storage.queueDepth() == 0)
     }
 
+    /// A claim and a record cost a few statements per segment, never one per device: the
+    /// same for 500 devices in one segment as for 4,096 in four.
+    @Test func aClaimAndARecordCostAFewStatementsPerSegment() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let storage = try PostgresCampaignStorage(options: .init(url: url, poolSize: 1, instance: "a"))
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<8192).map { NewDelivery(token: token($0)) }, now: 1000)
+        func statements() throws -> Int { try storage.reading { $0.statementCount } }
+        func turn(_ limit: Int, _ pending: [DeliveryUpdate]) throws -> (claims: [ClaimedDelivery], claim: Int, record: Int) {
+            var before = try statements()
+            try storage.record(pending, now: 1001)
+            let record = try statements() - before
+            before = try statements()
+            let claims = try storage.claim(limit: limit, lease: testLease, now: 1001)
+            return (claims, try statements() - before, record)
+        }
+        let small = try turn(500, [])
+        let big = try turn(4096, delivered(small.claims))
+        let last = try turn(0, delivered(big.claims))
+        #expect(small.claims.count == 500 && big.claims.count == 4096)
+        // Claim: campaigns, expired rows, due rows (2), segments locked, per segment its
+        // decode and its state, the turn, the counts, BEGIN/COMMIT.
+        #expect(small.claim <= 14 && big.claim <= 20, "claim: \(small.claim) statements for 500 devices, \(big.claim) for 4096")
+        // Record: campaign info, segments locked, per segment its state, counts, BEGIN/COMMIT, finish.
+        #expect(big.record <= 10 && last.record <= 14, "record: \(big.record) statements for 500 results, \(last.record) for 4096")
+        print("statements per claim: \(small.claim) (500 devices, 1 segment), \(big.claim) (4096 devices, 5 segments); per record: \(big.record) (500 results), \(last.record) (4096 results)")
+    }
+
     /// A lease that expires while its holder still sends: another instance takes the segment
     /// over (fencing number + 1, the in-flight devices again, attempt 2); what the late
     /// holder records afterwards changes nothing, before or after the new holder's results.
