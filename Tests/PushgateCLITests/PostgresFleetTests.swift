@@ -156,6 +156,44 @@ import TestSupport
         #expect(providerTokens.count == 1, "one provider token across the fleet")
     }
 
+    /// One of two instances is stopped (SIGSTOP: a paused VM, a hung process) in the middle
+    /// of a campaign, wherever it is — between claims or inside one. The other goes on
+    /// sending while it is stopped, takes over its leases once they expire, and completes
+    /// the campaign before it resumes; the stopped one, resumed, records nothing over it.
+    /// At most its in-flight window is sent twice.
+    @Test func anInstanceStoppedWithSIGSTOPStopsNobody() throws {
+        let devices = ProcessInfo.processInfo.environment["PUSHGATE_FLEET_DEVICES"].flatMap(Int.init) ?? 20_000
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let fake = try FakeAPNsProcess(script: "{}")
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: Self.inFlight, claimBatch: 40, storage: Self.storage(url),
+                                            dispatcher: #", "leaseSeconds": 5"#, maxBodyBytes: 16 << 20)
+        let a = try ServeProcess(config: config)
+        let b = try ServeProcess(config: config)
+        let tokens = (0..<devices).map { Self.token(6, $0) }
+        let id = try Self.post(a, tokens)
+        #expect(eventuallyBlocking(timeout: .seconds(240), interval: .milliseconds(5)) { fake.answeredCount() >= devices * 3 / 10 })
+        Foundation.kill(a.process.processIdentifier, SIGSTOP)
+        let atStop = fake.answeredCount()
+        // The other instance keeps sending while this one is stopped, and finishes the campaign
+        // (the stopped one's leases expire and are taken over) before it resumes.
+        #expect(eventuallyBlocking(timeout: .seconds(120), interval: .milliseconds(20)) { fake.answeredCount() >= atStop + 1000 },
+                "the running instance sent nothing while the other was stopped")
+        let finished = eventuallyBlocking(timeout: .seconds(240), interval: .milliseconds(50)) {
+            b.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
+        }
+        #expect(finished)
+        Foundation.kill(a.process.processIdentifier, SIGCONT)
+        Thread.sleep(forTimeInterval: 2)
+        let counts = b.object("GET", "/v1/campaigns/\(id)")?["counts"]?.objectValue
+        #expect(counts?["delivered"]?.int64Value == Int64(devices), "\(String(describing: counts))")
+        #expect(a.terminate() == 0 && b.terminate() == 0)
+        let times = Self.answeredTimes(fake)
+        #expect(times.count == devices, "every token reached")
+        let repeats = times.values.reduce(0) { $0 + $1 - 1 }
+        #expect(repeats <= Self.inFlight, "\(repeats) sent twice; one stopped in-flight window of \(Self.inFlight)")
+    }
+
     @Test func pauseAndCancelThroughOneInstanceStopTheOthers() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
         let fake = try FakeAPNsProcess(script: #"{"delayMs": 5}"#)
