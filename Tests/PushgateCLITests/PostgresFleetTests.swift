@@ -194,6 +194,45 @@ import TestSupport
         #expect(repeats <= Self.inFlight, "\(repeats) sent twice; one stopped in-flight window of \(Self.inFlight)")
     }
 
+    /// An instance killed with `kill -9` while it writes a campaign's segments: its
+    /// transaction goes with its connection, so no campaign, segment or count is left
+    /// half-written, and the other instance goes on accepting and sending.
+    @Test func anInstanceKilledDuringIntakeLeavesNothingBehind() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.newDatabaseURL()
+        let database = String(url.split(separator: "/").last!)
+        let fake = try FakeAPNsProcess(script: "{}")
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: Self.inFlight, claimBatch: 40, storage: Self.storage(url),
+                                            maxBodyBytes: 32 << 20)
+        let a = try ServeProcess(config: config)
+        let b = try ServeProcess(config: config)
+        let body = Self.lines((0..<300_000).map { Self.token(7, $0) })
+        let port = a.port
+        let poster = Thread {
+            guard let client = RawHTTPClient(port: port) else { return }
+            let head = "POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + "Content-Type: application/x-ndjson\r\nContent-Length: \(body.count)\r\n\r\n"
+            _ = client.send(Array(head.utf8) + body)
+            _ = client.readUntilClose(seconds: 60)
+        }
+        poster.start()
+        let writing = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO segment%'"
+        let inIntake = eventuallyBlocking(timeout: .seconds(120), interval: .milliseconds(1)) { (try? cluster.psql(writing)) != "0" }
+        #expect(inIntake, "the intake's segments were never seen being written")
+        a.kill9()
+        #expect(eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(50)) { (try? cluster.psql(writing)) == "0" },
+                "the killed instance's transaction outlived it")
+        for table in ["campaigns", "segments", "segment_state", "deliveries", "campaign_counts"] {
+            #expect(try cluster.psql("SELECT count(*) FROM \(table)", database: database) == "0", "\(table) after the kill")
+        }
+        let id = try Self.post(b, (0..<500).map { Self.token(8, $0) })
+        #expect(eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(20)) {
+            b.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
+        })
+        #expect(b.terminate() == 0)
+    }
+
     @Test func pauseAndCancelThroughOneInstanceStopTheOthers() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
         let fake = try FakeAPNsProcess(script: #"{"delayMs": 5}"#)
