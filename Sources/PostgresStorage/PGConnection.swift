@@ -136,10 +136,31 @@ final class PGConnection {
                 formats.append(1)
             }
         }
+        let name = try preparedName(sql)
         let raw = Self.withOptionalBuffers(texts) { pointers in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 0)
+            if let name { return PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0) }
+            return PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 0)
         }
         return try check(raw, sql)
+    }
+
+    /// Statements prepared on this connection, by text: a claim's and a record's statements
+    /// are parsed (and, once PostgreSQL settles on a generic plan, planned) once per
+    /// connection instead of on every call. Every value is a parameter, so the texts are
+    /// few (a few dozen).
+    private var prepared: [String: String] = [:]
+
+    /// The prepared statement's name for `sql`, preparing it on first use; nil for what
+    /// is run as it comes (transaction control, settings).
+    private func preparedName(_ sql: String) throws(StorageError) -> String? {
+        if let name = prepared[sql] { return name }
+        let head = sql.utf8.prefix { $0 != 32 && $0 != 10 && $0 != 40 }
+        guard ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"].contains(where: { $0.utf8.elementsEqual(head) }),
+              prepared.count < 256 else { return nil }
+        let name = "pushgate_\(prepared.count)"
+        try check(PQprepare(handle, name, sql, 0, nil), sql)
+        prepared[sql] = name
+        return name
     }
 
     /// Several statements separated by semicolons, no parameters (migrations).
