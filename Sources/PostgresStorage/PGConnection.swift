@@ -168,40 +168,6 @@ final class PGConnection {
         try check(PQexec(handle, sql), sql)
     }
 
-    /// `COPY … FROM STDIN` in text format: `rows` are sent as they come, in chunks.
-    func copyIn(_ sql: String, rows: (inout [UInt8]) throws(StorageError) -> Bool) throws(StorageError) {
-        let start = try check(PQexec(handle, sql), sql, expectCopy: true)
-        _ = start
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 17)
-        var more = true
-        while more {
-            do throws(StorageError) {
-                more = try rows(&buffer)
-            } catch {
-                _ = PQputCopyEnd(handle, "pushgate stopped the copy")
-                while let result = PQgetResult(handle) { PQclear(result) }
-                throw error
-            }
-            if buffer.count >= (1 << 16) || !more {
-                let sent = buffer.withUnsafeBufferPointer { bytes in
-                    bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        PQputCopyData(handle, $0, Int32(bytes.count))
-                    }
-                }
-                if sent != 1 { throw connectionError(sql) }
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        guard PQputCopyEnd(handle, nil) == 1 else { throw connectionError(sql) }
-        var failure: StorageError?
-        while let result = PQgetResult(handle) {
-            let wrapped = PGResult(result)
-            if failure == nil, PQresultStatus(result) != PGRES_COMMAND_OK { failure = error(of: wrapped, sql) }
-        }
-        if let failure { throw failure }
-    }
-
     private func connectionError(_ sql: String) -> StorageError {
         StorageError(.unavailable, "PostgreSQL connection lost: \(errorMessage)")
     }

@@ -492,32 +492,3 @@ enum PGArray {
         return out + "}"
     }
 }
-
-/// COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
-enum CopyText {
-    static func append(_ text: String, to buffer: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
-            case 9: buffer.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 10: buffer.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 13: buffer.append(contentsOf: [92, UInt8(ascii: "r")])
-            default: buffer.append(byte)
-            }
-        }
-    }
-
-    static func appendNull(to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: [92, UInt8(ascii: "N")])
-    }
-
-    /// bytea's `\x` hex form, its backslash escaped for COPY.
-    static func appendBytea(_ bytes: [UInt8], to buffer: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        buffer.append(contentsOf: [92, 92, UInt8(ascii: "x")])
-        for byte in bytes {
-            buffer.append(hex[Int(byte >> 4)])
-            buffer.append(hex[Int(byte & 15)])
-        }
-    }
-}
