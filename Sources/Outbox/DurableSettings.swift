@@ -32,6 +32,8 @@ public struct DurableSettings: Sendable {
         /// On a shared database, how long one instance holds a webhook batch it is sending
         /// (`webhook.leaseSeconds`): another instance sends that batch only once it expires.
         public var webhookLeaseSeconds: Double = 120
+        /// `dispatcher.leaseSeconds`: PostgreSQL's session limits are sized from it.
+        public var dispatcherLeaseSeconds: Double = 30
 
         /// Where the campaigns are, as shown in messages: the file, or the URL without its password.
         public var location: String { url.map(Self.redacted) ?? path }
@@ -158,6 +160,7 @@ public struct DurableSettings: Sendable {
         d.retryMaxSeconds = reader.number(object, "retryMaxSeconds", at: path, in: 0...86_400, default: d.retryMaxSeconds) ?? d.retryMaxSeconds
         d.leaseSeconds = reader.number(object, "leaseSeconds", at: path, in: 1...3600, default: d.leaseSeconds) ?? d.leaseSeconds
         self.dispatcher = d
+        self.storage.dispatcherLeaseSeconds = d.leaseSeconds
 
         path = root.appending("lanes")
         object = reader.section(lanes, at: path, keys: Self.lanesKeys)

@@ -19,19 +19,71 @@ enum PGValue {
     static func optional(_ value: Double?) -> PGValue { value.map { .double($0) } ?? .null }
 }
 
+/// What the server enforces on every pushgate session, so that an instance that stops
+/// answering (SIGSTOP, a paused VM, a partition) cannot hold locks for long: PostgreSQL
+/// ends a statement running longer than `statementTimeout`, gives up a lock wait after
+/// `lockTimeout`, and closes a session left inside a transaction for `idleInTransaction`
+/// (its locks go with it; its transaction rolls back). TCP keepalives and
+/// `tcp_user_timeout` find a peer that vanished without a FIN. All in milliseconds.
+/// Sized from the dispatcher's lease (`forLease`): a frozen claim is gone well before the
+/// leases it was taking would expire.
+public struct PGSessionLimits: Sendable, Equatable {
+    public var statementTimeoutMilliseconds: Int
+    public var lockTimeoutMilliseconds: Int
+    public var idleInTransactionMilliseconds: Int
+    public var keepalivesIdleSeconds: Int
+    public var keepalivesIntervalSeconds: Int
+    public var keepalivesCount: Int
+    public var tcpUserTimeoutMilliseconds: Int
+
+    /// For `dispatcher.leaseSeconds` = L: statements L/3, lock waits and idle transactions
+    /// L/6 (at least 1 s each), keepalives after L/6 idle every L/15 three times, TCP user
+    /// timeout L/3. The default lease (30 s): 10 s, 5 s, 5 s, 5 s + 3 × 2 s, 10 s.
+    public static func forLease(seconds lease: Double) -> PGSessionLimits {
+        func ms(_ fraction: Double) -> Int { max(1000, Int(lease * 1000 * fraction)) }
+        func s(_ fraction: Double) -> Int { max(1, Int(lease * fraction)) }
+        return PGSessionLimits(statementTimeoutMilliseconds: ms(1.0 / 3), lockTimeoutMilliseconds: ms(1.0 / 6),
+                               idleInTransactionMilliseconds: ms(1.0 / 6), keepalivesIdleSeconds: s(1.0 / 6),
+                               keepalivesIntervalSeconds: s(1.0 / 15), keepalivesCount: 3,
+                               tcpUserTimeoutMilliseconds: ms(1.0 / 3))
+    }
+
+    /// For the default lease of 30 s.
+    public static let standard = forLease(seconds: 30)
+
+    /// libpq connection keywords: the keepalives, and the timeouts as `-c` options.
+    var connectionParameters: [(String, String)] {
+        [("keepalives", "1"), ("keepalives_idle", String(keepalivesIdleSeconds)),
+         ("keepalives_interval", String(keepalivesIntervalSeconds)), ("keepalives_count", String(keepalivesCount)),
+         ("tcp_user_timeout", String(tcpUserTimeoutMilliseconds)),
+         ("options", "-c statement_timeout=\(statementTimeoutMilliseconds) -c lock_timeout=\(lockTimeoutMilliseconds)"
+            + " -c idle_in_transaction_session_timeout=\(idleInTransactionMilliseconds)")]
+    }
+}
+
 /// One libpq connection (`PGconn`), closed when the object goes. Used by one thread at a
 /// time: the pool hands it out and takes it back.
 final class PGConnection {
     private let handle: OpaquePointer
     /// Its row in `campaign_counts` (see `countShard`), once numbered.
     var shard: Int?
+    /// Statements sent on this connection (what a claim or a record costs, for tests and
+    /// measurements).
+    private(set) var statementCount = 0
 
     /// Connects to `url` (a `postgresql://` URL or a `key=value` string). `password`, when
     /// given, overrides the URL's; libpq's own PGPASSWORD and password file still apply.
-    init(url: String, password: String?, connectTimeoutSeconds: Int) throws(StorageError) {
+    /// `limits`: the server-side timeouts and TCP keepalives every session gets.
+    init(url: String, password: String?, connectTimeoutSeconds: Int, limits: PGSessionLimits = .standard) throws(StorageError) {
         // Ours first: whatever the URL says overrides them (expand_dbname), the password last.
-        var keywords = ["connect_timeout", "application_name", "dbname"]
-        var values = [String(connectTimeoutSeconds), "pushgate", url]
+        var keywords = ["connect_timeout", "application_name"]
+        var values = [String(connectTimeoutSeconds), "pushgate"]
+        for (keyword, value) in limits.connectionParameters {
+            keywords.append(keyword)
+            values.append(value)
+        }
+        keywords.append("dbname")
+        values.append(url)
         if let password {
             keywords.append("password")
             values.append(password)
@@ -68,6 +120,7 @@ final class PGConnection {
     /// Runs one statement with its parameters; throws unless it succeeded.
     @discardableResult
     func execute(_ sql: String, _ parameters: [PGValue] = []) throws(StorageError) -> PGResult {
+        statementCount += 1
         var texts: [[CChar]?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -83,49 +136,36 @@ final class PGConnection {
                 formats.append(1)
             }
         }
+        let name = try preparedName(sql)
         let raw = Self.withOptionalBuffers(texts) { pointers in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 0)
+            if let name { return PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0) }
+            return PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 0)
         }
         return try check(raw, sql)
+    }
+
+    /// Statements prepared on this connection, by text: a claim's and a record's statements
+    /// are parsed (and, once PostgreSQL settles on a generic plan, planned) once per
+    /// connection instead of on every call. Every value is a parameter, so the texts are
+    /// few (a few dozen).
+    private var prepared: [String: String] = [:]
+
+    /// The prepared statement's name for `sql`, preparing it on first use; nil for what
+    /// is run as it comes (transaction control, settings).
+    private func preparedName(_ sql: String) throws(StorageError) -> String? {
+        if let name = prepared[sql] { return name }
+        let head = sql.utf8.prefix { $0 != 32 && $0 != 10 && $0 != 40 }
+        guard ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"].contains(where: { $0.utf8.elementsEqual(head) }),
+              prepared.count < 256 else { return nil }
+        let name = "pushgate_\(prepared.count)"
+        try check(PQprepare(handle, name, sql, 0, nil), sql)
+        prepared[sql] = name
+        return name
     }
 
     /// Several statements separated by semicolons, no parameters (migrations).
     func executeScript(_ sql: String) throws(StorageError) {
         try check(PQexec(handle, sql), sql)
-    }
-
-    /// `COPY … FROM STDIN` in text format: `rows` are sent as they come, in chunks.
-    func copyIn(_ sql: String, rows: (inout [UInt8]) throws(StorageError) -> Bool) throws(StorageError) {
-        let start = try check(PQexec(handle, sql), sql, expectCopy: true)
-        _ = start
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 17)
-        var more = true
-        while more {
-            do throws(StorageError) {
-                more = try rows(&buffer)
-            } catch {
-                _ = PQputCopyEnd(handle, "pushgate stopped the copy")
-                while let result = PQgetResult(handle) { PQclear(result) }
-                throw error
-            }
-            if buffer.count >= (1 << 16) || !more {
-                let sent = buffer.withUnsafeBufferPointer { bytes in
-                    bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        PQputCopyData(handle, $0, Int32(bytes.count))
-                    }
-                }
-                if sent != 1 { throw connectionError(sql) }
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        guard PQputCopyEnd(handle, nil) == 1 else { throw connectionError(sql) }
-        var failure: StorageError?
-        while let result = PQgetResult(handle) {
-            let wrapped = PGResult(result)
-            if failure == nil, PQresultStatus(result) != PGRES_COMMAND_OK { failure = error(of: wrapped, sql) }
-        }
-        if let failure { throw failure }
     }
 
     private func connectionError(_ sql: String) -> StorageError {
@@ -150,6 +190,7 @@ final class PGConnection {
         let code: StorageError.Code
         switch state {
         case "40001", "40P01": code = .busy
+        case "55P03": code = .busy          // lock_timeout: another session held the row too long
         case "53100": code = .notWritable   // disk full
         case "25006": code = .notWritable   // read-only transaction (a standby)
         default: code = .stepFailed

@@ -17,6 +17,7 @@ final class PGPool: Sendable {
         var password: String?
         var size: Int
         var connectTimeoutSeconds: Int
+        var limits: PGSessionLimits = .standard
     }
 
     let settings: Settings
@@ -36,7 +37,8 @@ final class PGPool: Sendable {
     /// others when first needed.
     init(_ settings: Settings) throws(StorageError) {
         self.settings = settings
-        let first = try PGConnection(url: settings.url, password: settings.password, connectTimeoutSeconds: settings.connectTimeoutSeconds)
+        let first = try PGConnection(url: settings.url, password: settings.password, connectTimeoutSeconds: settings.connectTimeoutSeconds,
+                                              limits: settings.limits)
         idle = Mutex([Handle(first)] + (1..<max(1, settings.size)).map { _ in Handle(nil) })
         slots = DispatchSemaphore(value: max(1, settings.size))
     }
@@ -66,7 +68,8 @@ final class PGPool: Sendable {
         }
         do throws(StorageError) {
             let connection = try PGConnection(url: settings.url, password: settings.password,
-                                              connectTimeoutSeconds: settings.connectTimeoutSeconds)
+                                              connectTimeoutSeconds: settings.connectTimeoutSeconds,
+                                              limits: settings.limits)
             outage.withLock { $0 = (0, 0, nil) }
             return connection
         } catch {

@@ -26,6 +26,8 @@ public final class PostgresCampaignStorage: CampaignStorage {
         public var readOnly: Bool
         /// For `storage status`: neither migrates nor refuses another version.
         public var inspectOnly = false
+        /// The server-side timeouts and keepalives of every connection (see `PGSessionLimits`).
+        public var sessionLimits = PGSessionLimits.standard
 
         public init(url: String, password: String? = nil, poolSize: Int = 4, connectTimeoutSeconds: Int = 5,
                     instance: String, webhookLeaseSeconds: Double = 120, readOnly: Bool = false) {
@@ -48,13 +50,15 @@ public final class PostgresCampaignStorage: CampaignStorage {
     /// index entry, past the entries of every device claimed so far (dead until a vacuum).
     /// Moved only by a claim that committed; dropped once the campaign is finished or gone.
     let pendingFrontiers = Mutex<[Int64: PendingFrontier]>([:])
+    /// The last segments decoded (a claim's, read again by the record of their results).
+    let segmentCache = SegmentCache()
 
     /// Connects and migrates (under the advisory lock), or with `readOnly` checks the
     /// schema is this pushgate's.
     public init(options: Options) throws(StorageError) {
         self.options = options
         pool = try PGPool(.init(url: options.url, password: options.password, size: options.poolSize,
-                                connectTimeoutSeconds: options.connectTimeoutSeconds))
+                                connectTimeoutSeconds: options.connectTimeoutSeconds, limits: options.sessionLimits))
         try pool.with { db throws(StorageError) in
             if options.inspectOnly { return }
             if options.readOnly {
@@ -145,66 +149,24 @@ public final class PostgresCampaignStorage: CampaignStorage {
                       .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
                       .optional(campaign.sendAt), .optional(campaign.expiresAt), .optional(campaign.message.channel)])
             let seq = row.int(0, 0)
-            var count = 0
-            var failed = 0
-            var rows = deliveries.makeIterator()
-            let prefix = Array("\(seq)\t".utf8)
-            try db.copyIn("COPY deliveries(campaign, idx, token, body, state, reason, finished_at) FROM STDIN") { buffer throws(StorageError) -> Bool in
-                for _ in 0..<1000 {
-                    guard let delivery = rows.next() else { return false }
-                    buffer.append(contentsOf: prefix)
-                    buffer.append(contentsOf: String(count).utf8)
-                    buffer.append(9)
-                    CopyText.append(delivery.token, to: &buffer)
-                    buffer.append(9)
-                    if let body = delivery.body { CopyText.appendBytea(body, to: &buffer) } else { CopyText.appendNull(to: &buffer) }
-                    buffer.append(9)
-                    if let reason = delivery.failureReason {
-                        failed += 1
-                        buffer.append(contentsOf: String(DeliveryState.failed.rawValue).utf8)
-                        buffer.append(9)
-                        CopyText.append(reason, to: &buffer)
-                        buffer.append(9)
-                        buffer.append(contentsOf: PGConnection.text(now).utf8)
-                    } else {
-                        buffer.append(contentsOf: String(DeliveryState.pending.rawValue).utf8)
-                        buffer.append(9)
-                        CopyText.appendNull(to: &buffer)
-                        buffer.append(9)
-                        CopyText.appendNull(to: &buffer)
-                    }
-                    buffer.append(10)
-                    count += 1
-                }
-                return true
-            }
-            // Dead for this app, and not registered again since: the same rule as `deadTokens`.
-            var skipped = 0
-            let anyDead = try db.execute("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
-            if anyDead.bool(0, 0) {
-                skipped = try db.execute("""
-                    UPDATE deliveries d SET state = 6, reason = t.dead_reason, timestamp_ms = t.dead_at_ms, finished_at = $3
-                    FROM tokens t
-                    WHERE d.campaign = $1 AND d.state = 0 AND t.token = d.token AND t.dead_at_ms IS NOT NULL AND t.app = $2
-                      AND (t.registered_at_ms IS NULL OR t.registered_at_ms <= t.dead_at_ms)
-                    """, [.int(seq), .text(campaign.app), .double(now)]).changed
-            }
-            if campaign.rejectDuplicateTokens {
-                let twice = try db.execute("""
-                    SELECT token, min(idx), max(idx) FROM deliveries WHERE campaign = $1
-                    GROUP BY token HAVING count(*) > 1 LIMIT 1
-                    """, [.int(seq)])
-                if twice.rows > 0 {
-                    throw StorageError(.duplicateToken, "token \(twice.text(0, 0)) is listed twice: devices \(twice.int(0, 1)) and \(twice.int(0, 2)) (counting from 0)")
-                }
-            }
+            // The request may still be arriving while its devices are written: this
+            // transaction holds nothing another session waits for but the idempotency key.
+            try db.execute("SET LOCAL idle_in_transaction_session_timeout = \(Self.intakeIdleMilliseconds)")
+            var duplicates: [String: Int]? = campaign.rejectDuplicateTokens ? [:] : nil
+            let written = try writeSegments(db, campaign: seq, app: campaign.app, first: 0, deliveries: deliveries,
+                                            duplicates: &duplicates, now: now)
+            let (count, failed, skipped) = written
             let remaining = count - failed - skipped
-            let lane = campaign.lane ?? (count <= campaign.transactionalMaxDevices ? .transactional : .bulk)
-            try db.execute("UPDATE campaigns SET devices = $1, finished_at = $2, lane = $4, rate_per_second = $5 WHERE seq = $3",
-                           [.integer(count), remaining == 0 ? .double(now) : .null, .int(seq), .integer(lane.rawValue),
-                            .optional(campaign.ratePerSecond)])
+            let lane = campaign.lane ?? (!campaign.filling && count <= campaign.transactionalMaxDevices ? .transactional : .bulk)
+            // A campaign being filled is finished only by `finishFilling`.
+            let finished = remaining == 0 && !campaign.filling
+            try db.execute("""
+                UPDATE campaigns SET devices = $1, finished_at = $2, lane = $4, rate_per_second = $5, segment_size = $6, filling = $7
+                WHERE seq = $3
+                """, [.integer(count), finished ? .double(now) : .null, .int(seq), .integer(lane.rawValue),
+                      .optional(campaign.ratePerSecond), .integer(SegmentLayout.devicesPerSegment), .text(campaign.filling ? "t" : "f")])
             // Nothing to send (every token dead, every request unbuildable): finished at once.
-            if remaining == 0 { try db.execute("INSERT INTO campaign_events(campaign) VALUES ($1)", [.int(seq)]) }
+            if finished { try db.execute("INSERT INTO campaign_events(campaign) VALUES ($1)", [.int(seq)]) }
             var tally = StateTally()
             tally.add(seq, .pending, remaining)
             tally.add(seq, .failed, failed)
@@ -214,6 +176,10 @@ public final class PostgresCampaignStorage: CampaignStorage {
         }
         return outcome
     }
+
+    /// How long an intake transaction may wait for the rest of its request (the session
+    /// limit for every other transaction is much shorter).
+    static let intakeIdleMilliseconds = 300_000
 
     public func idempotencyRecord(key: String, notBefore: Double) throws(StorageError) -> IdempotencyRecord? {
         try reading { db throws(StorageError) in
@@ -308,6 +274,10 @@ public final class PostgresCampaignStorage: CampaignStorage {
 
     public func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
         try reading { db throws(StorageError) in
+            let info = try Self.segmentInfo(db, campaigns: [seq])
+            if let (size, prefix) = info[seq], size > 0 {
+                return try segmentResults(db, campaign: seq, segmentSize: size, prefix: prefix, states: states, offset: offset, limit: limit)
+            }
             let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at, apns_unique_id"
             let page: PGResult
             if let states {
@@ -328,6 +298,89 @@ public final class PostgresCampaignStorage: CampaignStorage {
                                          nextAttemptAt: state == .retrying ? page.double(i, 8) : nil)
             }
         }
+    }
+
+    /// A segmented campaign's page: its segments' devices in index order, each as its code
+    /// says, or as its row says when it has one. A filtered page reads codes and rows only,
+    /// and decodes just the segments its devices are in.
+    private func segmentResults(_ db: PGConnection, campaign seq: Int64, segmentSize size: Int, prefix: String,
+                                states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
+        var page: [DeliveryResultRow] = []
+        guard limit > 0 else { return page }
+        var skip = states == nil ? 0 : max(0, offset)
+        let startIndex = states == nil ? max(0, offset) : 0
+        var nextSeg = Int64(startIndex / size)
+        let batch = 16
+        while page.count < limit {
+            let segments = try db.execute("""
+                SELECT \(PGSegmentState.columns) FROM segment_state WHERE campaign = $1 AND seg >= $2 ORDER BY seg LIMIT $3
+                """, [.int(seq), .int(nextSeg), .integer(batch)])
+            guard segments.rows > 0 else { break }
+            let low = Int(segments.int(0, 0)) * size
+            let high = Int(segments.int(segments.rows - 1, 0) + 1) * size
+            let found = try db.execute("""
+                SELECT idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at, apns_unique_id
+                FROM deliveries WHERE campaign = $1 AND idx >= $2 AND idx < $3
+                """, [.int(seq), .integer(low), .integer(high)])
+            var rows: [Int: DeliveryResultRow] = [:]
+            for i in 0..<found.rows {
+                let state = DeliveryState(rawValue: Int(found.int(i, 2))) ?? .pending
+                rows[Int(found.int(i, 0))] = DeliveryResultRow(
+                    index: Int(found.int(i, 0)), token: found.text(i, 1), state: state, attempts: Int(found.int(i, 3)),
+                    status: found.optionalInt(i, 4).map(Int.init), reason: found.optionalText(i, 5), apnsID: found.optionalText(i, 6),
+                    apnsUniqueID: found.optionalText(i, 9), timestampMilliseconds: found.optionalInt(i, 7),
+                    nextAttemptAt: state == .retrying ? found.double(i, 8) : nil)
+            }
+            for i in 0..<segments.rows where page.count < limit {
+                let state = PGSegmentState(segments, i)
+                nextSeg = state.seg + 1
+                let first = Int(state.seg) * size
+                var devices: [SegmentDevice]?
+                for p in 0..<state.count where page.count < limit && first + p >= startIndex {
+                    let index = first + p
+                    var row: DeliveryResultRow
+                    if state.codes[p] == SegmentCode.row.rawValue, let stored = rows[index] {
+                        row = stored
+                    } else {
+                        let code = SegmentCode(rawValue: state.codes[p]) ?? .open
+                        let deviceState = code.state ?? (p < state.reached ? .inFlight : .pending)
+                        row = DeliveryResultRow(index: index, token: "", state: deviceState, attempts: 0, status: nil, reason: nil,
+                                                apnsID: nil, timestampMilliseconds: nil, nextAttemptAt: nil)
+                        switch deviceState {
+                        case .delivered:
+                            row.attempts = 1
+                            row.status = 200
+                            row.apnsID = CampaignMessage.apnsID(prefix: prefix, index: index)
+                        case .dryRun:
+                            row.attempts = 1
+                            row.apnsID = CampaignMessage.apnsID(prefix: prefix, index: index)
+                        case .inFlight:
+                            row.attempts = 1
+                        default: break
+                        }
+                    }
+                    if let states, !states.contains(row.state) { continue }
+                    if skip > 0 {
+                        skip -= 1
+                        continue
+                    }
+                    if row.token.isEmpty && state.codes[p] != SegmentCode.row.rawValue {
+                        if devices == nil {
+                            // A segment that does not decode shows its devices without a token.
+                            if case .success(let decoded) = try segmentCache.devices(db, campaign: seq, seg: state.seg), decoded.count == state.count {
+                                devices = decoded
+                            } else {
+                                devices = []
+                            }
+                        }
+                        if let devices, p < devices.count { row.token = devices[p].token }
+                    }
+                    page.append(row)
+                }
+            }
+            if segments.rows < batch { break }
+        }
+        return page
     }
 
     public func reasonCounts(campaign seq: Int64, states: Set<DeliveryState>) throws(StorageError) -> [ReasonCount] {
@@ -437,34 +490,5 @@ enum PGArray {
             out += "\""
         }
         return out + "}"
-    }
-}
-
-/// COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
-enum CopyText {
-    static func append(_ text: String, to buffer: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
-            case 9: buffer.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 10: buffer.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 13: buffer.append(contentsOf: [92, UInt8(ascii: "r")])
-            default: buffer.append(byte)
-            }
-        }
-    }
-
-    static func appendNull(to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: [92, UInt8(ascii: "N")])
-    }
-
-    /// bytea's `\x` hex form, its backslash escaped for COPY.
-    static func appendBytea(_ bytes: [UInt8], to buffer: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        buffer.append(contentsOf: [92, 92, UInt8(ascii: "x")])
-        for byte in bytes {
-            buffer.append(hex[Int(byte >> 4)])
-            buffer.append(hex[Int(byte & 15)])
-        }
     }
 }

@@ -60,21 +60,31 @@ extension PostgresCampaignStorage {
 
     public func renewLeases(_ lease: LeaseTerms, now: Double) throws(StorageError) -> Int {
         try writing { db throws(StorageError) in
-            try db.execute("UPDATE deliveries SET lease_until = $1 WHERE state = 1 AND lease_until > $2 AND lease_owner = $3",
-                           [.double(now + lease.seconds), .double(now), .text(lease.owner)]).changed
+            let values: [PGValue] = [.double(now + lease.seconds), .double(now), .text(lease.owner)]
+            let rows = try db.execute("UPDATE deliveries SET lease_until = $1 WHERE state = 1 AND lease_until > $2 AND lease_owner = $3", values).changed
+            // Segments held: a claim or record holding one right now is not waited for (it
+            // renews the lease itself); the next renewal comes well before the lease ends.
+            let segments = try db.execute("""
+                UPDATE segment_state SET lease_until = $1
+                WHERE (campaign, seg) IN (SELECT campaign, seg FROM segment_state
+                                          WHERE open AND lease_owner = $3 AND lease_until > $2 FOR UPDATE SKIP LOCKED)
+                """, values).changed
+            return rows + segments
         }
     }
 
     /// Campaigns whose devices may be sent now: not finished, not paused or cancelled, past
-    /// their `send_at`, before their `expires_at`. Read in every claim, so a pause or cancel
-    /// issued to any instance reaches every instance within a claim turn. Locked without
-    /// waiting: a campaign another instance is claiming right now (its rate bucket and turn
-    /// being written) is left to it for this turn. In each lane the one served longest ago
-    /// comes first (round-robin).
+    /// their `send_at`, before their `expires_at`, not being filled, not failed. Read in
+    /// every claim, so a pause or cancel issued to any instance reaches every instance
+    /// within a claim turn. Not locked: instances claim from one campaign at once (its
+    /// segments and rows are locked one by one, skipping what another holds), and an
+    /// instance frozen inside its claim holds no campaign row but a capped one's. In each
+    /// lane the one served longest ago comes first (round-robin).
     static let sendableCampaigns = """
-        SELECT seq, lane, rate_per_second, rate_paid_until, served_turn, app, environment, dry_run FROM campaigns
+        SELECT seq, lane, rate_per_second, rate_paid_until, served_turn, app, environment, dry_run, segment_size FROM campaigns
         WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= $1) AND (expires_at IS NULL OR expires_at > $1)
-        ORDER BY seq FOR UPDATE SKIP LOCKED
+          AND NOT filling AND failure IS NULL
+        ORDER BY seq
         """
 
     /// What one claim took, and how the frontiers move once it commits.
@@ -84,11 +94,23 @@ extension PostgresCampaignStorage {
         var frontiers: [Int64: PendingFrontier] = [:]
         /// Campaigns with a frontier that are finished or gone.
         var gone: [Int64] = []
+        /// Segments that did not decode (their campaigns failed).
+        var corrupt: [SegmentDecodeError] = []
     }
 
     private func claimRows(_ db: PGConnection, limit: Int, lease: LeaseTerms, now: Double,
                            holds: ClaimHolds) throws(StorageError) -> PendingClaim {
         let sendable = try db.execute(Self.sendableCampaigns, [.double(now)])
+        // A capped campaign's rate bucket is read and paid under its row lock, taken without
+        // waiting: one another instance is claiming right now is left to it for this turn.
+        let capped = (0..<sendable.rows).filter { (sendable.optionalDouble($0, 2) ?? 0) > 0 }.map { sendable.int($0, 0) }
+        var buckets: [Int64: Double?] = [:]
+        if !capped.isEmpty {
+            let locked = try db.execute("SELECT seq, rate_paid_until FROM campaigns WHERE seq = ANY($1::bigint[]) ORDER BY seq FOR UPDATE SKIP LOCKED",
+                                        [.text(PGArray.integers(capped))])
+            for i in 0..<locked.rows { buckets[locked.int(i, 0)] = locked.optionalDouble(i, 1) }
+        }
+        let segmentSizes = Dictionary((0..<sendable.rows).map { (sendable.int($0, 0), Int(sendable.int($0, 8))) }, uniquingKeysWith: { a, _ in a })
         var result = PendingClaim()
         let frontiers = pendingFrontiers.withLock { $0 }
         // A frontier of a campaign not sendable now (finished, cancelled, paused, or being
@@ -103,13 +125,14 @@ extension PostgresCampaignStorage {
         // A held route's campaigns wait where they are; asked once per route per claim.
         var held: [CampaignRoute: Bool] = [:]
         let rows = (0..<sendable.rows).filter { row in
+            if (sendable.optionalDouble(row, 2) ?? 0) > 0 && buckets[sendable.int(row, 0)] == nil { return false }
             let route = CampaignRoute(app: sendable.text(row, 5), environment: sendable.text(row, 6), dryRun: sendable.bool(row, 7))
             if held[route] == nil { held[route] = holds.isHeld(route) }
             return held[route] == false
         }.sorted { (sendable.int($0, 4), sendable.int($0, 0)) < (sendable.int($1, 4), sendable.int($1, 0)) }
         var fair = FairClaim(rows.map { i in
             FairClaim.Candidate(seq: sendable.int(i, 0), lane: Lane(rawValue: Int(sendable.int(i, 1))) ?? .bulk,
-                                ratePerSecond: sendable.optionalDouble(i, 2), paidUntil: sendable.optionalDouble(i, 3), now: now)
+                                ratePerSecond: sendable.optionalDouble(i, 2), paidUntil: buckets[sendable.int(i, 0)] ?? sendable.optionalDouble(i, 3), now: now)
         })
         let lastTurn = (0..<sendable.rows).map { sendable.int($0, 4) }.max() ?? 0
         guard !fair.seqs.isEmpty else { return result }
@@ -160,11 +183,30 @@ extension PostgresCampaignStorage {
                 if state == .pending, let last = rows.last?.1 { result.frontiers[campaign] = max(last, frontier ?? last) }
                 got += rows.count
             }
+            if got < n, let size = segmentSizes[campaign], size > 0 {
+                let segments = try claimSegments(db, campaign: campaign, segmentSize: size, n: n - got, lease: lease, now: now, tally: &tally)
+                claimed += segments.claimed
+                got += segments.claimed.count
+                if let corrupt = segments.corrupt {
+                    // Never a guessed token: the campaign fails, the others go on.
+                    try Self.failCampaign(db, corrupt)
+                    result.corrupt.append(corrupt)
+                }
+            }
             return got
         }
-        // The campaigns served move to the back of their lane; a capped one pays for its
-        // sends (their rows are this transaction's, locked above).
-        for candidate in fair.served {
+        // The campaigns served move to the back of their lane (those another instance is
+        // writing right now keep their turn: round-robin is best effort across instances); a
+        // capped one pays for its sends (its row is this transaction's, locked above).
+        let served = fair.served
+        let uncapped = served.filter { $0.paidUntil == nil }.map(\.seq)
+        if !uncapped.isEmpty {
+            try db.execute("""
+                UPDATE campaigns SET served_turn = $1
+                WHERE seq IN (SELECT seq FROM campaigns WHERE seq = ANY($2::bigint[]) ORDER BY seq FOR UPDATE SKIP LOCKED)
+                """, [.int(lastTurn + 1), .text(PGArray.integers(uncapped))])
+        }
+        for candidate in served where candidate.paidUntil != nil {
             try db.execute("UPDATE campaigns SET served_turn = $1, rate_paid_until = $2 WHERE seq = $3",
                            [.int(lastTurn + 1), .optional(candidate.paidUntil), .int(candidate.seq)])
         }
@@ -195,8 +237,9 @@ extension PostgresCampaignStorage {
         }
     }
 
-    /// Records every update whose lease is still the row's, in one statement; returns how
-    /// many counted and the campaigns that had a device reach a final state.
+    /// Records every update whose lease is still its device's: a segmented campaign's by
+    /// segment (`recordSegments`), devices with a row of their own in one statement. Returns
+    /// how many counted and the campaigns that had a device reach a final state.
     private func recordRows(_ db: PGConnection, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> (counted: Int, settled: [Int64]) {
         guard !updates.isEmpty else { return (0, []) }
         // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
@@ -210,48 +253,59 @@ extension PostgresCampaignStorage {
                 rows[i].nextAttemptAt = nil
             }
         }
-        // Only the current lease records: a late answer from a lease that expired and was
-        // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
-        let changed = try db.execute("""
-            UPDATE deliveries d SET state = u.state, status = u.status, reason = u.reason, apns_id = u.apns_id, apns_unique_id = u.unique_id,
-                timestamp_ms = u.ts, next_at = u.next_at, finished_at = u.fin, attempts = d.attempts - u.refund,
-                lease_owner = NULL, lease_until = NULL
-            FROM unnest($1::bigint[], $2::int[], $3::smallint[], $4::int[], $5::text[], $6::text[], $7::bigint[],
-                        $8::float8[], $9::float8[], $10::int[], $11::bigint[], $12::text[])
-                AS u(campaign, idx, state, status, reason, apns_id, ts, next_at, fin, refund, lease, unique_id)
-            WHERE d.campaign = u.campaign AND d.idx = u.idx AND d.state = 1 AND d.lease = u.lease
-            RETURNING d.campaign, d.idx, d.state, d.token, d.reason
-            """, [
-                .text(PGArray.integers(rows.map(\.campaign))),
-                .text(PGArray.integers(rows.map { Int64($0.index) })),
-                .text(PGArray.integers(rows.map { Int64($0.state.rawValue) })),
-                .text(PGArray.optionalIntegers(rows.map { $0.status.map(Int64.init) })),
-                .text(PGArray.texts(rows.map(\.reason))),
-                .text(PGArray.texts(rows.map(\.apnsID))),
-                .text(PGArray.optionalIntegers(rows.map(\.timestampMilliseconds))),
-                .text(PGArray.doubles(rows.map { $0.nextAttemptAt ?? now })),
-                .text(PGArray.doubles(rows.map { $0.state.isFinal ? now : nil })),
-                .text(PGArray.integers(rows.map { $0.refundAttempt ? 1 : 0 })),
-                .text(PGArray.integers(rows.map(\.lease))),
-                .text(PGArray.texts(rows.map(\.apnsUniqueID))),
-            ])
         var tally = StateTally()
         var settled: Set<Int64> = []
-        var dead: [(campaign: Int64, index: Int, token: String, badToken: Bool)] = []
-        for i in 0..<changed.rows {
-            let campaign = changed.int(i, 0)
-            let state = DeliveryState(rawValue: Int(changed.int(i, 2))) ?? .pending
-            tally.move(campaign, from: .inFlight, to: state)
-            if state.isFinal { settled.insert(campaign) }
-            if state == .unregistered { dead.append((campaign, Int(changed.int(i, 1)), changed.text(i, 3), false)) }
-            if state == .failed, changed.optionalText(i, 4) == Self.badDeviceToken {
-                dead.append((campaign, Int(changed.int(i, 1)), changed.text(i, 3), true))
+        var dead: [(update: DeliveryUpdate, token: String, badToken: Bool)] = []
+        var counted = 0
+        let info = try Self.segmentInfo(db, campaigns: Array(Set(rows.map(\.campaign))))
+        if info.values.contains(where: { $0.size > 0 }) {
+            let segmented = rows.filter { (info[$0.campaign]?.size ?? 0) > 0 }
+            let recorded = try recordSegments(db, segmented, info: info, now: now, tally: &tally, settled: &settled, dead: &dead)
+            counted += recorded.counted
+            rows = rows.filter { (info[$0.campaign]?.size ?? 0) == 0 } + recorded.rows
+        }
+        if !rows.isEmpty {
+            // Only the current lease records: a late answer from a lease that expired and was
+            // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
+            let changed = try db.execute("""
+                UPDATE deliveries d SET state = u.state, status = u.status, reason = u.reason, apns_id = u.apns_id, apns_unique_id = u.unique_id,
+                    timestamp_ms = u.ts, next_at = u.next_at, finished_at = u.fin, attempts = d.attempts - u.refund,
+                    lease_owner = NULL, lease_until = NULL
+                FROM unnest($1::bigint[], $2::int[], $3::smallint[], $4::int[], $5::text[], $6::text[], $7::bigint[],
+                            $8::float8[], $9::float8[], $10::int[], $11::bigint[], $12::text[])
+                    AS u(campaign, idx, state, status, reason, apns_id, ts, next_at, fin, refund, lease, unique_id)
+                WHERE d.campaign = u.campaign AND d.idx = u.idx AND d.state = 1 AND d.lease = u.lease
+                RETURNING d.campaign, d.idx, d.state, d.token, d.reason
+                """, [
+                    .text(PGArray.integers(rows.map(\.campaign))),
+                    .text(PGArray.integers(rows.map { Int64($0.index) })),
+                    .text(PGArray.integers(rows.map { Int64($0.state.rawValue) })),
+                    .text(PGArray.optionalIntegers(rows.map { $0.status.map(Int64.init) })),
+                    .text(PGArray.texts(rows.map(\.reason))),
+                    .text(PGArray.texts(rows.map(\.apnsID))),
+                    .text(PGArray.optionalIntegers(rows.map(\.timestampMilliseconds))),
+                    .text(PGArray.doubles(rows.map { $0.nextAttemptAt ?? now })),
+                    .text(PGArray.doubles(rows.map { $0.state.isFinal ? now : nil })),
+                    .text(PGArray.integers(rows.map { $0.refundAttempt ? 1 : 0 })),
+                    .text(PGArray.integers(rows.map(\.lease))),
+                    .text(PGArray.texts(rows.map(\.apnsUniqueID))),
+                ])
+            let byKey = Dictionary(rows.map { (Key(campaign: $0.campaign, index: $0.index), $0) }, uniquingKeysWith: { first, _ in first })
+            for i in 0..<changed.rows {
+                let campaign = changed.int(i, 0)
+                let state = DeliveryState(rawValue: Int(changed.int(i, 2))) ?? .pending
+                tally.move(campaign, from: .inFlight, to: state)
+                if state.isFinal { settled.insert(campaign) }
+                guard let update = byKey[Key(campaign: campaign, index: Int(changed.int(i, 1)))] else { continue }
+                if state == .unregistered { dead.append((update, changed.text(i, 3), false)) }
+                if state == .failed, changed.optionalText(i, 4) == Self.badDeviceToken { dead.append((update, changed.text(i, 3), true)) }
             }
+            counted += changed.rows
         }
         if !dead.isEmpty {
             var apps: [Int64: (app: String, pushType: String)] = [:]
-            let byKey = Dictionary(rows.map { (Key(campaign: $0.campaign, index: $0.index), $0) }, uniquingKeysWith: { first, _ in first })
-            for (campaign, index, token, badToken) in dead {
+            for (update, token, badToken) in dead {
+                let campaign = update.campaign
                 if apps[campaign] == nil {
                     let row = try db.execute("SELECT app, push_type FROM campaigns WHERE seq = $1", [.int(campaign)])
                     apps[campaign] = row.rows > 0 ? (row.text(0, 0), row.text(0, 1)) : ("", "")
@@ -259,12 +313,11 @@ extension PostgresCampaignStorage {
                 // A 400 BadDeviceToken kills a Live Activity token (ActivityKit hands out a
                 // new one), not a device token (often a token of the other environment).
                 if badToken && apps[campaign]?.pushType != "liveactivity" { continue }
-                guard let update = byKey[Key(campaign: campaign, index: index)] else { continue }
                 try recordDead(db, token: token, app: apps[campaign]?.app ?? "", update: update, now: now)
             }
         }
         try tally.apply(db)
-        return (changed.rows, settled.sorted())
+        return (counted, settled.sorted())
     }
 
     static let badDeviceToken = "BadDeviceToken"
@@ -331,7 +384,8 @@ extension PostgresCampaignStorage {
         try reading { db throws(StorageError) in
             // The first due row of each sendable campaign (for a capped one, not before its rate
             // allows the next send), a scheduled campaign's start, an expiry, and the next
-            // lease to expire (another instance's, to take over).
+            // lease to expire (another instance's, to take over); a segmented campaign with a
+            // segment unleased, expired, or held by this instance with devices left: now.
             let first = try db.execute("""
                 SELECT min(t) FROM (
                     SELECT CASE WHEN f.t IS NOT NULL AND c.rate_per_second > 0 AND c.rate_paid_until IS NOT NULL
@@ -339,10 +393,18 @@ extension PostgresCampaignStorage {
                     FROM campaigns c,
                          LATERAL (SELECT min(next_at) AS t FROM deliveries d WHERE d.campaign = c.seq AND d.state IN (0, 2)) f
                     WHERE c.finished_at IS NULL AND c.control = 0 AND (c.send_at IS NULL OR c.send_at <= $1) AND (c.expires_at IS NULL OR c.expires_at > $1)
+                    UNION ALL SELECT CASE WHEN c.rate_per_second > 0 AND c.rate_paid_until IS NOT NULL
+                                          THEN greatest($1, c.rate_paid_until + 1.0 / c.rate_per_second) ELSE $1 END
+                    FROM campaigns c
+                    WHERE c.finished_at IS NULL AND c.control = 0 AND (c.send_at IS NULL OR c.send_at <= $1) AND (c.expires_at IS NULL OR c.expires_at > $1)
+                      AND c.segment_size > 0 AND NOT c.filling AND c.failure IS NULL
+                      AND EXISTS (SELECT 1 FROM segment_state s WHERE s.campaign = c.seq AND s.open
+                                  AND (s.lease_owner IS NULL OR s.lease_until <= $1 OR (s.lease_owner = $2 AND s.handed < s.count)))
+                    UNION ALL SELECT min(lease_until) FROM segment_state WHERE open AND lease_until > $1
                     UNION ALL SELECT send_at FROM campaigns WHERE finished_at IS NULL AND control = 0 AND send_at > $1
                     UNION ALL SELECT expires_at FROM campaigns WHERE finished_at IS NULL AND expires_at > $1
                     UNION ALL SELECT min(lease_until) FROM deliveries WHERE state = 1 AND lease_until > $1) AS x
-                """, [.double(now)])
+                """, [.double(now), .text(options.instance)])
             return first.optionalDouble(0, 0)
         }
     }

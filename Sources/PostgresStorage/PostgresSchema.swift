@@ -160,6 +160,54 @@ enum PostgresSchema {
         );
         CREATE INDEX live_activity_tokens_activity ON live_activity_tokens(app, activity, kind);
         """,
+        // 7: segments (SQLite's 12). A campaign written before keeps `segment_size` 0 and a
+        // row per device; a newer one keeps its devices in segments (tokens packed, written
+        // once) with a small mutable state row each, and rows only for the exceptions.
+        """
+        ALTER TABLE campaigns ADD COLUMN segment_size INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE campaigns ADD COLUMN filling BOOLEAN NOT NULL DEFAULT false;
+        ALTER TABLE campaigns ADD COLUMN failure TEXT;
+        CREATE TABLE segments (
+            campaign BIGINT NOT NULL,
+            seg INTEGER NOT NULL,
+            first_idx INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            format SMALLINT NOT NULL,               -- PackedSegment.Format
+            tokens BYTEA NOT NULL,
+            bodies BYTEA,
+            checksum BIGINT NOT NULL,
+            PRIMARY KEY (campaign, seg)
+        );
+        -- Packed tokens are random bytes: pglz would only spend CPU finding that out.
+        ALTER TABLE segments ALTER COLUMN tokens SET STORAGE EXTERNAL, ALTER COLUMN bodies SET STORAGE EXTERNAL;
+        -- Room on each page for the row's next version: lease and code updates stay HOT
+        -- (no index entry written) as long as `open` does not change.
+        CREATE TABLE segment_state (
+            campaign BIGINT NOT NULL,
+            seg INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            lease_owner TEXT,
+            lease_until DOUBLE PRECISION,
+            lease BIGINT NOT NULL DEFAULT 0,        -- the fencing number
+            handed INTEGER NOT NULL DEFAULT 0,
+            reached INTEGER NOT NULL DEFAULT 0,
+            codes BYTEA NOT NULL,                   -- SegmentCode per device
+            open BOOLEAN NOT NULL DEFAULT true,
+            updated_at DOUBLE PRECISION,
+            PRIMARY KEY (campaign, seg)
+        ) WITH (fillfactor = 50);
+        ALTER TABLE segment_state ALTER COLUMN codes SET STORAGE MAIN;
+        CREATE INDEX segment_state_open ON segment_state(campaign, seg) WHERE open;
+        CREATE TABLE campaign_parts (
+            campaign BIGINT NOT NULL,
+            part INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            first_idx INTEGER NOT NULL,
+            devices INTEGER NOT NULL,
+            skipped INTEGER NOT NULL,
+            PRIMARY KEY (campaign, part)
+        );
+        """,
     ]
 
     /// For migration 2: the value of header `name` in the old `headers` column ("name:
@@ -192,6 +240,14 @@ enum PostgresMigrator {
     }
 
     static func migrate(_ db: PGConnection) throws(StorageError) {
+        // Waiting for another instance's migration, and a migration itself, may take longer
+        // than the session limits allow a claim; back to them once done.
+        try db.execute("SET statement_timeout = 0")
+        try db.execute("SET lock_timeout = 0")
+        defer {
+            _ = try? db.execute("RESET statement_timeout")
+            _ = try? db.execute("RESET lock_timeout")
+        }
         try db.execute("SELECT pg_advisory_lock($1)", [.int(lockKey)])
         defer { _ = try? db.execute("SELECT pg_advisory_unlock($1)", [.int(lockKey)]) }
         try db.execute("CREATE TABLE IF NOT EXISTS pushgate_schema (version INTEGER NOT NULL)")

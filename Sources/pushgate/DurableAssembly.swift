@@ -76,6 +76,7 @@ struct DurableAssembly {
         var options = PostgresCampaignStorage.Options(url: settings.url ?? "", password: password, poolSize: settings.poolSize,
                                                       instance: instance, webhookLeaseSeconds: settings.webhookLeaseSeconds, readOnly: readOnly)
         options.inspectOnly = inspectOnly
+        options.sessionLimits = .forLease(seconds: settings.dispatcherLeaseSeconds)
         do throws(StorageError) {
             return .success(try PostgresCampaignStorage(options: options))
         } catch {

@@ -156,6 +156,83 @@ import TestSupport
         #expect(providerTokens.count == 1, "one provider token across the fleet")
     }
 
+    /// One of two instances is stopped (SIGSTOP: a paused VM, a hung process) in the middle
+    /// of a campaign, wherever it is — between claims or inside one. The other goes on
+    /// sending while it is stopped, takes over its leases once they expire, and completes
+    /// the campaign before it resumes; the stopped one, resumed, records nothing over it.
+    /// At most its in-flight window is sent twice.
+    @Test func anInstanceStoppedWithSIGSTOPStopsNobody() throws {
+        let devices = ProcessInfo.processInfo.environment["PUSHGATE_FLEET_DEVICES"].flatMap(Int.init) ?? 20_000
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let fake = try FakeAPNsProcess(script: "{}")
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: Self.inFlight, claimBatch: 40, storage: Self.storage(url),
+                                            dispatcher: #", "leaseSeconds": 5"#, maxBodyBytes: 16 << 20)
+        let a = try ServeProcess(config: config)
+        let b = try ServeProcess(config: config)
+        let tokens = (0..<devices).map { Self.token(6, $0) }
+        let id = try Self.post(a, tokens)
+        #expect(eventuallyBlocking(timeout: .seconds(240), interval: .milliseconds(5)) { fake.answeredCount() >= devices * 3 / 10 })
+        Foundation.kill(a.process.processIdentifier, SIGSTOP)
+        let atStop = fake.answeredCount()
+        // The other instance keeps sending while this one is stopped, and finishes the campaign
+        // (the stopped one's leases expire and are taken over) before it resumes.
+        #expect(eventuallyBlocking(timeout: .seconds(120), interval: .milliseconds(20)) { fake.answeredCount() >= atStop + 1000 },
+                "the running instance sent nothing while the other was stopped")
+        let finished = eventuallyBlocking(timeout: .seconds(240), interval: .milliseconds(50)) {
+            b.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
+        }
+        #expect(finished)
+        Foundation.kill(a.process.processIdentifier, SIGCONT)
+        Thread.sleep(forTimeInterval: 2)
+        let counts = b.object("GET", "/v1/campaigns/\(id)")?["counts"]?.objectValue
+        #expect(counts?["delivered"]?.int64Value == Int64(devices), "\(String(describing: counts))")
+        #expect(a.terminate() == 0 && b.terminate() == 0)
+        let times = Self.answeredTimes(fake)
+        #expect(times.count == devices, "every token reached")
+        let repeats = times.values.reduce(0) { $0 + $1 - 1 }
+        #expect(repeats <= Self.inFlight, "\(repeats) sent twice; one stopped in-flight window of \(Self.inFlight)")
+    }
+
+    /// An instance killed with `kill -9` while it writes a campaign's segments: its
+    /// transaction goes with its connection, so no campaign, segment or count is left
+    /// half-written, and the other instance goes on accepting and sending.
+    @Test func anInstanceKilledDuringIntakeLeavesNothingBehind() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.newDatabaseURL()
+        let database = String(url.split(separator: "/").last!)
+        let fake = try FakeAPNsProcess(script: "{}")
+        defer { fake.stop() }
+        let config = try fake.gatewayConfig(database: "", inFlight: Self.inFlight, claimBatch: 40, storage: Self.storage(url),
+                                            maxBodyBytes: 32 << 20)
+        let a = try ServeProcess(config: config)
+        let b = try ServeProcess(config: config)
+        let body = Self.lines((0..<300_000).map { Self.token(7, $0) })
+        let port = a.port
+        let poster = Thread {
+            guard let client = RawHTTPClient(port: port) else { return }
+            let head = "POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + "Content-Type: application/x-ndjson\r\nContent-Length: \(body.count)\r\n\r\n"
+            _ = client.send(Array(head.utf8) + body)
+            _ = client.readUntilClose(seconds: 60)
+        }
+        poster.start()
+        let writing = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO segment%'"
+        let inIntake = eventuallyBlocking(timeout: .seconds(120), interval: .milliseconds(1)) { (try? cluster.psql(writing)) != "0" }
+        #expect(inIntake, "the intake's segments were never seen being written")
+        a.kill9()
+        #expect(eventuallyBlocking(timeout: .seconds(30), interval: .milliseconds(50)) { (try? cluster.psql(writing)) == "0" },
+                "the killed instance's transaction outlived it")
+        for table in ["campaigns", "segments", "segment_state", "deliveries", "campaign_counts"] {
+            #expect(try cluster.psql("SELECT count(*) FROM \(table)", database: database) == "0", "\(table) after the kill")
+        }
+        let id = try Self.post(b, (0..<500).map { Self.token(8, $0) })
+        #expect(eventuallyBlocking(timeout: .seconds(60), interval: .milliseconds(20)) {
+            b.object("GET", "/v1/campaigns/\(id)")?["status"]?.stringValue == "completed"
+        })
+        #expect(b.terminate() == 0)
+    }
+
     @Test func pauseAndCancelThroughOneInstanceStopTheOthers() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
         let fake = try FakeAPNsProcess(script: #"{"delayMs": 5}"#)

@@ -113,8 +113,9 @@ import Testing
         #expect(taken.count == 10, "takeovers are sends: at most the rate's one second")
         #expect(Set(taken.map(\.index)) == Set(lost.map(\.index)) && taken.allSatisfy { $0.campaign == seq && $0.attempt == 2 })
         #expect(try storage.claim(limit: 100, now: 1031).isEmpty, "the bucket is spent")
-        // Half a second later, half a second's worth: of the pending devices.
-        let next = try storage.claim(limit: 100, now: 1031.5)
+        // Half a second later, half a second's worth: of the pending devices (claimed by the
+        // holder of the lease taken over: the devices after it in their segment are its).
+        let next = try storage.claim(limit: 100, lease: LeaseTerms(owner: "other/2/0", seconds: 30), now: 1031.5)
         #expect(next.count == 5 && next.allSatisfy { $0.attempt == 1 })
         // Expired leases of a capped campaign beyond its bucket wait for the next turn.
         let more = try storage.claim(limit: 100, lease: LeaseTerms(owner: "third/3/0", seconds: 30), now: 1062)

@@ -52,10 +52,12 @@ import Testing
     /// expired ones.
     @Test(arguments: Backend.allCases) func theStatusCountsExpiredLeasesAndSaysWhatBecomesOfThem(_ backend: Backend) throws {
         let location = try StoreLocation.fresh(backend)
-        // Two devices a segment: the second owner claims the campaign's second segment.
-        let storage = try location.open(segmentSize: 2)
-        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+        let storage = try location.open()
+        // Two campaigns: a device another owner holds a live lease on is never handed out,
+        // nor (segments) the devices after it in its segment.
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<2).map { NewDelivery(token: token($0)) }, now: 1000)
         #expect(try storage.claim(limit: 2, lease: first, now: 1000).count == 2)  // until 1030
+        _ = try storage.insert(newCampaign("c2"), deliveries: [NewDelivery(token: token(2))], now: 1000)
         #expect(try storage.claim(limit: 1, lease: second, now: 1020).count == 1)  // until 1050
         let status = try #require(try location.status(now: 1040))
         #expect(status.leases.map(\.owner) == [first.owner, second.owner])

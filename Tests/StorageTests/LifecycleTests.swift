@@ -182,7 +182,11 @@ import Testing
 
         // Cut-off between the two finishes: only the old ones go, two rows at a time.
         var progress = try storage.purgeFinished(before: 3000, limit: 2)
-        #expect(progress == PurgeProgress(deliveries: 2, campaigns: 0, more: true))
+        switch backend {
+        case .sqlite: #expect(progress == PurgeProgress(deliveries: 2, campaigns: 0, more: true))
+        // A segment goes whole (its 5 devices count toward the limit), its exception rows after.
+        case .postgres: #expect(progress == PurgeProgress(deliveries: 5, campaigns: 0, more: true))
+        }
         var rounds = 1
         while progress.more && rounds < 20 {
             progress = try storage.purgeFinished(before: 3000, limit: 2)

@@ -54,20 +54,37 @@ import TestSupport
         }
     }
 
-    @Test func claimsSkipRowsAnotherTransactionHoldsInsteadOfWaiting() throws {
+    @Test func claimsSkipSegmentsAnotherTransactionHoldsInsteadOfWaiting() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
         let storage = try instance(url, "a")
-        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<20).map { NewDelivery(token: token($0)) }, now: 1000)
-        // Another instance is in the middle of claiming the first five rows.
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<3000).map { NewDelivery(token: token($0)) }, now: 1000)
+        // Another instance is in the middle of claiming the first segment.
         let other = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
         try other.execute("BEGIN")
-        try other.execute("SELECT idx FROM deliveries WHERE idx < 5 FOR UPDATE")
+        try other.execute("SELECT seg FROM segment_state WHERE seg = 0 FOR UPDATE")
         let started = Date()
         let claimed = try storage.claim(limit: 10, lease: LeaseTerms(owner: "a", seconds: 30), now: 1000)
         #expect(Date().timeIntervalSince(started) < 5, "the claim waited for the other transaction")
-        #expect(claimed.map(\.index) == Array(5..<15))
+        #expect(claimed.map(\.index) == Array(1024..<1034))
         try other.execute("ROLLBACK")
-        #expect(try storage.claim(limit: 10, lease: LeaseTerms(owner: "a", seconds: 30), now: 1000).map(\.index) == [0, 1, 2, 3, 4, 15, 16, 17, 18, 19])
+        #expect(try storage.claim(limit: 10, lease: LeaseTerms(owner: "a", seconds: 30), now: 1000).map(\.index) == Array(0..<10))
+    }
+
+    /// A campaign as schema 6 wrote it (`segment_size` 0): a row per device, claimed and
+    /// recorded row by row as before segments.
+    func insertLegacy(_ url: String, _ id: String, devices: Int) throws -> Int64 {
+        let db = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
+        let row = try db.execute("""
+            INSERT INTO campaigns(id, created_at, dry_run, body, apns_id_prefix, devices, lane)
+            VALUES ($1, 1000, false, $2, '01234567-89ab-4cde-8f01-', $3, 1) RETURNING seq
+            """, [.text(id), .bytes(Array(#"{"aps":{"alert":"hi"}}"#.utf8)), .integer(devices)])
+        let seq = row.int(0, 0)
+        try db.execute("""
+            INSERT INTO deliveries(campaign, idx, token, state)
+            SELECT $1, i, lpad(to_hex(i), 64, 'a'), 0 FROM generate_series(0, $2::int - 1) i
+            """, [.int(seq), .integer(devices)])
+        try db.execute("INSERT INTO campaign_counts(campaign, state, shard, n) VALUES ($1, 0, 1023, $2)", [.int(seq), .integer(devices)])
+        return seq
     }
 
     /// Pending devices are claimed from the instance's frontier (the last one it claimed),
@@ -80,8 +97,7 @@ import TestSupport
         let storage = try instance(url, "a")
         let lease = LeaseTerms(owner: "a", seconds: 30)
         let devices = 3000
-        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<devices).map { NewDelivery(token: token($0)) }, now: 1000)
-        let seq = try #require(try storage.campaign(id: "c1")).seq
+        let seq = try insertLegacy(url, "c1", devices: devices)
         func delivered(_ claims: [ClaimedDelivery]) -> [DeliveryUpdate] {
             claims.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease) }
         }
@@ -141,8 +157,7 @@ import TestSupport
         let other = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
         try other.execute("ALTER TABLE deliveries SET (autovacuum_enabled = false)")
         let lease = LeaseTerms(owner: "a", seconds: 30)
-        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<21_000).map { NewDelivery(token: token($0)) }, now: 1000)
-        let seq = try #require(try storage.campaign(id: "c1")).seq
+        let seq = try insertLegacy(url, "c1", devices: 21_000)
         var pending: [DeliveryUpdate] = []
         for _ in 0..<20 {
             let claims = try storage.recordAndClaim(pending, claimLimit: 1000, lease: lease, now: 1001)
