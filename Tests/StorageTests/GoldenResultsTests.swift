@@ -6,7 +6,7 @@ import TestSupport
 /// Per-device results of campaigns with every kind of outcome (`GoldenCampaigns`), as the
 /// storage contract reports them, against Tests/StorageTests/Fixtures/golden/storage-*.txt,
 /// written by the code before segments. Both backends must report the same.
-/// Regenerate (only on purpose): `PUSHGATE_GOLDEN_WRITE=1 swift test --filter GoldenResultsTests/sqlite`.
+/// Regenerate (only on purpose): see Tests/StorageTests/Fixtures/README.md.
 @Suite struct GoldenResultsTests {
     static func report(_ storage: any CampaignStorage, now: Double) throws -> String {
         var lines: [String] = []

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresStorage
+@testable import PostgresStorage
 import StrictJSON
 import Testing
 import TestSupport
@@ -81,7 +81,9 @@ import TestSupport
     }
 
     @Test(arguments: Backend.allCases) func theFixtureHoldsWhatTheAPIShowedAndTheUnfinishedCampaignContinues(_ backend: Backend) throws {
-        let (_, storage) = try Self.open(backend)
+        let (location, storage) = try Self.open(backend)
+        // Opened means migrated to this pushgate's schema.
+        #expect(try location.schemaVersion() == (backend == .sqlite ? Schema.currentVersion : PostgresSchema.currentVersion))
         let expected = try Self.expected(backend)
         #expect(Set(expected.keys) == ["early", "finished", "unfinished"])
         var unfinished: (seq: Int64, open: Set<Int>, retrying: Set<Int>, devices: Int)?

@@ -40,11 +40,12 @@ public enum GoldenCampaigns {
         "gold-paused": "66666666-7777-4888-8999-",
         "gold-channel": "77777777-8888-4999-8aaa-",
         "gold-unbuildable": "88888888-9999-4aaa-8bbb-",
+        "gold-scheduled": "99999999-aaaa-4bbb-8ccc-",
     ]
 
     /// The campaigns reported (the early one only made a token dead).
     public static let ids = ["gold-prod", "gold-sandbox", "gold-dry", "gold-cancel", "gold-expire", "gold-paused", "gold-channel",
-                             "gold-unbuildable"]
+                             "gold-unbuildable", "gold-scheduled"]
 
     public static func token(_ campaign: Int, _ n: Int) -> String {
         let hex = String(campaign * 100_000 + n, radix: 16)
@@ -101,6 +102,9 @@ public enum GoldenCampaigns {
                                deliveries: [NewDelivery(token: channelID)], now: now)
         _ = try storage.insert(newCampaign("gold-unbuildable", devices: 3, at: now),
                                deliveries: (0..<3).map { NewDelivery(token: token(8, $0), failureReason: "payloadTooLarge") }, now: now)
+        var later = newCampaign("gold-scheduled", devices: 3, at: now)
+        later.sendAt = t0 + 1000  // after the last snapshot: every device still pending
+        _ = try storage.insert(later, deliveries: (0..<3).map { NewDelivery(token: token(9, $0)) }, now: now)
         var names: [Int64: String] = [:]
         for id in ids { if let summary = try storage.campaign(id: id) { names[summary.seq] = id } }
 
@@ -226,7 +230,7 @@ public enum GoldenText {
         let counts = DeliveryState.allCases.compactMap { state in s.counts[state].flatMap { $0 == 0 ? nil : "\(state.name)=\($0)" } }
         return "campaign \(s.id) status=\(s.status(at: now).rawValue) devices=\(s.devices) dryRun=\(s.dryRun) lane=\(s.lane.name) "
             + "app=\(s.app) environment=\(s.environment) owner=\(s.owner) created=\(RFC3339.format(s.createdAt)) "
-            + "finished=\(s.finishedAt.map(RFC3339.format) ?? "-") sendAt=\(optional(s.sendAt)) expiresAt=\(s.expiresAt.map(RFC3339.format) ?? "-") "
+            + "finished=\(s.finishedAt.map(RFC3339.format) ?? "-") sendAt=\(s.sendAt.map(RFC3339.format) ?? "-") expiresAt=\(s.expiresAt.map(RFC3339.format) ?? "-") "
             + "control=\(s.control.rawValue) channel=\(optional(s.channel)) notSent=\(s.notSent(at: now)) counts: \(counts.joined(separator: " "))"
     }
 
