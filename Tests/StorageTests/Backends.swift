@@ -44,8 +44,12 @@ struct StoreLocation: Sendable {
 
     func schemaVersion() throws -> Int {
         switch backend {
-        case .sqlite: try SQLiteCampaignStorage(path: address).schemaVersion()
-        case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 1, instance: "probe", readOnly: true)).schemaVersion()
+        case .sqlite: return try SQLiteCampaignStorage(path: address).schemaVersion()
+        case .postgres:
+            // Inspected, not opened: a read-only open refuses a schema it would have to migrate.
+            var options = PostgresCampaignStorage.Options(url: address, poolSize: 1, instance: "probe", readOnly: true)
+            options.inspectOnly = true
+            return try PostgresCampaignStorage(options: options).schemaVersion()
         }
     }
 }
