@@ -174,17 +174,29 @@ public final class Dispatcher: Sendable {
         }
     }
 
+    /// How long results may wait in memory for the next claim's transaction before they
+    /// get one of their own. Results not yet recorded are part of the in-flight window
+    /// (what a crash sends again), so waiting costs no safety; it saves a commit (an fsync,
+    /// a rewrite of the segment's codes) per handful of answers.
+    static let recordInterval = 0.025
+    /// How often the queue depth gauge is read and stopped campaigns are looked for.
+    static let upkeepInterval = 0.1
+
     private func loop() {
         var messages: [Int64: OutboxMessage] = [:]
         var unrecorded: [DeliveryUpdate] = []
         var lastHousekeeping = clock.wallSeconds()
         var lastRenewal = clock.wallSeconds()
+        var lastUpkeep = -Double.infinity
+        // When the oldest result in `unrecorded` arrived.
+        var oldestUnrecorded: Double?
         while true {
             let deadline = stopDeadline.withLock { $0 }
             let collected = completed.withLock { done in
                 defer { done.removeAll(keepingCapacity: true) }
                 return done
             }
+            if !collected.isEmpty, oldestUnrecorded == nil { oldestUnrecorded = clock.wallSeconds() }
             unrecorded += collected
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
@@ -195,9 +207,14 @@ public final class Dispatcher: Sendable {
                 // Claim in sizeable batches, not one slot at a time, unless idle.
                 if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
             }
-            // Cancelled and expired campaigns: their unsent devices are ended, a batch a turn.
-            if deadline == nil, !stopping, let ended = try? storage.closeStopped(now: clock.wallSeconds(), limit: options.claimBatch), ended > 0 {
-                wakeup.signal()  // look again at once: more may be left
+            let upkeep = clock.wallSeconds() - lastUpkeep >= Self.upkeepInterval
+            if upkeep {
+                lastUpkeep = clock.wallSeconds()
+                // Cancelled and expired campaigns: their unsent devices are ended, a batch a turn.
+                if deadline == nil, !stopping, let ended = try? storage.closeStopped(now: clock.wallSeconds(), limit: options.claimBatch), ended > 0 {
+                    lastUpkeep = -Double.infinity  // look again at once: more may be left
+                    wakeup.signal()
+                }
             }
             var claims: [ClaimedDelivery] = []
             // Read before the claim: a cancel or pause after this covers what it claims.
@@ -210,7 +227,11 @@ public final class Dispatcher: Sendable {
             let claimEpoch = Withdrawal.epoch
             // Whether this turn's claim left a held route's campaigns alone.
             let skippedHeld = Flag()
-            if !unrecorded.isEmpty || limit > 0 {
+            // Results go with the next claim; on their own only once they waited long enough,
+            // when nothing is left out (the campaign's end), or when stopping.
+            let recordNow = !unrecorded.isEmpty && (deadline != nil || stopping || stillOut == 0
+                || clock.wallSeconds() - (oldestUnrecorded ?? 0) >= Self.recordInterval)
+            if recordNow || limit > 0 {
                 let now = clock.wallSeconds()
                 let holds = ClaimHolds { [heldUntil] route in
                     guard let until = heldUntil(route), until > now else { return false }
@@ -230,6 +251,7 @@ public final class Dispatcher: Sendable {
                 outstanding.subtract(unrecorded.count, ordering: .relaxed)
                 if unrecorded.contains(where: { $0.state == .unregistered }) { onDeadTokens() }
                 unrecorded.removeAll(keepingCapacity: true)
+                oldestUnrecorded = nil
                 // A claim that came back after its lease ran out (this process was frozen, or
                 // the database answered that late) may already be another instance's: it is
                 // not sent from. The devices stay leased until the expiry, then any claim takes them over.
@@ -242,8 +264,7 @@ public final class Dispatcher: Sendable {
                 send(claims, messages: &messages, epoch: claimEpoch)
             }
             if let deadline, inFlight == 0 || clock.wallSeconds() >= deadline { break }
-            // Cheap (a sum over unfinished campaigns); turns are at most ~1000/s (see `wait`).
-            if let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
+            if upkeep, let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
             // Renewed well before expiry, so a live process never loses a lease it is using.
             if inFlight > 0, clock.wallSeconds() - lastRenewal >= options.lease.seconds / 3 {
                 _ = try? storage.renewLeases(options.lease, now: clock.wallSeconds())
@@ -253,18 +274,23 @@ public final class Dispatcher: Sendable {
                 housekeeping()
                 lastHousekeeping = clock.wallSeconds()
             }
-            if claims.isEmpty { wait(skippedHeld: skippedHeld.isRaised) }
+            if claims.isEmpty {
+                // Results waiting to be recorded are recorded once they are old enough.
+                let recordDue = unrecorded.isEmpty ? nil : (oldestUnrecorded ?? 0) + Self.recordInterval
+                wait(skippedHeld: skippedHeld.isRaised, recordDue: recordDue)
+            }
         }
     }
 
     /// Sleeps until a result arrives, a campaign is accepted, or the next retry is due.
     /// When the claim skipped a held route, the due time may be that route's (it stays due
     /// while held): it is looked at again at most 4 times a second, not in a tight loop.
-    private func wait(skippedHeld: Bool) {
+    private func wait(skippedHeld: Bool, recordDue: Double?) {
         var timeout = 1.0
         if inFlight == 0, let due = try? storage.nextDueTime(now: clock.wallSeconds()) {
             timeout = min(1.0, max(skippedHeld ? 0.25 : 0.005, due - clock.wallSeconds()))
         }
+        if let recordDue { timeout = min(timeout, max(0.001, recordDue - clock.wallSeconds())) }
         if wakeup.wait(timeout: .now() + timeout) == .success && inFlight > 0 {
             // Woken by a result: let a few more arrive so one commit records many.
             usleep(1000)

@@ -14,7 +14,8 @@ import Timing
     @Test func aClaimThatReturnsAfterItsLeaseIsNotSentFromAndItsDevicesGoOutOnceLater() async throws {
         let path = temporaryDatabasePath()
         let storage = try SQLiteCampaignStorage(path: path, options: .init(synchronousFull: false))
-        let startsAt = SystemClock().wallSeconds() + 0.5
+        // Within the dispatcher's longest idle wait (1 s): its next look is at the start itself.
+        let startsAt = SystemClock().wallSeconds() + 0.9
         var campaign = NewCampaign(id: "late-claim", createdAt: 1, dryRun: false,
                                    message: StoredMessage(pushType: "alert", topic: "com.example.shop", priority: 10),
                                    body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
@@ -30,6 +31,8 @@ import Timing
         defer { _ = dispatcher.stop(deadlineSeconds: 1) }
         // Another connection holds the write lock from before the campaign is due until well
         // after a 1 s lease (within the 5 s busy timeout): the first claim waits and commits late.
+        // Taken once the dispatcher's first look (nothing due yet) is over.
+        try await Task.sleep(nanoseconds: 400_000_000)
         let blocker = try SQLiteDatabase(path: path)
         try blocker.execute("BEGIN IMMEDIATE")
         #expect(SystemClock().wallSeconds() < startsAt, "the machine took too long to start the dispatcher")
