@@ -292,6 +292,23 @@ import Testing
         #expect(try storage.campaign(id: "empty")?.finishedAt == 1005)
     }
 
+    @Test func aDeliveredAnswerWithTheDerivedIdInCapitalsIsACodeAndAnyOtherIdARow() throws {
+        let path = temporaryDatabasePath()
+        let storage = try open(path)
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 3, now: 1000)
+        var upper = delivered(claimed[0])
+        upper.apnsID = upper.apnsID?.uppercased()
+        var none = delivered(claimed[1])
+        none.apnsID = nil
+        var other = delivered(claimed[2])
+        other.apnsID = prefix + "00000000000f"
+        #expect(try storage.record([upper, none, other], now: 1001) == 3)
+        #expect(try rows(path, "deliveries", campaign: claimed[0].campaign) == 2)
+        let results = try storage.results(campaign: claimed[0].campaign, offset: 0, limit: 3)
+        #expect(results.map(\.apnsID) == [prefix + "000000000000", nil, prefix + "00000000000f"])
+    }
+
     @Test func duplicateTokensAreFoundAcrossSegmentsAndNothingIsWritten() throws {
         let storage = try open(temporaryDatabasePath())
         var campaign = newCampaign("dup")
