@@ -271,9 +271,10 @@ extension SQLiteCampaignStorage {
     /// Writes the exception row of a segment's device: its result is not a plain success,
     /// or it was given back. From then on the row is the device's truth (code `row`); its
     /// lease starts at the segment's fencing number, so a stale update never matches it.
-    func insertExceptionRow(_ db: SQLiteDatabase, _ update: DeliveryUpdate, state: SegmentState, position: Int, now: Double) throws(StorageError) {
+    func insertExceptionRow(_ db: SQLiteDatabase, _ update: DeliveryUpdate, seg: Int64, fence: Int64, position: Int,
+                            now: Double) throws(StorageError) {
         let device: SegmentDevice
-        switch try segmentDevices(db, campaign: update.campaign, seg: state.seg) {
+        switch try segmentDevices(db, campaign: update.campaign, seg: seg) {
         case .success(let devices) where position < devices.count: device = devices[position]
         // Decoded at the claim; if the row no longer decodes, the result is still kept.
         default: device = SegmentDevice(token: "")
@@ -286,7 +287,7 @@ extension SQLiteCampaignStorage {
                       .integer(update.state.rawValue), .integer(update.refundAttempt ? 0 : 1), .double(update.nextAttemptAt ?? now),
                       .optional(update.status.map(Int64.init)), .optional(update.reason), .optional(update.apnsID),
                       .optional(update.apnsUniqueID), .optional(update.timestampMilliseconds),
-                      update.state.isFinal ? .double(now) : .null, .int(state.lease)).run()
+                      update.state.isFinal ? .double(now) : .null, .int(fence)).run()
     }
 
     /// ASCII letters compared without case: a UUID's hex digits mean the same in either.
