@@ -208,6 +208,8 @@ import Testing
         #expect(results[2].reason == "segmentCorrupt" && results[2].token == token(2), "a segment that decodes keeps its tokens")
         #expect(results[4].token == "", "a token that cannot be read is not guessed")
         #expect(try storage.reasonCounts(campaign: bad, states: [.failed]) == [ReasonCount(state: .failed, reason: "segmentCorrupt", count: 6)])
+        #expect(try storage.failedCampaigns(since: 1002, limit: 10).map(\.id) == ["bad"])
+        #expect(try storage.failedCampaigns(since: 1003, limit: 10).isEmpty)
         // The other campaign goes on to the end.
         var left = claimed
         while !left.isEmpty {
