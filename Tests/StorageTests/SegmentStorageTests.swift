@@ -311,6 +311,20 @@ import Testing
         #expect(results.map(\.apnsID) == [prefix + "000000000000", nil, prefix + "00000000000f"])
     }
 
+    @Test func pagesOfAnUnfinishedCampaignReadPendingAndInFlightFromTheSegments() throws {
+        let storage = try open(temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<10).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 3, now: 1000)
+        let seq = claimed[0].campaign
+        #expect(try storage.results(campaign: seq, states: [.inFlight], offset: 0, limit: 10).map(\.index) == [0, 1, 2])
+        #expect(try storage.results(campaign: seq, states: [.pending], offset: 2, limit: 3).map(\.index) == [5, 6, 7])
+        #expect(try storage.results(campaign: seq, states: [.pending], offset: 6, limit: 3).map(\.index) == [9])
+        #expect(try storage.results(campaign: seq, offset: 8, limit: 5).map(\.token) == [token(8), token(9)])
+        let page = try storage.results(campaign: seq, offset: 2, limit: 2)
+        #expect(page.map(\.state) == [.inFlight, .pending] && page.map(\.attempts) == [1, 0])
+        #expect(try storage.results(campaign: seq, states: [.delivered, .failed], offset: 0, limit: 10).isEmpty)
+    }
+
     @Test func duplicateTokensAreFoundAcrossSegmentsAndNothingIsWritten() throws {
         let storage = try open(temporaryDatabasePath())
         var campaign = newCampaign("dup")
