@@ -102,9 +102,15 @@ public protocol CampaignStorage: ProviderTokenStorage {
     func checkWritable(now: Double) -> String?
     /// nil when the database answers a read and the last write (if any) worked; writes nothing.
     func checkReady() -> String?
+    /// Campaigns that failed since `since` because a stored segment of theirs does not
+    /// decode (`CampaignSummary.failure` says which and why), newest first: what readiness
+    /// and the log report. A backend that stores no segments has none.
+    func failedCampaigns(since: Double, limit: Int) throws(StorageError) -> [CampaignSummary]
 }
 
 extension CampaignStorage {
+    public func failedCampaigns(since: Double, limit: Int) throws(StorageError) -> [CampaignSummary] { [] }
+
     public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
                                now: Double) throws(StorageError) -> [ClaimedDelivery] {
         try recordAndClaim(updates, claimLimit: claimLimit, lease: lease, now: now, holds: .none)

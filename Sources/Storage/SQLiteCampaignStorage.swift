@@ -245,6 +245,20 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         return summary
     }
 
+    public func failedCampaigns(since: Double, limit: Int) throws(StorageError) -> [CampaignSummary] {
+        try reading { db throws(StorageError) in
+            let list = try db.statement("""
+                SELECT \(Self.summaryColumns) FROM campaigns INDEXED BY campaigns_finished
+                WHERE finished_at IS NOT NULL AND finished_at >= ? AND failure IS NOT NULL ORDER BY finished_at DESC LIMIT ?
+                """).bind(.double(since), .integer(limit))
+            var result: [CampaignSummary] = []
+            while try list.step() { result.append(Self.summary(list)) }
+            list.reset()
+            for i in result.indices { result[i].counts = try Self.counts(db, seq: result[i].seq) }
+            return result
+        }
+    }
+
     public func adoptUnnamedRows(app: String) throws(StorageError) -> Int {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> Int in

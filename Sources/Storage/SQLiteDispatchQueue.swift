@@ -220,18 +220,16 @@ extension SQLiteCampaignStorage {
                     segments[key] = state
                     touched.append(key)
                 }
-                guard var state = segments[key], p < state.count else { continue }
-                let code = SegmentCode(rawValue: state.progress.codes[p])
+                // Read in place, never copied out: a copy would duplicate the codes at every update.
+                guard let (code, fence, isOpen) = segments[key].flatMap({ state in
+                    p < state.count ? (SegmentCode(rawValue: state.progress.codes[p]), state.lease, state.isOpen) : nil
+                }) else { continue }
                 if code != .row {
                     // Only the current lease records, once: a stale fence or a coded device is ignored.
-                    guard code == .open, state.isOpen, update.lease == state.lease else { continue }
-                    if let plain = Self.code(for: update, prefix: campaign.apnsIDPrefix) {
-                        state.progress.codes[p] = plain.rawValue
-                    } else {
-                        try insertExceptionRow(db, update, state: state, position: p, now: now)
-                        state.progress.codes[p] = SegmentCode.row.rawValue
-                    }
-                    segments[key] = state
+                    guard code == .open, isOpen, update.lease == fence else { continue }
+                    let plain = Self.code(for: update, prefix: campaign.apnsIDPrefix)
+                    if plain == nil { try insertExceptionRow(db, update, seg: key.seg, fence: fence, position: p, now: now) }
+                    segments[key]!.progress.codes[p] = (plain ?? .row).rawValue
                     changed.insert(key)
                     try counted(update)
                     continue

@@ -208,6 +208,8 @@ import Testing
         #expect(results[2].reason == "segmentCorrupt" && results[2].token == token(2), "a segment that decodes keeps its tokens")
         #expect(results[4].token == "", "a token that cannot be read is not guessed")
         #expect(try storage.reasonCounts(campaign: bad, states: [.failed]) == [ReasonCount(state: .failed, reason: "segmentCorrupt", count: 6)])
+        #expect(try storage.failedCampaigns(since: 1002, limit: 10).map(\.id) == ["bad"])
+        #expect(try storage.failedCampaigns(since: 1003, limit: 10).isEmpty)
         // The other campaign goes on to the end.
         var left = claimed
         while !left.isEmpty {
@@ -290,6 +292,37 @@ import Testing
         _ = try storage.changeLifecycle(id: "empty", .cancel, now: 1005)
         _ = try storage.closeStopped(now: 1005, limit: 100)
         #expect(try storage.campaign(id: "empty")?.finishedAt == 1005)
+    }
+
+    @Test func aDeliveredAnswerWithTheDerivedIdInCapitalsIsACodeAndAnyOtherIdARow() throws {
+        let path = temporaryDatabasePath()
+        let storage = try open(path)
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 3, now: 1000)
+        var upper = delivered(claimed[0])
+        upper.apnsID = upper.apnsID?.uppercased()
+        var none = delivered(claimed[1])
+        none.apnsID = nil
+        var other = delivered(claimed[2])
+        other.apnsID = prefix + "00000000000f"
+        #expect(try storage.record([upper, none, other], now: 1001) == 3)
+        #expect(try rows(path, "deliveries", campaign: claimed[0].campaign) == 2)
+        let results = try storage.results(campaign: claimed[0].campaign, offset: 0, limit: 3)
+        #expect(results.map(\.apnsID) == [prefix + "000000000000", nil, prefix + "00000000000f"])
+    }
+
+    @Test func pagesOfAnUnfinishedCampaignReadPendingAndInFlightFromTheSegments() throws {
+        let storage = try open(temporaryDatabasePath())
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<10).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 3, now: 1000)
+        let seq = claimed[0].campaign
+        #expect(try storage.results(campaign: seq, states: [.inFlight], offset: 0, limit: 10).map(\.index) == [0, 1, 2])
+        #expect(try storage.results(campaign: seq, states: [.pending], offset: 2, limit: 3).map(\.index) == [5, 6, 7])
+        #expect(try storage.results(campaign: seq, states: [.pending], offset: 6, limit: 3).map(\.index) == [9])
+        #expect(try storage.results(campaign: seq, offset: 8, limit: 5).map(\.token) == [token(8), token(9)])
+        let page = try storage.results(campaign: seq, offset: 2, limit: 2)
+        #expect(page.map(\.state) == [.inFlight, .pending] && page.map(\.attempts) == [1, 0])
+        #expect(try storage.results(campaign: seq, states: [.delivered, .failed], offset: 0, limit: 10).isEmpty)
     }
 
     @Test func duplicateTokensAreFoundAcrossSegmentsAndNothingIsWritten() throws {
