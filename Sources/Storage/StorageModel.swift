@@ -206,9 +206,9 @@ public enum LifecycleOutcome: Sendable, Equatable {
 }
 
 /// A campaign's state as reported: `scheduled` → `sending` → `completed`, or `paused`,
-/// `cancelled`, `expired`.
+/// `cancelled`, `expired`; a campaign filled in parts is `filling` until it is started.
 public enum CampaignStatus: String, Sendable, CaseIterable {
-    case scheduled, sending, paused, completed, cancelled, expired
+    case scheduled, sending, paused, completed, cancelled, expired, filling
 
     /// No device of it will be sent any more.
     public var isFinal: Bool { self == .completed || self == .cancelled || self == .expired }
@@ -236,6 +236,9 @@ public struct CampaignSummary: Sendable, Equatable {
     public var ratePerSecond: Double?
     /// A channel campaign's broadcast channel id.
     public var channel: String?
+    /// Created to be filled in parts (`NewCampaign.filling`) and not started yet: nothing
+    /// of it is sent.
+    public var filling = false
 
     public init(seq: Int64, id: String, createdAt: Double, dryRun: Bool, devices: Int, finishedAt: Double?,
                 counts: [DeliveryState: Int], sendAt: Double? = nil, expiresAt: Double? = nil,
@@ -255,6 +258,7 @@ public struct CampaignSummary: Sendable, Equatable {
 
     public func status(at now: Double) -> CampaignStatus {
         if control == .cancelled { return .cancelled }
+        if filling { return .filling }
         if finishedAt != nil { return (counts[.expired] ?? 0) > 0 ? .expired : .completed }
         if let expiresAt, expiresAt <= now { return .expired }
         if control == .paused { return .paused }
