@@ -54,7 +54,8 @@ enum CampaignPartEndpoints {
             case .failure(let problem): return problem.response
             case .success(let found): summary = found
             }
-            guard summary.filling else { return Problem.notFilling(summary, now: campaigns.clock.wallSeconds()).response }
+            // Whether it still takes parts is storage's to say, in the append's transaction:
+            // a part stored before is answered as before even after the start.
             let lines = DeviceLines(body: request.body, start: 0, firstLine: 1)
             if let problem = PartLines.problem(lines) { return problem.response }
             let tokens = lines.lazy.compactMap { try? $0.token.get() }
@@ -213,13 +214,9 @@ extension Problem {
     }
 
     /// 409: parts for a campaign that takes none.
-    static func notFilling(_ summary: CampaignSummary, now: Double) -> Problem {
-        notFilling(id: summary.id, detail: "campaign \(summary.id) is \(summary.status(at: now).rawValue): it takes no parts "
-                   + "(parts go to a campaign created with ?parts=true, before its start)")
-    }
-
     static func notFilling(id: String, detail: String) -> Problem {
-        Problem(status: 409, code: .notFilling, title: "Conflict", detail: detail,
+        Problem(status: 409, code: .notFilling, title: "Conflict",
+                detail: detail + " (parts go to a campaign created with ?parts=true, before its start)",
                 errors: [Diagnostic(.notFilling, at: .parameter("id"), "the campaign takes no parts")])
     }
 
