@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["StrictJSON", "Timing"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
     ],

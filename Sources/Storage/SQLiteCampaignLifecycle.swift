@@ -76,12 +76,73 @@ extension SQLiteCampaignStorage {
                         tally.move(seq, from: from, to: final)
                     }
                     ended += rows.count
-                    if !rows.isEmpty { try Self.settle(db, campaign: seq, finished: rows.count, now: now) }
+                    let fromSegments = try closeSegments(db, campaign: seq, as: final, limit: limit - ended, now: now, tally: &tally)
+                    ended += fromSegments
+                    if !rows.isEmpty || fromSegments > 0 {
+                        try Self.settle(db, campaign: seq, finished: rows.count + fromSegments, now: now)
+                    } else if try Self.isEmptyAndUnfinished(db, campaign: seq) {
+                        // Nothing left to end (a campaign cancelled while being filled): it finishes.
+                        try Self.settle(db, campaign: seq, finished: 0, now: now)
+                    }
                 }
                 try tally.apply(db)
                 return ended
             }
         }
+    }
+
+    /// Ends up to `limit` open devices of a stopped campaign's segments: every open position
+    /// of a segment no live lease holds (the lease, if any, is fenced off), and the positions
+    /// a live lease has not handed out yet (what it handed finishes first and is recorded).
+    private func closeSegments(_ db: SQLiteDatabase, campaign seq: Int64, as final: DeliveryState, limit: Int, now: Double,
+                               tally: inout StateTally) throws(StorageError) -> Int {
+        guard limit > 0 else { return 0 }
+        let code: SegmentCode = final == .cancelled ? .cancelled : .expired
+        var ended = 0
+        var after: Int64 = -1
+        while ended < limit {
+            let open = try db.statement("""
+                SELECT seg FROM segment_state INDEXED BY segment_state_open WHERE campaign = ? AND open = 1 AND seg > ? ORDER BY seg LIMIT 64
+                """).bind(.int(seq), .int(after))
+            var segs: [Int64] = []
+            while try open.step() { segs.append(open.int(0)) }
+            open.reset()
+            guard let last = segs.last else { break }
+            for seg in segs where ended < limit {
+                guard var state = try Self.loadSegment(db, campaign: seq, seg: seg) else { continue }
+                let live = state.isLive(now: now)
+                var changed = false
+                if !live && state.leaseOwner != nil {
+                    // Its holder is gone: a late answer for it records nothing.
+                    state.lease += 1
+                    state.leaseOwner = nil
+                    state.leaseUntil = nil
+                    state.progress.handed = 0
+                    changed = true
+                }
+                for p in (live ? state.progress.handed : 0)..<state.count where ended < limit {
+                    guard state.progress.codes[p] == SegmentCode.open.rawValue else { continue }
+                    state.progress.codes[p] = code.rawValue
+                    tally.move(seq, from: p < state.progress.reached ? .inFlight : .pending, to: final)
+                    ended += 1
+                    changed = true
+                }
+                if state.progress.isSettled {
+                    state.isOpen = false
+                    state.leaseOwner = nil
+                    state.leaseUntil = nil
+                }
+                if changed { try Self.saveSegment(db, state, now: now) }
+            }
+            after = last
+        }
+        return ended
+    }
+
+    static func isEmptyAndUnfinished(_ db: SQLiteDatabase, campaign seq: Int64) throws(StorageError) -> Bool {
+        let find = try db.statement("SELECT remaining <= 0 AND finished_at IS NULL FROM campaigns WHERE seq = ?").bind(.int(seq))
+        defer { find.reset() }
+        return try find.step() && find.int(0) != 0
     }
 
     /// `finished` devices of the campaign reached a final state: it finishes (and its
@@ -176,11 +237,41 @@ extension SQLiteCampaignStorage {
                     DELETE FROM deliveries WHERE campaign = ?1 AND idx IN (SELECT idx FROM deliveries WHERE campaign = ?1 ORDER BY idx LIMIT ?2)
                     """).bind(.int(seq), .integer(limit)).run()
                 progress.deliveries = db.changes
+                // Then its segments (at least one a pass), each device without a row (those were
+                // counted above) counted toward `limit`.
+                var segmentsLeft = false
                 if progress.deliveries < limit {
+                    let segs = try db.statement("SELECT seg, codes FROM segment_state WHERE campaign = ? ORDER BY seg LIMIT ?")
+                        .bind(.int(seq), .integer(limit - progress.deliveries + 1))
+                    var gone: [Int64] = []
+                    var budget = limit - progress.deliveries
+                    while try segs.step() {
+                        let n = segs.blob(1).reduce(0) { $1 == SegmentCode.row.rawValue ? $0 : $0 + 1 }
+                        if !gone.isEmpty && n > budget {
+                            segmentsLeft = true
+                            break
+                        }
+                        gone.append(segs.int(0))
+                        budget -= n
+                        progress.deliveries += n
+                    }
+                    segs.reset()
+                    for seg in gone {
+                        try db.statement("DELETE FROM segments WHERE campaign = ? AND seg = ?").bind(.int(seq), .int(seg)).run()
+                        try db.statement("DELETE FROM segment_state WHERE campaign = ? AND seg = ?").bind(.int(seq), .int(seg)).run()
+                    }
+                    if !segmentsLeft, !gone.isEmpty {
+                        let more = try db.statement("SELECT EXISTS(SELECT 1 FROM segment_state WHERE campaign = ?)").bind(.int(seq))
+                        segmentsLeft = try more.step() && more.int(0) != 0
+                        more.reset()
+                    }
+                }
+                if progress.deliveries < limit && !segmentsLeft {
                     // Its last rows are gone: the campaign, its counts, keys and events go too.
                     // Dead tokens stay: they are what keeps later campaigns from sending to them.
                     try db.statement("DELETE FROM campaign_counts WHERE campaign = ?").bind(.int(seq)).run()
                     try db.statement("DELETE FROM campaign_events WHERE campaign = ?").bind(.int(seq)).run()
+                    try db.statement("DELETE FROM campaign_parts WHERE campaign = ?").bind(.int(seq)).run()
                     try db.statement("DELETE FROM idempotency_keys WHERE campaign_id = ?").bind(.text(id)).run()
                     try db.statement("DELETE FROM campaigns WHERE seq = ?").bind(.int(seq)).run()
                     progress.campaigns = 1

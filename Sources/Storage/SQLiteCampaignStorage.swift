@@ -23,11 +23,16 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         public var synchronousFull: Bool
         public var busyTimeoutMilliseconds: Int32
         public var access: Access
+        /// Devices per segment of new campaigns (`SegmentLayout.devicesPerSegment`; tests use
+        /// small ones to cross segment boundaries with a few devices).
+        public var segmentSize: Int
 
-        public init(synchronousFull: Bool = true, busyTimeoutMilliseconds: Int32 = 5000, access: Access = .shared) {
+        public init(synchronousFull: Bool = true, busyTimeoutMilliseconds: Int32 = 5000, access: Access = .shared,
+                    segmentSize: Int = SegmentLayout.devicesPerSegment) {
             self.synchronousFull = synchronousFull
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.access = access
+            self.segmentSize = max(1, segmentSize)
         }
     }
 
@@ -39,10 +44,15 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     /// Why the last write failed; nil after a write that worked (what readiness reports
     /// without writing anything itself).
     let lastWriteFailure = Mutex<String?>(nil)
+    /// Devices per segment of the campaigns this storage writes.
+    let segmentSize: Int
+    /// The segment decoded last (a claim and the record after it read the same one).
+    let decoded = Mutex<DecodedSegment?>(nil)
 
     /// Opens (creating if needed) and migrates the database, as `options.access` allows.
     public init(path: String, options: Options = Options()) throws(StorageError) {
         self.path = path
+        segmentSize = options.segmentSize
         switch options.access {
         case .owner(let me):
             lock = try InstanceLock(databasePath: path, owner: me)
@@ -120,8 +130,9 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                 }
                 try db.statement("""
                     INSERT INTO campaigns(id, created_at, dry_run, push_type, topic, priority, expiration, collapse_id,
-                                          body, apns_id_prefix, devices, remaining, app, environment, owner, send_at, expires_at, channel)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)
+                                          body, apns_id_prefix, devices, remaining, app, environment, owner, send_at, expires_at, channel,
+                                          segment_size, filling)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                     .bind(.text(campaign.id), .double(campaign.createdAt), .int(campaign.dryRun ? 1 : 0),
                           .text(campaign.message.pushType), .text(campaign.message.topic), .integer(campaign.message.priority),
@@ -129,63 +140,23 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                           .blob(campaign.body), .text(campaign.apnsIDPrefix),
                           .text(campaign.app), .text(campaign.environment), .text(campaign.owner),
                           campaign.sendAt.map { .double($0) } ?? .null, campaign.expiresAt.map { .double($0) } ?? .null,
-                          .optional(campaign.message.channel)).run()
+                          .optional(campaign.message.channel), .integer(segmentSize), .int(campaign.filling ? 1 : 0)).run()
                 let seq = db.lastInsertRowID
-                let checkDead = try db.statement("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)")
-                let anyDead = try checkDead.step() && checkDead.int(0) == 1
-                // Dead for this app, and not registered again since: the same rule as `deadTokens`.
-                let lookup = """
-                    SELECT dead_at_ms, dead_reason FROM tokens WHERE token = ? AND dead_at_ms IS NOT NULL AND app = ?
-                      AND (registered_at_ms IS NULL OR registered_at_ms <= dead_at_ms)
-                    """
-                let insertSQL = """
-                    INSERT INTO deliveries(campaign, idx, token, body, state, status, reason, timestamp_ms, finished_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-                var count = 0
-                var skipped = 0
-                var remaining = 0
                 var tally = StateTally()
-                for delivery in deliveries {
-                    var state = DeliveryState.pending
-                    var reason = delivery.failureReason
-                    var timestamp: Int64?
-                    if reason != nil {
-                        state = .failed
-                    } else if anyDead {
-                        let find = try db.statement(lookup).bind(.text(delivery.token), .text(campaign.app))
-                        if try find.step() {
-                            state = .skipped
-                            reason = find.text(1)
-                            timestamp = find.int(0)
-                            skipped += 1
-                        }
-                    }
-                    if state == .pending { remaining += 1 }
-                    tally.add(seq, state, 1)
-                    try db.statement(insertSQL)
-                        .bind(.int(seq), .integer(count), .text(delivery.token), delivery.body.map { .blob($0) } ?? .null,
-                              .integer(state.rawValue), .null, .optional(reason), .optional(timestamp),
-                              state.isFinal ? .double(now) : .null).run()
-                    count += 1
-                }
-                if campaign.rejectDuplicateTokens {
-                    let twice = try db.statement("""
-                        SELECT token, min(idx), max(idx) FROM deliveries WHERE campaign = ?
-                        GROUP BY token HAVING count(*) > 1 LIMIT 1
-                        """).bind(.int(seq))
-                    if try twice.step() {
-                        throw StorageError(.duplicateToken, "token \(twice.text(0)) is listed twice: devices \(twice.int(1)) and \(twice.int(2)) (counting from 0)")
-                    }
-                }
-                let lane = campaign.lane ?? (count <= campaign.transactionalMaxDevices ? .transactional : .bulk)
+                var writer = SegmentWriter(campaign: seq, size: segmentSize, firstIndex: 0)
+                let totals = try Self.intake(db, into: &writer, app: campaign.app, deliveries: deliveries,
+                                             rejectDuplicateTokens: campaign.rejectDuplicateTokens, now: now, tally: &tally)
+                // A campaign filled in parts has its lane chosen when it starts (-1 until then).
+                let lane = campaign.lane?.rawValue
+                    ?? (campaign.filling ? -1 : (totals.devices <= campaign.transactionalMaxDevices ? Lane.transactional : .bulk).rawValue)
+                let finished = totals.remaining == 0 && !campaign.filling
                 try db.statement("UPDATE campaigns SET devices = ?, remaining = ?, finished_at = ?, lane = ?, rate_per_second = ? WHERE seq = ?")
-                    .bind(.integer(count), .integer(remaining), remaining == 0 ? .double(now) : .null, .integer(lane.rawValue),
+                    .bind(.integer(totals.devices), .integer(totals.remaining), finished ? .double(now) : .null, .integer(lane),
                           campaign.ratePerSecond.map { .double($0) } ?? .null, .int(seq)).run()
                 // Nothing to send (every token dead, every request unbuildable): finished at once.
-                if remaining == 0 { try Self.recordFinished(db, campaign: seq) }
+                if finished { try Self.recordFinished(db, campaign: seq) }
                 try tally.apply(db)
-                return .created(devices: count, skipped: skipped)
+                return .created(devices: totals.devices, skipped: totals.skipped)
             }
         }
     }
@@ -255,7 +226,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
 
     static let summaryColumns = """
         seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at,
-        lane, rate_per_second, channel
+        lane, rate_per_second, channel, filling, failure
         """
 
     static func summary(_ row: SQLiteStatement) -> CampaignSummary {
@@ -269,6 +240,8 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         summary.lane = Lane(rawValue: Int(row.int(13))) ?? .bulk
         summary.channel = row.optionalText(15)
         summary.ratePerSecond = row.optionalDouble(14)
+        summary.filling = row.int(16) != 0
+        summary.failure = row.optionalText(17)
         return summary
     }
 
@@ -294,7 +267,23 @@ public final class SQLiteCampaignStorage: CampaignStorage {
 
     public func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
         try reading { db throws(StorageError) in
-            let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at, apns_unique_id"
+            let find = try db.statement("SELECT segment_size, apns_id_prefix, failure IS NOT NULL FROM campaigns WHERE seq = ?").bind(.int(seq))
+            guard try find.step() else {
+                find.reset()
+                return []
+            }
+            let size = Int(find.int(0))
+            let prefix = find.text(1)
+            let failed = find.int(2) != 0
+            find.reset()
+            // A segmented campaign's codes stand for these states; other states are only in rows.
+            let coded: Set<DeliveryState> = failed ? [.delivered, .dryRun, .cancelled, .expired, .pending, .inFlight, .failed]
+                : [.delivered, .dryRun, .cancelled, .expired, .pending, .inFlight]
+            if size > 0, states.map({ !$0.isDisjoint(with: coded) }) ?? true {
+                return try segmentedResults(db, campaign: seq, size: size, prefix: prefix, failed: failed, states: states,
+                                            offset: offset, limit: limit)
+            }
+            let columns = Self.resultColumns
             let page: SQLiteStatement
             if let states {
                 // Device indices are dense, so the unfiltered page seeks to its first index;
@@ -309,13 +298,7 @@ public final class SQLiteCampaignStorage: CampaignStorage {
                     """).bind(.int(seq), .integer(offset), .integer(limit))
             }
             var rows: [DeliveryResultRow] = []
-            while try page.step() {
-                let state = DeliveryState(rawValue: Int(page.int(2))) ?? .pending
-                rows.append(DeliveryResultRow(index: Int(page.int(0)), token: page.text(1), state: state, attempts: Int(page.int(3)),
-                                              status: page.optionalInt(4).map(Int.init), reason: page.optionalText(5),
-                                              apnsID: page.optionalText(6), apnsUniqueID: page.optionalText(9), timestampMilliseconds: page.optionalInt(7),
-                                              nextAttemptAt: state == .retrying ? page.double(8) : nil))
-            }
+            while try page.step() { rows.append(Self.resultRow(page)) }
             return rows
         }
     }
@@ -332,6 +315,21 @@ public final class SQLiteCampaignStorage: CampaignStorage {
             while try group.step() {
                 if let state = DeliveryState(rawValue: Int(group.int(0))) {
                     counts.append(ReasonCount(state: state, reason: group.text(1), count: Int(group.int(2))))
+                }
+            }
+            group.reset()
+            // A campaign failed on a corrupt segment: its open codes read as failed (`segmentCorrupt`).
+            if states.contains(.failed), try db.statement("SELECT failure IS NOT NULL FROM campaigns WHERE seq = ?").bind(.int(seq)).firstText() == "1" {
+                var n = 0
+                let codes = try db.statement("SELECT codes FROM segment_state WHERE campaign = ?").bind(.int(seq))
+                while try codes.step() { n += codes.blob(0).reduce(0) { $1 == SegmentCode.open.rawValue ? $0 + 1 : $0 } }
+                codes.reset()
+                if n > 0 {
+                    if let i = counts.firstIndex(where: { $0.state == .failed && $0.reason == Self.segmentCorruptReason }) {
+                        counts[i].count += n
+                    } else {
+                        counts.append(ReasonCount(state: .failed, reason: Self.segmentCorruptReason, count: n))
+                    }
                 }
             }
             return ReasonCount.ordered(counts)

@@ -21,16 +21,22 @@ extension SQLiteCampaignStorage {
                 UPDATE deliveries INDEXED BY deliveries_lease_expiry SET lease_until = ?
                 WHERE state = 1 AND lease_until > ? AND lease_owner = ?
                 """).bind(.double(now + lease.seconds), .double(now), .text(lease.owner)).run()
-            return db.changes
+            let rows = db.changes
+            try db.statement("""
+                UPDATE segment_state INDEXED BY segment_state_leased SET lease_until = ?
+                WHERE open = 1 AND lease_owner IS NOT NULL AND lease_owner = ? AND lease_until > ?
+                """).bind(.double(now + lease.seconds), .text(lease.owner), .double(now)).run()
+            return rows + db.changes
         }
     }
 
     /// Campaigns whose devices may be sent now: not finished, not paused or cancelled, past
-    /// their `send_at`, before their `expires_at`. In each lane the one served longest ago
+    /// their `send_at`, before their `expires_at`, not being filled in parts. In each lane the one served longest ago
     /// comes first (round-robin), then the oldest.
     static let sendableCampaigns = """
-        SELECT seq, lane, rate_per_second, rate_paid_until, served_turn, app, environment, dry_run FROM campaigns INDEXED BY campaigns_unfinished
-        WHERE finished_at IS NULL AND control = 0 AND (send_at IS NULL OR send_at <= ?1) AND (expires_at IS NULL OR expires_at > ?1)
+        SELECT seq, lane, rate_per_second, rate_paid_until, served_turn, app, environment, dry_run, segment_size
+        FROM campaigns INDEXED BY campaigns_unfinished
+        WHERE finished_at IS NULL AND control = 0 AND filling = 0 AND (send_at IS NULL OR send_at <= ?1) AND (expires_at IS NULL OR expires_at > ?1)
         ORDER BY served_turn, seq
         """
 
@@ -43,11 +49,13 @@ extension SQLiteCampaignStorage {
         var lastTurn: Int64 = 0
         // A held route's campaigns wait where they are; asked once per route per claim.
         var held: [CampaignRoute: Bool] = [:]
+        var segmentSizes: [Int64: Int] = [:]
         while try sendable.step() {
             lastTurn = max(lastTurn, sendable.int(4))
             let route = CampaignRoute(app: sendable.text(5), environment: sendable.text(6), dryRun: sendable.int(7) != 0)
             if held[route] == nil { held[route] = holds.isHeld(route) }
             guard held[route] == false else { continue }
+            segmentSizes[sendable.int(0)] = Int(sendable.int(8))
             candidates.append(FairClaim.Candidate(seq: sendable.int(0), lane: Lane(rawValue: Int(sendable.int(1))) ?? .bulk,
                                                   ratePerSecond: sendable.optionalDouble(2), paidUntil: sendable.optionalDouble(3), now: now))
         }
@@ -64,11 +72,23 @@ extension SQLiteCampaignStorage {
         // Due devices, shared out by lane and campaign (each batch marked at once, so a
         // later pass of the share cannot find the same rows again). A takeover is a send
         // like any other: it counts against the campaign's share and rate.
+        // A campaign with a segment that does not decode: failed after the share, nothing of it sent.
+        var corrupt: [Int64: SegmentDecodeError] = [:]
         try fair.share(limit: limit) { (campaign, n) throws(StorageError) -> Int in
             let before = claimed.count
-            let got = try takeDue(db, campaign: campaign, limit: n, now: now, lapsed: lapsed.contains(campaign),
+            var got = try takeDue(db, campaign: campaign, limit: n, now: now, lapsed: lapsed.contains(campaign),
                                   into: &claimed, tally: &tally)
             try mark(db, claimed[before...], lease: lease, now: now)
+            // Then its segments: a segmented campaign's exception rows (retries, devices given
+            // back) come first, then what its segments have not handed out yet.
+            if got < n, segmentSizes[campaign, default: 0] > 0 {
+                switch try takeFromSegments(db, campaign: campaign, limit: n - got, lease: lease, now: now, into: &claimed, tally: &tally) {
+                case .success(let more): got += more
+                case .failure(let error):
+                    corrupt[campaign] = error
+                    return 0
+                }
+            }
             return got
         }
         // The campaigns served move to the back of their lane; a capped one pays for its sends.
@@ -77,6 +97,10 @@ extension SQLiteCampaignStorage {
                 .bind(.int(lastTurn + 1), candidate.paidUntil.map { .double($0) } ?? .null, .int(candidate.seq)).run()
         }
         try tally.apply(db)
+        for (campaign, error) in corrupt.sorted(by: { $0.key < $1.key }) {
+            claimed.removeAll { $0.campaign == campaign }
+            try failCorrupt(db, campaign: campaign, error, now: now)
+        }
         return claimed
     }
 
@@ -153,10 +177,28 @@ extension SQLiteCampaignStorage {
     }
 
     private func recordRows(_ db: SQLiteDatabase, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int {
-        var counted = 0
+        var count = 0
         var finishedByCampaign: [Int64: Int] = [:]
         var tally = StateTally()
+        /// An update that recorded: counts, the campaign's progress, dead tokens.
+        func counted(_ update: DeliveryUpdate) throws(StorageError) {
+            count += 1
+            tally.move(update.campaign, from: .inFlight, to: update.state)
+            if update.state.isFinal { finishedByCampaign[update.campaign, default: 0] += 1 }
+            if update.state == .unregistered {
+                try recordDead(db, update: update, now: now)
+            } else if update.state == .failed, update.reason == "BadDeviceToken",
+                      try db.statement("SELECT push_type FROM campaigns WHERE seq = ?").bind(.int(update.campaign)).firstText() == "liveactivity" {
+                // A 400 BadDeviceToken kills a Live Activity token (ActivityKit hands out a
+                // new one), not a device token (often a token of the other environment).
+                try recordDead(db, update: update, now: now)
+            }
+        }
         var stopped: [Int64: DeliveryState?] = [:]
+        var recorded: [Int64: RecordedCampaign?] = [:]
+        // Each segment touched: read once, changed in memory, written once.
+        var segments: [SegmentKey: SegmentState] = [:]
+        var touched: [SegmentKey] = []
         for var update in updates {
             // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
             if update.state == .retrying {
@@ -167,6 +209,32 @@ extension SQLiteCampaignStorage {
                 }
             }
             let final = update.state.isFinal
+            if recorded[update.campaign] == nil { recorded[update.campaign] = try Self.recordedCampaign(db, campaign: update.campaign) }
+            guard let campaign = recorded[update.campaign] ?? nil else { continue }
+            if campaign.segmentSize > 0 {
+                let key = SegmentKey(campaign: update.campaign, seg: Int64(update.index / campaign.segmentSize))
+                let p = update.index % campaign.segmentSize
+                if segments[key] == nil {
+                    guard let state = try Self.loadSegment(db, campaign: key.campaign, seg: key.seg) else { continue }
+                    segments[key] = state
+                    touched.append(key)
+                }
+                guard var state = segments[key], p < state.count else { continue }
+                let code = SegmentCode(rawValue: state.progress.codes[p])
+                if code != .row {
+                    // Only the current lease records, once: a stale fence or a coded device is ignored.
+                    guard code == .open, state.isOpen, update.lease == state.lease else { continue }
+                    if let plain = Self.code(for: update, prefix: campaign.apnsIDPrefix) {
+                        state.progress.codes[p] = plain.rawValue
+                    } else {
+                        try insertExceptionRow(db, update, state: state, position: p, now: now)
+                        state.progress.codes[p] = SegmentCode.row.rawValue
+                    }
+                    segments[key] = state
+                    try counted(update)
+                    continue
+                }
+            }
             // Only the current lease records: a late answer from a lease that expired and was
             // taken over (or a duplicate) cannot overwrite, undo a final state or count twice.
             try db.statement("""
@@ -179,23 +247,23 @@ extension SQLiteCampaignStorage {
                       .double(update.nextAttemptAt ?? now), final ? .double(now) : .null, .integer(update.refundAttempt ? 1 : 0),
                       .int(update.campaign), .integer(update.index), .int(update.lease)).run()
             guard db.changes == 1 else { continue }
-            counted += 1
-            tally.move(update.campaign, from: .inFlight, to: update.state)
-            if final { finishedByCampaign[update.campaign, default: 0] += 1 }
-            if update.state == .unregistered {
-                try recordDead(db, update: update, now: now)
-            } else if update.state == .failed, update.reason == "BadDeviceToken",
-                      try db.statement("SELECT push_type FROM campaigns WHERE seq = ?").bind(.int(update.campaign)).firstText() == "liveactivity" {
-                // A 400 BadDeviceToken kills a Live Activity token (ActivityKit hands out a
-                // new one), not a device token (often a token of the other environment).
-                try recordDead(db, update: update, now: now)
+            try counted(update)
+        }
+        // A segment with no open code left is settled: it leaves the open index, its lease ends.
+        for key in touched {
+            guard var state = segments[key] else { continue }
+            if state.isOpen && state.progress.isSettled {
+                state.isOpen = false
+                state.leaseOwner = nil
+                state.leaseUntil = nil
             }
+            try Self.saveSegment(db, state, now: now)
         }
         try tally.apply(db)
         for (seq, finished) in finishedByCampaign {
             try Self.settle(db, campaign: seq, finished: finished, now: now)
         }
-        return counted
+        return count
     }
 
     /// A 410: the token is dead as of Apple's timestamp (or now, when Apple gave none),
@@ -222,23 +290,49 @@ extension SQLiteCampaignStorage {
             try db.transaction { () throws(StorageError) -> Int in
                 // The fencing number moves on too: nothing the dead owner sent can be recorded.
                 try db.statement("UPDATE deliveries SET state = 0, lease = lease + 1, lease_owner = NULL, lease_until = NULL WHERE state = 1").run()
-                let requeued = db.changes
+                var requeued = db.changes
+                // Segments: every lease given back and fenced off; the open positions it had
+                // handed out are pending again (counted as such below).
+                var held: [(Int64, Int64)] = []
+                let leased = try db.statement("""
+                    SELECT campaign, seg FROM segment_state INDEXED BY segment_state_leased WHERE open = 1 AND lease_owner IS NOT NULL
+                    """)
+                while try leased.step() { held.append((leased.int(0), leased.int(1))) }
+                leased.reset()
+                for (campaign, seg) in held {
+                    guard var state = try Self.loadSegment(db, campaign: campaign, seg: seg) else { continue }
+                    requeued += state.progress.codes.prefix(state.progress.reached).reduce(0) { $1 == SegmentCode.open.rawValue ? $0 + 1 : $0 }
+                    state.leaseOwner = nil
+                    state.leaseUntil = nil
+                    state.lease += 1
+                    state.progress.handed = 0
+                    state.progress.reached = 0
+                    try Self.saveSegment(db, state, now: 0)
+                }
                 if requeued > 0 {
                     // Rare (after a crash): recount the unfinished campaigns from their rows.
-                    try db.execute("""
-                        DELETE FROM campaign_counts WHERE campaign IN (SELECT seq FROM campaigns WHERE finished_at IS NULL);
-                        INSERT INTO campaign_counts(campaign, state, n)
-                            SELECT campaign, state, count(*) FROM deliveries
-                            WHERE campaign IN (SELECT seq FROM campaigns WHERE finished_at IS NULL) GROUP BY campaign, state;
-                        """)
+                    let unfinished = try db.statement("SELECT seq FROM campaigns INDEXED BY campaigns_unfinished WHERE finished_at IS NULL")
+                    var seqs: [Int64] = []
+                    while try unfinished.step() { seqs.append(unfinished.int(0)) }
+                    unfinished.reset()
+                    for seq in seqs { try Self.recount(db, campaign: seq) }
                 }
                 return requeued
             }
         }
     }
 
-    /// The `next_at` of campaign `c`'s first device due (NULL: none left).
-    static let firstDue = "(SELECT min(next_at) FROM deliveries INDEXED BY deliveries_due WHERE campaign = c.seq AND state IN (0, 2))"
+    /// When campaign `c` next has a device due (NULL: none left): its first due row, now
+    /// for an unleased open segment or one its holder has not handed out in full, else the
+    /// expiry of a lease on an open segment (it is taken over then).
+    static let firstDue = """
+        (SELECT min(t) FROM (
+            SELECT min(next_at) AS t FROM deliveries INDEXED BY deliveries_due WHERE campaign = c.seq AND state IN (0, 2)
+            UNION ALL SELECT min(CASE WHEN handed < count THEN ?1 ELSE lease_until END) FROM segment_state INDEXED BY segment_state_leased
+                WHERE campaign = c.seq AND open = 1 AND lease_owner IS NOT NULL
+            UNION ALL SELECT ?1 WHERE EXISTS (SELECT 1 FROM segment_state INDEXED BY segment_state_open
+                WHERE campaign = c.seq AND open = 1 AND lease_owner IS NULL)))
+        """
 
     public func nextDueTime(now: Double) throws(StorageError) -> Double? {
         try reading { db throws(StorageError) in
@@ -249,15 +343,21 @@ extension SQLiteCampaignStorage {
                     SELECT CASE WHEN c.rate_per_second > 0 AND c.rate_paid_until IS NOT NULL
                                 THEN max(\(Self.firstDue), c.rate_paid_until + 1.0 / c.rate_per_second) ELSE \(Self.firstDue) END AS t
                     FROM campaigns c INDEXED BY campaigns_unfinished
-                    WHERE c.finished_at IS NULL AND c.control = 0 AND (c.send_at IS NULL OR c.send_at <= ?1) AND (c.expires_at IS NULL OR c.expires_at > ?1)
+                    WHERE c.finished_at IS NULL AND c.control = 0 AND c.filling = 0 AND (c.send_at IS NULL OR c.send_at <= ?1) AND (c.expires_at IS NULL OR c.expires_at > ?1)
                     UNION ALL SELECT send_at FROM campaigns INDEXED BY campaigns_unfinished
-                    WHERE finished_at IS NULL AND control = 0 AND send_at > ?1
+                    WHERE finished_at IS NULL AND control = 0 AND filling = 0 AND send_at > ?1
                     UNION ALL SELECT expires_at FROM campaigns INDEXED BY campaigns_unfinished
                     WHERE finished_at IS NULL AND expires_at > ?1)
                 """).bind(.double(now))
             return try first.step() ? first.optionalDouble(0) : nil
         }
     }
+}
+
+/// A segment of a campaign, as a record groups its updates.
+struct SegmentKey: Hashable {
+    var campaign: Int64
+    var seg: Int64
 }
 
 extension SQLiteStatement {

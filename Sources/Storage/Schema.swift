@@ -176,6 +176,55 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX live_activity_tokens_activity ON live_activity_tokens(app, activity, kind);
         """,
+        // 12: segments. A campaign's devices are stored in segments (`SegmentLayout`): one
+        // immutable row of packed tokens per segment and one small mutable row (lease,
+        // fencing number, progress, an outcome code per device); only a device whose result
+        // is not a plain success keeps a `deliveries` row. `segment_size` 0: a campaign
+        // written before, a row per device, handled as before. `filling`: created without
+        // its devices, which come in parts (`campaign_parts`); not sent until started.
+        // `failure`: why the campaign failed (a segment that does not decode).
+        """
+        ALTER TABLE campaigns ADD COLUMN segment_size INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE campaigns ADD COLUMN filling INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE campaigns ADD COLUMN failure TEXT;
+        CREATE TABLE segments (
+            campaign INTEGER NOT NULL,
+            seg INTEGER NOT NULL,              -- devices seg * segment_size onwards
+            first_idx INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            format INTEGER NOT NULL,           -- PackedSegment.Format
+            tokens BLOB NOT NULL,
+            bodies BLOB,                       -- NULL: every device has the campaign's body
+            checksum INTEGER NOT NULL,
+            PRIMARY KEY (campaign, seg)
+        );
+        CREATE TABLE segment_state (
+            campaign INTEGER NOT NULL,
+            seg INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            lease_owner TEXT,
+            lease_until REAL,
+            lease INTEGER NOT NULL DEFAULT 0,  -- the fencing number
+            handed INTEGER NOT NULL DEFAULT 0, -- positions handed out under the current lease
+            reached INTEGER NOT NULL DEFAULT 0,-- the most ever handed: open positions below are in flight
+            codes BLOB NOT NULL,               -- one SegmentCode per device
+            open INTEGER NOT NULL DEFAULT 1,   -- some code is still 0
+            updated_at REAL,
+            PRIMARY KEY (campaign, seg)
+        );
+        -- Settled segments leave both indexes: a claim's cost does not grow with the campaign.
+        CREATE INDEX segment_state_open ON segment_state(campaign, seg) WHERE open = 1;
+        CREATE INDEX segment_state_leased ON segment_state(campaign, seg) WHERE open = 1 AND lease_owner IS NOT NULL;
+        CREATE TABLE campaign_parts (
+            campaign INTEGER NOT NULL,
+            part INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            first_idx INTEGER NOT NULL,
+            devices INTEGER NOT NULL,
+            skipped INTEGER NOT NULL,
+            PRIMARY KEY (campaign, part)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The first version whose file uses incremental auto-vacuum (retention frees pages

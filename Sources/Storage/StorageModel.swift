@@ -115,7 +115,9 @@ public struct NewCampaign: Sendable {
     /// nil: chosen by size once the devices are counted — `transactional` up to
     /// `transactionalMaxDevices`, else `bulk`.
     public var lane: Lane?
-    public var transactionalMaxDevices = 100
+    public var transactionalMaxDevices = NewCampaign.defaultTransactionalMaxDevices
+    /// The lane boundary when none is configured (and for a campaign filled in parts).
+    public static let defaultTransactionalMaxDevices = 100
     /// At most this many of its devices claimed per second (over every process); nil: no cap.
     public var ratePerSecond: Double?
     /// Created without its devices: they come in parts (`CampaignFilling`), and nothing is
@@ -206,9 +208,11 @@ public enum LifecycleOutcome: Sendable, Equatable {
 }
 
 /// A campaign's state as reported: `scheduled` → `sending` → `completed`, or `paused`,
-/// `cancelled`, `expired`; a campaign filled in parts is `filling` until it is started.
+/// `cancelled`, `expired`.
 public enum CampaignStatus: String, Sendable, CaseIterable {
-    case scheduled, sending, paused, completed, cancelled, expired, filling
+    case scheduled, sending, paused, completed, cancelled, expired
+    /// Created to be filled in parts: not sent before it is started.
+    case filling
 
     /// No device of it will be sent any more.
     public var isFinal: Bool { self == .completed || self == .cancelled || self == .expired }
@@ -236,9 +240,10 @@ public struct CampaignSummary: Sendable, Equatable {
     public var ratePerSecond: Double?
     /// A channel campaign's broadcast channel id.
     public var channel: String?
-    /// Created to be filled in parts (`NewCampaign.filling`) and not started yet: nothing
-    /// of it is sent.
+    /// Taking its devices in parts (`CampaignFilling`): nothing is sent yet.
     public var filling = false
+    /// Why the campaign failed (a stored segment that does not decode); nil: it did not.
+    public var failure: String?
 
     public init(seq: Int64, id: String, createdAt: Double, dryRun: Bool, devices: Int, finishedAt: Double?,
                 counts: [DeliveryState: Int], sendAt: Double? = nil, expiresAt: Double? = nil,
@@ -258,9 +263,9 @@ public struct CampaignSummary: Sendable, Equatable {
 
     public func status(at now: Double) -> CampaignStatus {
         if control == .cancelled { return .cancelled }
-        if filling { return .filling }
         if finishedAt != nil { return (counts[.expired] ?? 0) > 0 ? .expired : .completed }
         if let expiresAt, expiresAt <= now { return .expired }
+        if filling { return .filling }
         if control == .paused { return .paused }
         if let sendAt, sendAt > now { return .scheduled }
         return .sending

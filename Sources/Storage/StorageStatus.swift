@@ -106,11 +106,35 @@ extension SQLiteCampaignStorage {
             FROM deliveries INDEXED BY deliveries_lease_expiry
             WHERE state = 1 GROUP BY lease_owner ORDER BY lease_owner
             """).bind(.double(now))
+        var byOwner: [String: StorageStatus.Leases] = [:]
+        func add(_ owner: String, deliveries: Int, expired: Int, first: Double, last: Double) {
+            guard deliveries > 0 else { return }
+            if var known = byOwner[owner] {
+                known.deliveries += deliveries
+                known.expired += expired
+                known.firstExpiry = min(known.firstExpiry, first)
+                known.lastExpiry = max(known.lastExpiry, last)
+                byOwner[owner] = known
+            } else {
+                byOwner[owner] = .init(owner: owner, deliveries: deliveries, expired: expired, firstExpiry: first, lastExpiry: last)
+            }
+        }
         while try held.step() {
-            status.leases.append(.init(owner: held.optionalText(0) ?? "", deliveries: Int(held.int(1)), expired: Int(held.int(4)),
-                                       firstExpiry: held.double(2), lastExpiry: held.double(3)))
+            add(held.optionalText(0) ?? "", deliveries: Int(held.int(1)), expired: Int(held.int(4)), first: held.double(2), last: held.double(3))
         }
         held.reset()
+        // A segment's lease holds the open positions it has handed out.
+        let segments = try db.statement("""
+            SELECT lease_owner, lease_until, handed, codes FROM segment_state INDEXED BY segment_state_leased
+            WHERE open = 1 AND lease_owner IS NOT NULL
+            """)
+        while try segments.step() {
+            let until = segments.double(1)
+            let n = segments.blob(3).prefix(Int(segments.int(2))).reduce(0) { $1 == SegmentCode.open.rawValue ? $0 + 1 : $0 }
+            add(segments.text(0), deliveries: n, expired: until <= now ? n : 0, first: until, last: until)
+        }
+        segments.reset()
+        status.leases = byOwner.values.sorted { $0.owner < $1.owner }
         let pages = try pageStatistics(db)
         status.space = .freePages(pages: pages.pages, free: pages.freePages, pageSize: pages.pageSize)
         let depth = try db.statement("SELECT coalesce(sum(remaining), 0) FROM campaigns WHERE finished_at IS NULL")

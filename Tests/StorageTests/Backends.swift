@@ -24,9 +24,12 @@ struct StoreLocation: Sendable {
         }
     }
 
-    func open(instance: String = "test-host/1/0", synchronousFull: Bool = true) throws -> any CampaignStorage {
+    /// `segmentSize`: devices per segment of the campaigns it writes (SQLite; small ones put a
+    /// few devices in several segments, which several owners can hold at once).
+    func open(instance: String = "test-host/1/0", synchronousFull: Bool = true,
+              segmentSize: Int = SegmentLayout.devicesPerSegment) throws -> any CampaignStorage {
         switch backend {
-        case .sqlite: try SQLiteCampaignStorage(path: address, options: .init(synchronousFull: synchronousFull))
+        case .sqlite: try SQLiteCampaignStorage(path: address, options: .init(synchronousFull: synchronousFull, segmentSize: segmentSize))
         case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 2, instance: instance))
         }
     }
@@ -48,6 +51,7 @@ struct StoreLocation: Sendable {
 }
 
 /// A new, empty store of `backend`.
-func freshStorage(_ backend: Backend, synchronousFull: Bool = true) throws -> any CampaignStorage {
-    try StoreLocation.fresh(backend).open(synchronousFull: synchronousFull)
+func freshStorage(_ backend: Backend, synchronousFull: Bool = true,
+                  segmentSize: Int = SegmentLayout.devicesPerSegment) throws -> any CampaignStorage {
+    try StoreLocation.fresh(backend).open(synchronousFull: synchronousFull, segmentSize: segmentSize)
 }

@@ -13,8 +13,9 @@ import Testing
                                now: now)
     }
 
+    /// Segments of 10 devices: another owner can claim a campaign's next segment while one is held.
     func storage(_ backend: Backend) throws -> any CampaignStorage {
-        try freshStorage(backend, synchronousFull: false)
+        try freshStorage(backend, synchronousFull: false, segmentSize: 10)
     }
 
     func seq(_ storage: any CampaignStorage, _ id: String) throws -> Int64 {

@@ -52,7 +52,8 @@ import Testing
     /// expired ones.
     @Test(arguments: Backend.allCases) func theStatusCountsExpiredLeasesAndSaysWhatBecomesOfThem(_ backend: Backend) throws {
         let location = try StoreLocation.fresh(backend)
-        let storage = try location.open()
+        // Two devices a segment: the second owner claims the campaign's second segment.
+        let storage = try location.open(segmentSize: 2)
         _ = try storage.insert(newCampaign("c1"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
         #expect(try storage.claim(limit: 2, lease: first, now: 1000).count == 2)  // until 1030
         #expect(try storage.claim(limit: 1, lease: second, now: 1020).count == 1)  // until 1050
