@@ -54,8 +54,13 @@ enum CampaignPartEndpoints {
             case .failure(let problem): return problem.response
             case .success(let found): summary = found
             }
-            // Whether it still takes parts is storage's to say, in the append's transaction:
-            // a part stored before is answered as before even after the start.
+            // A cancelled (or expired) campaign will never send: it takes no more devices.
+            let status = summary.status(at: campaigns.clock.wallSeconds())
+            if status.isFinal {
+                return Problem.notFilling(id: summary.id, detail: "campaign \(summary.id) is \(status.rawValue): it takes no parts").response
+            }
+            // Whether it still takes parts is otherwise storage's to say, in the append's
+            // transaction: a part stored before is answered as before even after the start.
             let lines = DeviceLines(body: request.body, start: 0, firstLine: 1)
             if let problem = PartLines.problem(lines) { return problem.response }
             let tokens = lines.lazy.compactMap { try? $0.token.get() }
@@ -104,6 +109,13 @@ enum CampaignPartEndpoints {
             // Started before (or never filled in parts): answered as it is, so a start
             // whose answer was lost can be sent again.
             if summary.filling {
+                // Cancelled (or expired) while its parts came in: it never starts.
+                let status = summary.status(at: campaigns.clock.wallSeconds())
+                if status.isFinal {
+                    return Problem(status: 409, code: .campaignFinished, title: "Conflict",
+                                   detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
+                                   errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]).response
+                }
                 if summary.devices == 0 { return Problem.noPartYet(summary.id).response }
                 if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
                                                    at: .pointer(.root.appending("confirm_devices"))) {

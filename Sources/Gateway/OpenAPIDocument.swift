@@ -855,6 +855,7 @@ enum OpenAPIDocument {
           "400": {"$ref": "#/components/responses/Problem"},
           "401": {"$ref": "#/components/responses/Problem"},
           "404": {"$ref": "#/components/responses/Problem"},
+          "409": {"description": "campaignFinished: the campaign was cancelled (or expired) while filling.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
           "413": {"$ref": "#/components/responses/Problem"},
           "415": {"$ref": "#/components/responses/Problem"},
           "422": {"$ref": "#/components/responses/Problem"},

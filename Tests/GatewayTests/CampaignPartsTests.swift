@@ -217,6 +217,28 @@ extension LiveGateway {
         #expect(gateway.putPart(id, 1, [Fixtures.token("a", 1)], headers: auth)?.status == 201)
     }
 
+    @Test func aCancelledFillingCampaignTakesNoPartsNeverStartsAndFinishes() async throws {
+        let gateway = try LiveGateway()
+        let id = try gateway.createInParts()
+        #expect(gateway.putPart(id, 1, (0..<3).map { Fixtures.token("a", $0) })?.status == 201)
+        let cancelled = try #require(gateway.request("POST", "/v1/campaigns/\(id)/cancel"))
+        #expect(cancelled.status == 200)
+        #expect(try gateway.object(cancelled)["status"] == .string("cancelled"))
+        let part = try #require(gateway.putPart(id, 2, [Fixtures.token("b", 1)]))
+        #expect(part.status == 409)
+        #expect(try gateway.problem(part).code == "notFilling")
+        let start = try #require(gateway.start(id))
+        #expect(start.status == 409)
+        #expect(try gateway.problem(start).code == "campaignFinished")
+        // Its devices end cancelled, as any cancelled campaign's: nothing stays queued.
+        let closed = try await eventually(timeout: .seconds(30)) {
+            try gateway.object(gateway.request("GET", "/v1/campaigns/\(id)"))["counts"]?.objectValue?["cancelled"] == .number("3")
+        }
+        #expect(closed)
+        #expect(await gateway.dispatcher.waitUntilIdle(deadlineSeconds: 20))
+        #expect(gateway.sender.sent.withLock { $0.isEmpty })
+    }
+
     @Test func deadTokensInAPartAreSkipped() async throws {
         let gateway = try LiveGateway()
         let dead = Fixtures.token("dead", 7)
