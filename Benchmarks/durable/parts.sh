@@ -7,6 +7,8 @@
 # and sent to the h2o sink until completed. Prints after each part the time it took and the
 # server's resident size (it must stay flat: memory is one part's, whatever the total), the
 # highest resident size seen while sending, and the server's peak (VmHWM).
+# With PUSHGATE_BENCH_SEND=0 the campaign is cancelled right after its start: the intake
+# alone (10 million devices take about 50 minutes to send on the 2-core VM).
 # Usage: Benchmarks/durable/parts.sh [DEVICES] [PART] [sqlite|pg]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -72,6 +74,13 @@ filled=$(now)
 started=$(curl -sf -XPOST "$api/$id/start" -H 'Content-Type: application/json' -d "{\"confirm_devices\": $total}" \
           | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["devices"])')
 echo "started: $started after $(awk -v a="$start" -v b="$filled" 'BEGIN {printf "%.1f s", b - a}') of parts ($(awk -v a="$start" -v b="$filled" -v n="$total" 'BEGIN {printf "%.0f", n / (b - a)}') devices/s stored)"
+if [ "${PUSHGATE_BENCH_SEND:-1}" = 0 ]; then
+  echo "cancelled: $(curl -sf -XPOST "$api/$id/cancel" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["devices"])')"
+  echo "server peak RSS (VmHWM) over the intake: $(awk '/VmHWM/ {print $2}' /proc/$gpid/status) kB"
+  [ "$backend" = pg ] || echo "database: $(du -k "$work"/pushgate.db* | awk '{s+=$1} END {printf "%.0f MB", s/1024}') (with WAL)"
+  kill -TERM $gpid; wait $gpid 2>/dev/null || true
+  exit 0
+fi
 peak=0
 while true; do
   status=$(curl -sf "$api/$id?per_page=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["counts"]["delivered"])')
