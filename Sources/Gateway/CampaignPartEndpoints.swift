@@ -154,10 +154,13 @@ enum CampaignPartEndpoints {
                 errors.append(Diagnostic(.unknownKey, at: at, "unknown key; expected confirm_devices"))
                 continue
             }
-            if case .number(let text) = member.value, let n = QueryParameters.wholeNumber(text), (1...Int(Int32.max)).contains(n) {
-                confirmed = n
+            // As in a campaign (CampaignReader): a whole number as written, 5.0 is not.
+            if let n = member.value.int64Value, (1...Int64(Int32.max)).contains(n) {
+                confirmed = Int(n)
+            } else if case .number(let text) = member.value {
+                errors.append(Diagnostic(.invalidValue, at: at, "expected the campaign's device count, a whole number from 1 to \(Int32.max), found \(TextSafety.excerpt(text))"))
             } else {
-                errors.append(Diagnostic(.wrongType, at: at, "expected the campaign's device count, a whole number from 1 to \(Int32.max)"))
+                errors.append(Diagnostic(.wrongType, at: at, "expected the campaign's device count (a whole number)"))
             }
         }
         return errors.isEmpty ? .success(confirmed) : .failure(.validation(errors))
