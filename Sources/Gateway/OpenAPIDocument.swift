@@ -129,6 +129,7 @@ enum OpenAPIDocument {
           "rate_per_second": {"type": ["number", "null"], "exclusiveMinimum": 0},
           "devices": {"type": "integer", "minimum": 0},
           "channel": {"type": "string", "description": "A channel campaign's broadcast channel id (its one result entry is the channel)."},
+          "failure": {"type": "string", "description": "Only on a campaign that failed because a stored segment of it does not decode: which, and why. Its unsent devices ended failed (segmentCorrupt)."},
           "not_sent": {"type": "integer", "minimum": 0, "description": "Devices that will never be sent because the campaign was cancelled or expired."},
           "counts": {"type": "object", "description": "Devices by state.",
                      "required": ["pending", "in-flight", "retrying", "delivered", "failed", "unregistered", "skipped", "dry-run", "cancelled", "expired"],

@@ -126,6 +126,8 @@ public enum CampaignJSON {
         w.member("rate_per_second", orNull: summary.ratePerSecond)
         w.member("devices", summary.devices)
         if let channel = summary.channel { w.member("channel", channel) }
+        // Only on a campaign that failed: a stored segment of it does not decode.
+        if let failure = summary.failure { w.member("failure", failure) }
         w.member("not_sent", summary.notSent(at: now))
         w.member("counts", object: { w in
             for state in states {

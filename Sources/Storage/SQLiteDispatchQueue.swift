@@ -199,6 +199,7 @@ extension SQLiteCampaignStorage {
         // Each segment touched: read once, changed in memory, written once.
         var segments: [SegmentKey: SegmentState] = [:]
         var touched: [SegmentKey] = []
+        var changed: Set<SegmentKey> = []
         for var update in updates {
             // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
             if update.state == .retrying {
@@ -219,18 +220,17 @@ extension SQLiteCampaignStorage {
                     segments[key] = state
                     touched.append(key)
                 }
-                guard var state = segments[key], p < state.count else { continue }
-                let code = SegmentCode(rawValue: state.progress.codes[p])
+                // Read in place, never copied out: a copy would duplicate the codes at every update.
+                guard let (code, fence, isOpen) = segments[key].flatMap({ state in
+                    p < state.count ? (SegmentCode(rawValue: state.progress.codes[p]), state.lease, state.isOpen) : nil
+                }) else { continue }
                 if code != .row {
                     // Only the current lease records, once: a stale fence or a coded device is ignored.
-                    guard code == .open, state.isOpen, update.lease == state.lease else { continue }
-                    if let plain = Self.code(for: update, prefix: campaign.apnsIDPrefix) {
-                        state.progress.codes[p] = plain.rawValue
-                    } else {
-                        try insertExceptionRow(db, update, state: state, position: p, now: now)
-                        state.progress.codes[p] = SegmentCode.row.rawValue
-                    }
-                    segments[key] = state
+                    guard code == .open, isOpen, update.lease == fence else { continue }
+                    let plain = Self.code(for: update, prefix: campaign.apnsIDPrefix)
+                    if plain == nil { try insertExceptionRow(db, update, seg: key.seg, fence: fence, position: p, now: now) }
+                    segments[key]!.progress.codes[p] = (plain ?? .row).rawValue
+                    changed.insert(key)
                     try counted(update)
                     continue
                 }
@@ -250,7 +250,7 @@ extension SQLiteCampaignStorage {
             try counted(update)
         }
         // A segment with no open code left is settled: it leaves the open index, its lease ends.
-        for key in touched {
+        for key in touched where changed.contains(key) {
             guard var state = segments[key] else { continue }
             if state.isOpen && state.progress.isSettled {
                 state.isOpen = false
@@ -307,7 +307,7 @@ extension SQLiteCampaignStorage {
                     state.lease += 1
                     state.progress.handed = 0
                     state.progress.reached = 0
-                    try Self.saveSegment(db, state, now: 0)
+                    try Self.saveSegment(db, state, now: nil)
                 }
                 if requeued > 0 {
                     // Rare (after a crash): recount the unfinished campaigns from their rows.

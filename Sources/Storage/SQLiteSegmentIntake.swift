@@ -136,7 +136,9 @@ extension SQLiteCampaignStorage: CampaignFilling {
                               deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> AppendOutcome {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> AppendOutcome in
-                let find = try db.statement("SELECT seq, filling, devices, segment_size, app FROM campaigns WHERE id = ?").bind(.text(id))
+                let find = try db.statement("""
+                    SELECT seq, filling AND finished_at IS NULL AND control <> 2, devices, segment_size, app FROM campaigns WHERE id = ?
+                    """).bind(.text(id))
                 guard try find.step() else {
                     find.reset()
                     throw StorageError(.campaignNotFound, "no campaign has id \(id)")
@@ -160,7 +162,7 @@ extension SQLiteCampaignStorage: CampaignFilling {
                 }
                 earlier.reset()
                 guard filling, size > 0 else {
-                    throw StorageError(.notFilling, "campaign \(id) is not taking devices in parts (it was started or created with its devices)")
+                    throw StorageError(.notFilling, "campaign \(id) is not taking devices in parts (it was started, cancelled or created with its devices)")
                 }
                 // The last segment, if partial, is continued (written again: nothing is sent
                 // from a filling campaign), so device idx stays in segment idx / size.
@@ -195,7 +197,9 @@ extension SQLiteCampaignStorage: CampaignFilling {
     public func finishFilling(campaign id: String, now: Double) throws(StorageError) -> FillOutcome {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> FillOutcome in
-                let find = try db.statement("SELECT seq, filling, devices, remaining, lane FROM campaigns WHERE id = ?").bind(.text(id))
+                let find = try db.statement("""
+                    SELECT seq, filling, devices, remaining, lane, finished_at IS NOT NULL OR control = 2 FROM campaigns WHERE id = ?
+                    """).bind(.text(id))
                 guard try find.step() else {
                     find.reset()
                     throw StorageError(.campaignNotFound, "no campaign has id \(id)")
@@ -205,11 +209,13 @@ extension SQLiteCampaignStorage: CampaignFilling {
                 let devices = Int(find.int(2))
                 let remaining = Int(find.int(3))
                 let storedLane = Int(find.int(4))
+                let stopped = find.int(5) != 0
                 find.reset()
                 guard filling else {
                     guard let summary = try Self.campaign(db, seq: seq) else { throw StorageError(.campaignNotFound, "no campaign has id \(id)") }
                     return .unchanged(summary)
                 }
+                guard !stopped else { throw StorageError(.notFilling, "campaign \(id) was cancelled or has finished: it cannot be started") }
                 guard devices > 0 else { throw StorageError(.notFilling, "campaign \(id) has no device to send") }
                 let lane = Lane(rawValue: storedLane) ?? (devices <= NewCampaign.defaultTransactionalMaxDevices ? .transactional : .bulk)
                 try db.statement("UPDATE campaigns SET filling = 0, lane = ?, finished_at = ? WHERE seq = ?")

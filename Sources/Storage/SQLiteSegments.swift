@@ -34,13 +34,15 @@ extension SQLiteCampaignStorage {
                             isOpen: find.int(6) != 0)
     }
 
-    static func saveSegment(_ db: SQLiteDatabase, _ state: SegmentState, now: Double) throws(StorageError) {
+    /// `now` nil: `updated_at` stays (a start-up give-back knows no time).
+    static func saveSegment(_ db: SQLiteDatabase, _ state: SegmentState, now: Double?) throws(StorageError) {
         try db.statement("""
-            UPDATE segment_state SET lease_owner = ?, lease_until = ?, lease = ?, handed = ?, reached = ?, codes = ?, open = ?, updated_at = ?
+            UPDATE segment_state SET lease_owner = ?, lease_until = ?, lease = ?, handed = ?, reached = ?, codes = ?, open = ?,
+                updated_at = coalesce(?, updated_at)
             WHERE campaign = ? AND seg = ?
             """).bind(.optional(state.leaseOwner), state.leaseUntil.map { .double($0) } ?? .null, .int(state.lease),
                       .integer(state.progress.handed), .integer(state.progress.reached), .blob(state.progress.codes),
-                      .int(state.isOpen ? 1 : 0), .double(now), .int(state.campaign), .int(state.seg)).run()
+                      .int(state.isOpen ? 1 : 0), now.map { .double($0) } ?? .null, .int(state.campaign), .int(state.seg)).run()
     }
 
     // MARK: Decoding
@@ -49,26 +51,27 @@ extension SQLiteCampaignStorage {
     /// and the record that follows read the same segment). A row that is missing or does
     /// not decode is a `SegmentDecodeError`, never a guessed token.
     func segmentDevices(_ db: SQLiteDatabase, campaign: Int64, seg: Int64) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
+        // The checksum names the bytes: a segment decoded before is not read again.
+        let sum = try db.statement("SELECT checksum FROM segments WHERE campaign = ? AND seg = ?").bind(.int(campaign), .int(seg))
+        let known = try sum.step() ? sum.int(0) : nil
+        sum.reset()
+        if let known, let hit = decoded.withLock({ cache -> [SegmentDevice]? in
+            guard let cache, cache.campaign == campaign, cache.seg == seg, cache.checksum == known else { return nil }
+            return cache.devices
+        }) {
+            return .success(hit)
+        }
         let find = try db.statement("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = ? AND seg = ?")
             .bind(.int(campaign), .int(seg))
         defer { find.reset() }
         guard try find.step() else {
             return .failure(SegmentDecodeError(campaign: campaign, segment: seg, problem: "its row is missing"))
         }
-        let tokens = find.blob(3)
-        let bodies = find.optionalBlob(4)
         let checksum = find.int(5)
-        if let hit = decoded.withLock({ cache -> [SegmentDevice]? in
-            guard let cache, cache.campaign == campaign, cache.seg == seg, cache.checksum == checksum,
-                  cache.tokens == tokens, cache.bodies == bodies else { return nil }
-            return cache.devices
-        }) {
-            return .success(hit)
-        }
         do throws(SegmentDecodeError) {
             let devices = try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: Int(find.int(0)), format: Int(find.int(2)),
-                                                  count: Int(find.int(1)), tokens: tokens, bodies: bodies, checksum: checksum)
-            decoded.withLock { $0 = DecodedSegment(campaign: campaign, seg: seg, checksum: checksum, tokens: tokens, bodies: bodies, devices: devices) }
+                                                  count: Int(find.int(1)), tokens: find.blob(3), bodies: find.optionalBlob(4), checksum: checksum)
+            decoded.withLock { $0 = DecodedSegment(campaign: campaign, seg: seg, checksum: checksum, devices: devices) }
             return .success(devices)
         } catch {
             return .failure(error)
@@ -256,7 +259,8 @@ extension SQLiteCampaignStorage {
     /// (200, the derived apns-id, no `apns-unique-id`) or dry-run with the derived id.
     static func code(for update: DeliveryUpdate, prefix: String) -> SegmentCode? {
         guard !update.refundAttempt, update.reason == nil, update.timestampMilliseconds == nil, update.apnsUniqueID == nil,
-              update.apnsID == CampaignMessage.apnsID(prefix: prefix, index: update.index) else { return nil }
+              let answered = update.apnsID,
+              sameIgnoringCase(answered, CampaignMessage.apnsID(prefix: prefix, index: update.index)) else { return nil }
         switch update.state {
         case .delivered where update.status == 200: return .delivered
         case .dryRun where update.status == nil: return .dryRun
@@ -267,9 +271,10 @@ extension SQLiteCampaignStorage {
     /// Writes the exception row of a segment's device: its result is not a plain success,
     /// or it was given back. From then on the row is the device's truth (code `row`); its
     /// lease starts at the segment's fencing number, so a stale update never matches it.
-    func insertExceptionRow(_ db: SQLiteDatabase, _ update: DeliveryUpdate, state: SegmentState, position: Int, now: Double) throws(StorageError) {
+    func insertExceptionRow(_ db: SQLiteDatabase, _ update: DeliveryUpdate, seg: Int64, fence: Int64, position: Int,
+                            now: Double) throws(StorageError) {
         let device: SegmentDevice
-        switch try segmentDevices(db, campaign: update.campaign, seg: state.seg) {
+        switch try segmentDevices(db, campaign: update.campaign, seg: seg) {
         case .success(let devices) where position < devices.count: device = devices[position]
         // Decoded at the claim; if the row no longer decodes, the result is still kept.
         default: device = SegmentDevice(token: "")
@@ -282,7 +287,14 @@ extension SQLiteCampaignStorage {
                       .integer(update.state.rawValue), .integer(update.refundAttempt ? 0 : 1), .double(update.nextAttemptAt ?? now),
                       .optional(update.status.map(Int64.init)), .optional(update.reason), .optional(update.apnsID),
                       .optional(update.apnsUniqueID), .optional(update.timestampMilliseconds),
-                      update.state.isFinal ? .double(now) : .null, .int(state.lease)).run()
+                      update.state.isFinal ? .double(now) : .null, .int(fence)).run()
+    }
+
+    /// ASCII letters compared without case: a UUID's hex digits mean the same in either.
+    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a)
+        }
     }
 
     // MARK: Results
@@ -389,13 +401,11 @@ extension SQLiteCampaignStorage {
     }
 }
 
-/// The segment a storage decoded last, with the bytes it was decoded from (a changed row
-/// is decoded again).
+/// The segment a storage decoded last, and the checksum of the bytes it was decoded from
+/// (a segment written again has another one, and is decoded again).
 struct DecodedSegment: Sendable {
     var campaign: Int64
     var seg: Int64
     var checksum: Int64
-    var tokens: [UInt8]
-    var bodies: [UInt8]?
     var devices: [SegmentDevice]
 }

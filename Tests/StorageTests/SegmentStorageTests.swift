@@ -266,6 +266,49 @@ import Testing
         #expect(try storage.campaign(id: "big")?.finishedAt == 1006)
     }
 
+    @Test func aCampaignCancelledWhileFillingFinishesAndTakesNoMoreParts() throws {
+        let storage = try open(temporaryDatabasePath())
+        var campaign = newCampaign("big")
+        campaign.filling = true
+        _ = try storage.insert(campaign, deliveries: [], now: 1000)
+        _ = try storage.appendDevices(campaign: "big", part: 1, requestSHA256: "h1", deliveries: (0..<6).map { NewDelivery(token: token($0)) }, now: 1001)
+        #expect(try storage.changeLifecycle(id: "big", .cancel, now: 1002).isChanged)
+        #expect(try storage.closeStopped(now: 1002, limit: 100) == 6)
+        let summary = try #require(try storage.campaign(id: "big"))
+        #expect(summary.counts[.cancelled] == 6 && summary.finishedAt == 1002 && summary.status(at: 1002) == .cancelled)
+        for attempt in [{ _ = try storage.appendDevices(campaign: "big", part: 2, requestSHA256: "h2", deliveries: [NewDelivery(token: token(9))], now: 1003) },
+                        { _ = try storage.finishFilling(campaign: "big", now: 1003) }] {
+            do {
+                try attempt()
+                Issue.record("a cancelled campaign is neither filled nor started")
+            } catch let error as StorageError { #expect(error.code == .notFilling) }
+        }
+        // An empty one cancelled while filling finishes too.
+        var empty = newCampaign("empty")
+        empty.filling = true
+        _ = try storage.insert(empty, deliveries: [], now: 1004)
+        _ = try storage.changeLifecycle(id: "empty", .cancel, now: 1005)
+        _ = try storage.closeStopped(now: 1005, limit: 100)
+        #expect(try storage.campaign(id: "empty")?.finishedAt == 1005)
+    }
+
+    @Test func aDeliveredAnswerWithTheDerivedIdInCapitalsIsACodeAndAnyOtherIdARow() throws {
+        let path = temporaryDatabasePath()
+        let storage = try open(path)
+        _ = try storage.insert(newCampaign("c1"), deliveries: (0..<3).map { NewDelivery(token: token($0)) }, now: 1000)
+        let claimed = try storage.claim(limit: 3, now: 1000)
+        var upper = delivered(claimed[0])
+        upper.apnsID = upper.apnsID?.uppercased()
+        var none = delivered(claimed[1])
+        none.apnsID = nil
+        var other = delivered(claimed[2])
+        other.apnsID = prefix + "00000000000f"
+        #expect(try storage.record([upper, none, other], now: 1001) == 3)
+        #expect(try rows(path, "deliveries", campaign: claimed[0].campaign) == 2)
+        let results = try storage.results(campaign: claimed[0].campaign, offset: 0, limit: 3)
+        #expect(results.map(\.apnsID) == [prefix + "000000000000", nil, prefix + "00000000000f"])
+    }
+
     @Test func duplicateTokensAreFoundAcrossSegmentsAndNothingIsWritten() throws {
         let storage = try open(temporaryDatabasePath())
         var campaign = newCampaign("dup")

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import Storage
+
+/// The space target: a finished campaign with 1% failures takes at most 64 bytes
+/// per device in the file, indexes included (a row per device took 146).
+/// `PUSHGATE_SIZE_DEVICES` sets the campaign's size (default 20,000).
+@Suite struct StorageSizeTests {
+    @Test func aFinishedCampaignWithOnePercentFailuresTakesAtMost64BytesPerDevice() throws {
+        let n = ProcessInfo.processInfo.environment["PUSHGATE_SIZE_DEVICES"].flatMap { Int($0) } ?? 20_000
+        let path = temporaryDatabasePath()
+        let storage = try SQLiteCampaignStorage(path: path, options: .init(synchronousFull: false))
+        let writer = try SQLiteDatabase(path: path)
+        try writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let empty = try storage.pageStatistics()
+        let writtenBefore = Self.bytesWritten()
+        _ = try storage.insert(newCampaign("big"), deliveries: (0..<n).lazy.map { NewDelivery(token: token($0 + 1_000_000)) }, now: 1000)
+        var updates: [DeliveryUpdate] = []
+        while true {
+            let claimed = try storage.recordAndClaim(updates, claimLimit: 1000, lease: testLease, now: 1000)
+            updates = claimed.map { c in
+                c.index % 100 == 7
+                    ? DeliveryUpdate(campaign: c.campaign, index: c.index, state: .failed, status: 400, reason: "BadDeviceToken", lease: c.lease)
+                    : DeliveryUpdate(campaign: c.campaign, index: c.index, state: .delivered, status: 200,
+                                     apnsID: CampaignMessage.apnsID(prefix: "01234567-89ab-4cde-8f01-", index: c.index), lease: c.lease)
+            }
+            if claimed.isEmpty { break }
+        }
+        let summary = try #require(try storage.campaign(id: "big"))
+        #expect(summary.finishedAt != nil && summary.counts[.delivered] == n - n / 100 && summary.counts[.failed] == n / 100)
+        let written = Self.bytesWritten() - writtenBefore
+        try writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let full = try storage.pageStatistics()
+        let perDevice = Double((full.pages - full.freePages - empty.pages + empty.freePages) * full.pageSize) / Double(n)
+        // What the process wrote (write(2) calls: WAL frames and the checkpoints that copy
+        // them into the file), in claims and records of 1,000: for the report, not a target.
+        print("storage: \(n) devices, 1% failed: \(perDevice) bytes per device (page_count × page_size); "
+              + "written while sending: \(Double(written) / Double(n)) bytes per device (WAL and checkpoints)")
+        #expect(perDevice <= 64)
+    }
+
+    /// `wchar` of /proc/self/io: bytes this process passed to write(2) so far.
+    static func bytesWritten() -> Int {
+        guard let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8),
+              let line = io.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }) else { return 0 }
+        return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+    }
+}
