@@ -140,6 +140,16 @@ enum CampaignEndpoints {
             idempotency = (key, SHA256.hex(request.body))
         }
         let isLines = request.header("content-type").map(DeviceLines.isNDJSON) ?? false
+        let inParts: Bool
+        switch partsFlag(request) {
+        case .failure(let problem): return problem.response
+        case .success(let flag): inParts = flag
+        }
+        if inParts {
+            if isLines { return Problem.unsupportedMediaType(request.header("content-type")).response }
+            // Not the hash of the same body without ?parts=true: a key is one request.
+            idempotency = idempotency.map { ($0.key, SHA256.hex(request.body + Array("\n?parts=true".utf8))) }
+        }
         // The JSON form is parsed once here and planned from the parsed document.
         var json = JSON.null
         if !isLines {
@@ -160,7 +170,19 @@ enum CampaignEndpoints {
         do throws(StorageError) {
             // A key seen before answers without planning again: no new sends.
             if let idempotency, let record = try campaigns.previous(key: idempotency.key, owner: parameters.caller.owner) {
-                return answer(try campaigns.replay(record, requestSHA256: idempotency.sha256), key: idempotency.key)
+                let replayed = try campaigns.replay(record, requestSHA256: idempotency.sha256)
+                if inParts { return try answerFilling(replayed, key: idempotency.key, campaigns: campaigns) }
+                return answer(replayed, key: idempotency.key)
+            }
+            if inParts {
+                switch planInParts(json, app: app, campaigns: campaigns, metrics: metrics) {
+                case .failure(let problem): return problem.response
+                case .success(let plan):
+                    return try answerFilling(try campaigns.acceptFilling(plan, dryRun: plan.campaign.dryRun || configuredIsDryRun,
+                                                                     idempotency: idempotency, app: app.name,
+                                                                     environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
+                                         key: idempotency?.key, campaigns: campaigns)
+                }
             }
             if isLines {
                 switch planLines(request.body, app: app, metrics: metrics) {
@@ -221,6 +243,12 @@ enum CampaignEndpoints {
         do throws(StorageError) { return try body() } catch { return storageProblem(error) }
     }
 
+    /// As `storing`, with the endpoint's own answers to some storage errors (nil: the usual one).
+    static func storing(_ body: () throws(StorageError) -> HTTPResponse,
+                        catching: (StorageError) -> HTTPResponse?) -> HTTPResponse {
+        do throws(StorageError) { return try body() } catch { return catching(error) ?? storageProblem(error) }
+    }
+
     static func storageProblem(_ error: StorageError) -> HTTPResponse {
         if error.code == .duplicateToken {
             return Problem.validation([Diagnostic(PayloadErrorCode.duplicateDevice.diagnosticCode, at: .pointer(.root.appending("devices")),
@@ -275,6 +303,67 @@ enum CampaignEndpoints {
         }
         guard errors.isEmpty else { return .failure(.validation(errors)) }
         return .success((plan, lines, count))
+    }
+
+    /// `?parts=true`: the campaign's devices come in parts (`CampaignPartEndpoints`).
+    /// Given once at most (`QueryParameters`); `true` is the only value.
+    static func partsFlag(_ request: HTTPRequest) -> Result<Bool, Problem> {
+        guard let value = request.queryValue("parts") else { return .success(false) }
+        guard value == "true" else {
+            return .failure(.invalidQuery([Diagnostic(.invalidValue, at: .parameter("parts"),
+                                                      "expected true (the devices follow in parts), or leave it out")]))
+        }
+        return .success(true)
+    }
+
+    /// The campaign of `POST /v1/campaigns?parts=true`: without devices (they come in
+    /// parts), not a channel, with a body every device can share (a part is tokens only),
+    /// and no `confirm_devices` yet (the count is known at the start, where it is given).
+    static func planInParts(_ json: JSON, app: GatewayApp, campaigns: DurableCampaigns, metrics: Metrics) -> Result<CampaignPlan, Problem> {
+        let plan: CampaignPlan
+        switch app.plan(json: json, requireDevices: false) {
+        case .failure(let rejection): return .failure(CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics))
+        case .success(let planned): plan = planned
+        }
+        var errors: [Diagnostic] = []
+        if plan.campaign.devicesGiven {
+            errors.append(Diagnostic(.devicesInHeader, at: .pointer(.root.appending("devices")),
+                                     "with ?parts=true the devices go in parts (PUT /v1/campaigns/{id}/parts/{part}), not in the campaign"))
+        }
+        if plan.channel != nil {
+            errors.append(Diagnostic(PayloadErrorCode.conflictingFields.diagnosticCode, at: .pointer(.root.appending("channel")),
+                                     "a channel campaign has no devices to send in parts"))
+        }
+        if plan.campaign.confirmDevices != nil {
+            errors.append(Diagnostic(.invalidValue, at: .pointer(.root.appending("confirm_devices")),
+                                     "the device count is known once the parts are in: give confirm_devices to POST /v1/campaigns/{id}/start"))
+        }
+        errors += campaigns.scheduleProblems(plan.campaign)
+        guard errors.isEmpty else { return .failure(.validation(errors)) }
+        // Every device gets the shared body: one that cannot be built is refused now.
+        if let failure = plan.bodies.failure {
+            let atCampaign = PayloadError(failure.code, at: .root, failure.message, linkCode: failure.linkCode)
+            return .failure(CampaignProblems.problem(for: CampaignRejection(problems: [atCampaign]), app: app.name, metrics: metrics))
+        }
+        return .success(plan)
+    }
+
+    /// 201 with the new campaign (`filling`) and `Location`; 200 with `Idempotent-Replayed`
+    /// for a key seen before with the same request.
+    static func answerFilling(_ accepted: DurableCampaigns.Accepted, key: String?, campaigns: DurableCampaigns) throws(StorageError) -> HTTPResponse {
+        let now = campaigns.clock.wallSeconds()
+        switch accepted {
+        case .created(let id, _, _, _):
+            guard let summary = try campaigns.storage.campaign(id: id) else {
+                throw StorageError(.campaignNotFound, "campaign \(id) was created but cannot be read back")
+            }
+            return jsonResponse(status: 201, CampaignJSON.summary(summary, now: now), headers: [("Location", "/v1/campaigns/" + id)])
+        case .replayed(let summary):
+            return jsonResponse(CampaignJSON.summary(summary, now: now),
+                                headers: [("Location", "/v1/campaigns/" + summary.id), ("Idempotent-Replayed", "true")])
+        case .conflict(let record):
+            return Problem.idempotencyConflict(key: key ?? "", campaignID: record.campaignID).response
+        }
     }
 
     static func answer(_ accepted: DurableCampaigns.Accepted, key: String?) -> HTTPResponse {

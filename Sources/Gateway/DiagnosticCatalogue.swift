@@ -39,10 +39,12 @@ public enum DiagnosticCatalogue {
 
     /// Codes an HTTP client can see in a problem's `errors[]`.
     public static var inProblemErrors: Set<DiagnosticCode> {
-        Set([DiagnosticDomain.json, .document, .link, .campaign, .schedule, .request, .framing].flatMap(\.codes)
-            + [.idempotencyKeyReused, .confirmationRequired, .unknownApp, .campaignFinished, .unknownActivity, .activityTokenLimit, .appTokenLimit]
-            // A channel request's answer: pushgate's check, Apple's reason, or why none came.
-            + DiagnosticDomain.channels.codes + DiagnosticDomain.apns.codes + DiagnosticDomain.delivery.codes)
+        let own: [DiagnosticCode] = [.idempotencyKeyReused, .confirmationRequired, .unknownApp, .campaignFinished, .partConflict, .notFilling,
+                                     .unknownActivity, .activityTokenLimit, .appTokenLimit]
+        let domains: [DiagnosticDomain] = [.json, .document, .link, .campaign, .schedule, .request, .framing,
+                                           // A channel request's answer: pushgate's check, Apple's reason, or why none came.
+                                           .channels, .apns, .delivery]
+        return Set(domains.flatMap(\.codes) + own)
     }
 
     /// Codes a device's `reason` can hold: Apple's names, and pushgate's for local decisions.

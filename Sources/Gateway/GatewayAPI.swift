@@ -62,6 +62,7 @@ public enum GatewayAPI {
         PreviewPageEndpoints.register(in: &builder)
         CampaignEndpoints.register(in: &builder, apps: apps, configuredIsDryRun: components.configuredIsDryRun,
                                    sendGuard: components.sendGuard, campaigns: campaigns, metrics: metrics, channels: components.channels)
+        CampaignPartEndpoints.register(in: &builder, sendGuard: components.sendGuard, campaigns: campaigns)
         TokenEndpoints.register(in: &builder, apps: apps, storage: campaigns.storage, clock: clock)
         ChannelEndpoints.register(in: &builder, apps: apps, clients: components.channels)
         LiveActivityEndpoints.register(in: &builder, apps: apps, configuredIsDryRun: components.configuredIsDryRun,

@@ -140,6 +140,8 @@ public final class GatewayService: HTTPResponder {
     /// the server's worker pool; a single link check is cheap and stays on the I/O threads.
     /// (Channel calls hand their wait for Apple to the upstream pool: `HTTPResponse.handOff`.)
     public func runsLong(_ request: HTTPRequest) -> Bool {
+        // PUT /v1/campaigns/{id}/parts/{part} checks and stores up to maxBodyBytes of tokens.
+        if request.method == "PUT" { return request.path.hasPrefix("/v1/campaigns/") }
         guard request.method == "POST" else { return false }
         var path = Substring(request.path)
         // /v1/apps/{app}/links/check is /v1/links/check for one app.
@@ -148,6 +150,9 @@ public final class GatewayService: HTTPResponder {
         case "/v1/notifications/preview", "/v1/campaigns": return true
         case "/v1/links/check": return request.body.count > 4096
         default:
+            // POST /v1/campaigns/{id}/start makes a filled campaign sendable (one write, but
+            // its lane is chosen by counting its devices).
+            if path.hasPrefix("/v1/campaigns/") && path.hasSuffix("/start") { return true }
             // POST /v1/live-activities/{activity}/update|end plan a campaign to every token.
             return path.hasPrefix("/v1/live-activities/") && (path.hasSuffix("/update") || path.hasSuffix("/end"))
         }

@@ -117,7 +117,7 @@ enum OpenAPIDocument {
         "required": ["id", "status", "app", "environment", "dry_run", "created_at", "finished_at", "send_at", "expires_at", "lane", "rate_per_second", "devices", "not_sent", "counts"],
         "properties": {
           "id": {"type": "string"},
-          "status": {"enum": ["scheduled", "sending", "paused", "completed", "cancelled", "expired", "filling"]},
+          "status": {"enum": ["scheduled", "sending", "paused", "completed", "cancelled", "expired", "filling"], "description": "filling: created with ?parts=true and not started; nothing of it is sent."},
           "app": {"type": ["string", "null"], "description": "The app it is for (null: written before campaigns named their app, with several apps configured)."},
           "environment": {"type": ["string", "null"], "enum": ["production", "sandbox", null]},
           "dry_run": {"type": "boolean"},
@@ -149,7 +149,7 @@ enum OpenAPIDocument {
           "title": {"type": "string"},
           "status": {"type": "integer", "minimum": 400, "maximum": 599},
           "code": {"description": "The kind of problem (docs/errors.md); never depends on how many errors there are.",
-                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "foreignRequest", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported", "channelsUnavailable", "apnsRefused", "apnsUnavailable", "upstreamBusy", "registryFull"]},
+                   "enum": ["malformedJSON", "invalidQuery", "invalidHeader", "unauthorized", "foreignRequest", "notFound", "methodNotAllowed", "idempotencyKeyReused", "bodyTooLarge", "unsupportedMediaType", "validationFailed", "confirmationRequired", "campaignFinished", "partConflict", "notFilling", "rateLimited", "shuttingDown", "storageUnavailable", "overloaded", "malformedRequest", "requestLineTooLong", "headersTooLarge", "httpVersionNotSupported", "channelsUnavailable", "apnsRefused", "apnsUnavailable", "upstreamBusy", "registryFull"]},
           "detail": {"type": "string", "maxLength": 1100, "description": "In words (at most 1 KiB, cut beyond); when more problems were found than listed, it gives the full count."},
           "errors": {
             "type": "array",
@@ -166,7 +166,7 @@ enum OpenAPIDocument {
                 "parameter": {"type": "string", "description": "A query or path parameter."},
                 "header": {"type": "string", "description": "A request header."},
                 "line": {"type": "integer", "minimum": 1, "description": "A line of an application/x-ndjson body."},
-                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "duplicateParameter", "foreignHost", "foreignOrigin", "proxiedRequest", "invalidForwarding", "forwardingTooLarge", "conflictingForwarding", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "duplicateIdempotencyKey", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "unknownActivity", "activityTokenLimit", "appTokenLimit", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
+                "code": {"enum": ["invalidJSON", "invalidUTF8", "duplicateKey", "tooDeep", "tooLarge", "unknownKey", "missing", "wrongType", "invalidValue", "conflictingFields", "tooLong", "malformed", "schemeNotAllowed", "hostNotAllowed", "userInfoNotAllowed", "portNotAllowed", "fragmentNotAllowed", "forbiddenCharacter", "invalidPercentEncoding", "dotSegment", "emptySegment", "trailingSlash", "tooManyPathSegments", "tooManyQueryItems", "unknownQueryParameter", "duplicateQueryParameter", "credentialInQuery", "invalidParameter", "noMatchingRoute", "nothingToSend", "noDevices", "invalidToken", "duplicateDevice", "unknownTemplate", "invalidTemplate", "missingVariable", "invalidPriority", "backgroundRequiresContentAvailable", "backgroundRequiresPriority5", "backgroundForbidsAlert", "backgroundForbidsSound", "backgroundForbidsBadge", "collapseIdTooLong", "relevanceScoreOutOfRange", "invalidExpiration", "reservedDataKey", "liveActivityRequiresMember", "liveActivityForbidsMember", "liveActivityPriority", "liveActivityDateOrder", "pushTypeForbidsMember", "priorityOneCannotInterrupt", "mdmRequiresCertificate", "unsafeNumber", "payloadTooLarge", "channelRequiresLiveActivity", "channelForbidsMember", "unknownParameter", "duplicateParameter", "foreignHost", "foreignOrigin", "proxiedRequest", "invalidForwarding", "forwardingTooLarge", "conflictingForwarding", "invalidIdempotencyKey", "invalidBatchSize", "devicesInHeader", "ambiguousFraming", "duplicateContentLength", "invalidContentLength", "unsupportedTransferEncoding", "obsoleteLineFolding", "bareLineFeed", "controlCharacter", "malformedRequestLine", "invalidRequestTarget", "malformedHeader", "duplicateHost", "missingHost", "duplicateAuthorization", "duplicateIdempotencyKey", "tooManyQueryParameters", "malformedChunk", "idempotencyKeyReused", "confirmationRequired", "unknownApp", "scheduleInPast", "expiresBeforeSendAt", "campaignFinished", "partConflict", "notFilling", "unknownActivity", "activityTokenLimit", "appTokenLimit", "invalidChannelId", "channelStoresNoMessage", "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "CannotCreateChannelConfig", "FeatureNotEnabled", "MissingPushType", "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "timeout", "tlsFailed", "connectionLost", "unanswered", "streamReset", "unreachable", "keyStopped", "cancelled", "transportError", "notStarted"]},
                 "detail": {"type": "string"}
               }
             }
@@ -523,7 +523,14 @@ enum OpenAPIDocument {
     "responses": {
       "Problem": {"description": "An error.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
       "CampaignSummary": {"description": "The campaign as it is now.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CampaignSummary"}}}},
-      "CampaignFinished": {"description": "The campaign has finished (completed, cancelled or expired): campaignFinished, naming its state.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+      "CampaignFinished": {"description": "The campaign has finished (completed, cancelled or expired): campaignFinished, naming its state.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+      "PartReceipt": {"description": "The part as stored: 201 now, 200 (Idempotent-Replayed: true) before, with the same body.", "content": {"application/json": {"schema": {"type": "object",
+        "required": ["id", "part", "first_index", "devices", "skipped", "replayed"], "additionalProperties": false, "properties": {
+        "id": {"type": "string"}, "part": {"type": "integer", "minimum": 1, "maximum": 1000000},
+        "first_index": {"type": "integer", "minimum": 0, "description": "The campaign index of the part's first device (its results are at first_index … first_index + devices - 1)."},
+        "devices": {"type": "integer", "minimum": 1}, "skipped": {"type": "integer", "minimum": 0, "description": "Devices whose token is dead (not sent)."},
+        "replayed": {"type": "boolean"}
+      }}}}}
     }
   },
   "paths": {
@@ -614,7 +621,9 @@ enum OpenAPIDocument {
         "summary": "Accept a campaign. The 202 is sent only after the campaign and every device row are committed to storage; the notifications are sent in the background, across restarts.",
         "parameters": [
           {"name": "Idempotency-Key", "in": "header", "required": false, "schema": {"type": "string", "pattern": "^[!-~]{1,255}$"},
-           "description": "The same key with a byte-identical body answers with the original campaign (no new sends); with a different body, 409. Kept for storage.idempotencyRetentionHours."}
+           "description": "The same key with a byte-identical body answers with the original campaign (no new sends); with a different body, 409. Kept for storage.idempotencyRetentionHours."},
+          {"name": "parts", "in": "query", "required": false, "schema": {"const": "true"},
+           "description": "The devices follow in parts (PUT /v1/campaigns/{id}/parts/{part}), for a campaign bigger than one request: the body is the campaign without devices (application/json; no confirm_devices, no channel), answered 201 with the campaign in status filling; nothing is sent before POST /v1/campaigns/{id}/start."}
         ],
         "requestBody": {"required": true, "content": {
           "application/json": {"schema": {"$ref": "#/components/schemas/Campaign"},
@@ -623,6 +632,21 @@ enum OpenAPIDocument {
           "application/x-ndjson": {"schema": {"type": "string"}, "description": "For big campaigns: the campaign without devices on the first line, then one device token per line (blank lines and # comments skipped)."}
         }},
         "responses": {
+          "201": {
+            "description": "With ?parts=true: the campaign, in status filling, waiting for its parts.",
+            "headers": {"Location": {"required": true, "schema": {"type": "string", "pattern": "^/v1/campaigns/[0-9a-f-]{36}$"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CampaignSummary"}}},
+            "links": {
+              "PutPart": {"operationId": "campaigns.parts.put", "parameters": {"id": "$response.body#/id"}, "description": "Its devices, in parts."},
+              "StartCampaign": {"operationId": "campaigns.start", "parameters": {"id": "$response.body#/id"}}
+            }
+          },
+          "200": {
+            "description": "With ?parts=true and an Idempotency-Key seen before with the same request: that campaign as it is now (Idempotent-Replayed: true).",
+            "headers": {"Location": {"required": true, "schema": {"type": "string", "pattern": "^/v1/campaigns/[0-9a-f-]{36}$"}},
+                        "Idempotent-Replayed": {"required": true, "schema": {"const": "true"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CampaignSummary"}}}
+          },
           "202": {
             "description": "Accepted (or replayed for a known Idempotency-Key, with the header Idempotent-Replayed: true).",
             "headers": {"Location": {"required": true, "schema": {"type": "string", "pattern": "^/v1/campaigns/[0-9a-f-]{36}$"}},
@@ -658,7 +682,7 @@ enum OpenAPIDocument {
           {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
           {"name": "before", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 9223372036854775807}, "description": "From a previous page's next link."},
           {"name": "app", "in": "query", "schema": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,31}$"}, "description": "Only this app's campaigns (an app that has none gives an empty page)."},
-          {"name": "status", "in": "query", "schema": {"type": "string", "pattern": "^(?:scheduled|sending|paused|completed|cancelled|expired)(?:,(?:scheduled|sending|paused|completed|cancelled|expired))*$"},
+          {"name": "status", "in": "query", "schema": {"type": "string", "pattern": "^(?:scheduled|sending|paused|completed|cancelled|expired|filling)(?:,(?:scheduled|sending|paused|completed|cancelled|expired|filling))*$"},
            "description": "Only campaigns in these states, comma-separated (sending,paused). A request reads at most 1000 campaigns: a page may then hold fewer than limit, and next goes on from where it stopped."}
         ],
         "responses": {
@@ -789,6 +813,55 @@ enum OpenAPIDocument {
           "200": {"$ref": "#/components/responses/CampaignSummary"}, "409": {"$ref": "#/components/responses/CampaignFinished"},
           "401": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"},
           "429": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/campaigns/{id}/parts/{part}": {
+      "put": {
+        "operationId": "campaigns.parts.put",
+        "summary": "One part of the devices of a campaign created with ?parts=true: one device token per line, within server.maxBodyBytes. A part's devices take the next indices, in the order parts arrive (any part numbers, any order). Checked as a device list is (every line a token, none twice in the part; the first 20 problems listed by line); dead tokens are skipped. The same part again with the same body answers as before (200, nothing stored); with another body, 409 partConflict.",
+        "parameters": [
+          {"$ref": "#/components/parameters/CampaignID"},
+          {"name": "part", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": 1000000}, "description": "The part's number, 1 to 1000000 (the key of its idempotency, not its position)."}
+        ],
+        "requestBody": {"required": true, "content": {
+          "application/x-ndjson": {"schema": {"type": "string"}, "description": "One device token per line (blank lines and # comments skipped)."}
+        }},
+        "responses": {
+          "201": {"$ref": "#/components/responses/PartReceipt"},
+          "200": {"$ref": "#/components/responses/PartReceipt"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "409": {"description": "partConflict: the part was stored before with another body; notFilling: the campaign takes no parts (started, or not created with ?parts=true).", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+          "413": {"$ref": "#/components/responses/Problem"},
+          "415": {"$ref": "#/components/responses/Problem"},
+          "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
+        }
+      }
+    },
+    "/v1/campaigns/{id}/start": {
+      "post": {
+        "operationId": "campaigns.start",
+        "summary": "Send a campaign filled in parts: from now on it is sent as any other (its lane chosen by its device count). More devices than guard.confirmAbove need confirm_devices equal to the count (else 422 confirmationRequired). Starting a started campaign changes nothing (200).",
+        "parameters": [{"$ref": "#/components/parameters/CampaignID"}],
+        "requestBody": {"required": false, "content": {
+          "application/json": {"schema": {"type": "object", "additionalProperties": false, "properties": {
+            "confirm_devices": {"type": "integer", "minimum": 1, "maximum": 2147483647, "description": "The campaign's device count (skipped dead tokens included), as the parts' receipts add up."}
+          }}}
+        }},
+        "responses": {
+          "200": {"$ref": "#/components/responses/CampaignSummary"},
+          "400": {"$ref": "#/components/responses/Problem"},
+          "401": {"$ref": "#/components/responses/Problem"},
+          "404": {"$ref": "#/components/responses/Problem"},
+          "409": {"description": "campaignFinished: the campaign was cancelled (or expired) while filling.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+          "413": {"$ref": "#/components/responses/Problem"},
+          "415": {"$ref": "#/components/responses/Problem"},
+          "422": {"$ref": "#/components/responses/Problem"},
+          "429": {"$ref": "#/components/responses/Problem"},
+          "503": {"$ref": "#/components/responses/Problem"}
         }
       }
     },

@@ -137,7 +137,8 @@ extension DiagnosticDomain {
     /// The top-level `code` of a problem, with its HTTP status.
     public static let problemStatus: [(code: DiagnosticCode, status: Int)] = [
         (.malformedJSON, 400), (.invalidQuery, 400), (.invalidHeader, 400), (.unauthorized, 401), (.foreignRequest, 403),
-        (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.campaignFinished, 409), (.bodyTooLarge, 413),
+        (.notFound, 404), (.methodNotAllowed, 405), (.idempotencyKeyReused, 409), (.campaignFinished, 409), (.partConflict, 409),
+        (.notFilling, 409), (.bodyTooLarge, 413),
         (.unsupportedMediaType, 415), (.validationFailed, 422), (.confirmationRequired, 422), (.rateLimited, 429),
         (.shuttingDown, 503), (.storageUnavailable, 503), (.overloaded, 503),
         (.channelsUnavailable, 409), (.apnsRefused, 502), (.apnsUnavailable, 503), (.upstreamBusy, 503), (.registryFull, 422),

@@ -112,14 +112,31 @@ public struct DurableCampaigns: Sendable {
     public func accept(_ plan: CampaignPlan, tokens: some Sequence<String>, dryRun: Bool,
                        idempotency: (key: String, sha256: String)?, rejectDuplicateTokens: Bool,
                        app: String = "", environment: String = "", owner: String = "") throws(StorageError) -> Accepted {
-        let id = APNsID.random()
+        var campaign = newCampaign(plan, dryRun: dryRun, idempotency: idempotency, app: app, environment: environment, owner: owner)
+        campaign.rejectDuplicateTokens = rejectDuplicateTokens
         let bodies = plan.bodies
+        let failure = bodies.failure?.stableCode
+        let rows = tokens.enumerated().lazy.map { index, token -> NewDelivery in
+            NewDelivery(token: token, body: bodies.own(at: index), failureReason: failure)
+        }
+        switch try storage.insert(campaign, deliveries: rows, now: clock.wallSeconds()) {
+        case .created(let count, let skipped):
+            dispatcher.wake()
+            return .created(id: campaign.id, devices: count, skipped: skipped, dryRun: dryRun)
+        case .keyAlreadyUsed(let record):
+            return try replay(record, requestSHA256: idempotency?.sha256 ?? "")
+        }
+    }
+
+    /// The campaign row of a plan: a new id, the shared body, the schedule, lane and rate.
+    func newCampaign(_ plan: CampaignPlan, dryRun: Bool, idempotency: (key: String, sha256: String)?,
+                     app: String, environment: String, owner: String) -> NewCampaign {
+        let id = APNsID.random()
         var campaign = NewCampaign(
-            id: id, createdAt: clock.wallSeconds(), dryRun: dryRun, message: StoredMessage(plan.message), body: bodies.shared,
+            id: id, createdAt: clock.wallSeconds(), dryRun: dryRun, message: StoredMessage(plan.message), body: plan.bodies.shared,
             apnsIDPrefix: String(id.prefix(24)),
             idempotency: idempotency.map { IdempotencyClaim(key: Self.namespaced($0.key, owner: owner), requestSHA256: $0.sha256,
                                                             notBefore: idempotencyNotBefore) })
-        campaign.rejectDuplicateTokens = rejectDuplicateTokens
         campaign.sendAt = plan.campaign.sendAt.map(Double.init)
         campaign.expiresAt = plan.campaign.expiresAt.map(Double.init)
         campaign.app = app
@@ -128,16 +145,7 @@ public struct DurableCampaigns: Sendable {
         campaign.lane = plan.campaign.lane.map { $0 == .bulk ? .bulk : .transactional }
         campaign.transactionalMaxDevices = transactionalMaxDevices
         campaign.ratePerSecond = plan.campaign.ratePerSecond
-        let failure = bodies.failure?.stableCode
-        let rows = tokens.enumerated().lazy.map { index, token -> NewDelivery in
-            NewDelivery(token: token, body: bodies.own(at: index), failureReason: failure)
-        }
-        switch try storage.insert(campaign, deliveries: rows, now: clock.wallSeconds()) {
-        case .created(let count, let skipped):
-            dispatcher.wake()
-            return .created(id: id, devices: count, skipped: skipped, dryRun: dryRun)
-        case .keyAlreadyUsed(let record):
-            return try replay(record, requestSHA256: idempotency?.sha256 ?? "")
-        }
+        return campaign
     }
 }
+

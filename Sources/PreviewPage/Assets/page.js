@@ -977,7 +977,7 @@
     setText($('campaign-rate'), rateLine(detail));
 
     const final = detail.status === 'completed' || detail.status === 'cancelled' || detail.status === 'expired';
-    $('campaign-pause').disabled = final || detail.status === 'paused';
+    $('campaign-pause').disabled = final || detail.status === 'paused' || detail.status === 'filling';
     $('campaign-resume').disabled = detail.status !== 'paused';
     $('campaign-cancel').disabled = final;
     if (final) $('cancel-confirm').hidden = true;
