@@ -5,20 +5,11 @@ import Storage
 /// given them in numbered parts, then started. Memory stays that of one part: each part
 /// goes to storage as it is read, and nothing of the campaign's earlier parts is held.
 extension DurableCampaigns {
-    /// The storage's part intake; nil when the backend has none (then every call below
-    /// is refused with `storageUnavailable`, nothing written).
-    public var filling: (any CampaignFilling)? { storage as? any CampaignFilling }
-
-    static func noFilling() -> StorageError {
-        StorageError(.prepareFailed, "this storage backend does not take campaigns in parts")
-    }
-
     /// Writes the campaign with no devices and `filling` set: nothing is sent until
     /// `start`. Every device of it will get the plan's shared body (a part is tokens
     /// only), so a plan whose body cannot be built is refused before this.
     public func acceptFilling(_ plan: CampaignPlan, dryRun: Bool, idempotency: (key: String, sha256: String)?,
                               app: String = "", environment: String = "", owner: String = "") throws(StorageError) -> Accepted {
-        guard filling != nil else { throw Self.noFilling() }
         var campaign = newCampaign(plan, dryRun: dryRun, idempotency: idempotency, app: app, environment: environment, owner: owner)
         campaign.filling = true
         switch try storage.insert(campaign, deliveries: EmptyCollection<NewDelivery>(), now: clock.wallSeconds()) {
@@ -34,16 +25,14 @@ extension DurableCampaigns {
     /// is `alreadyAppended`, with another `partConflict`.
     public func appendPart(campaign id: String, part: Int, sha256: String,
                            tokens: some Sequence<String>) throws(StorageError) -> AppendOutcome {
-        guard let filling else { throw Self.noFilling() }
-        return try filling.appendDevices(campaign: id, part: part, requestSHA256: sha256,
+        return try storage.appendDevices(campaign: id, part: part, requestSHA256: sha256,
                                          deliveries: tokens.lazy.map { NewDelivery(token: $0) }, now: clock.wallSeconds())
     }
 
     /// Makes a filled campaign sendable and wakes the dispatcher. The send guard is the
     /// caller's to check first, against the campaign's device count.
     public func start(campaign id: String) throws(StorageError) -> FillOutcome {
-        guard let filling else { throw Self.noFilling() }
-        let outcome = try filling.finishFilling(campaign: id, now: clock.wallSeconds())
+        let outcome = try storage.finishFilling(campaign: id, now: clock.wallSeconds())
         if case .started = outcome { dispatcher.wake() }
         return outcome
     }

@@ -3,7 +3,7 @@ import Storage
 /// A campaign filled in parts (`NewCampaign.filling`): each part's devices are written as
 /// segments of their own, from the next segment boundary, in one transaction per part;
 /// `campaign_parts` remembers each part's hash so a part sent again is answered as before.
-extension PostgresCampaignStorage: CampaignFilling {
+extension PostgresCampaignStorage {
     public func appendDevices(campaign id: String, part: Int, requestSHA256: String,
                               deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> AppendOutcome {
         let outcome = try transaction { db throws(StorageError) -> AppendOutcome in

@@ -232,7 +232,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
 
     static let summaryColumns = """
         seq, id, created_at, dry_run, devices, finished_at, app, environment, owner, send_at, expires_at, control, controlled_at,
-        lane, rate_per_second, channel
+        lane, rate_per_second, channel, filling, failure
         """
 
     static func summary(_ row: PGResult, _ i: Int) -> CampaignSummary {
@@ -247,7 +247,22 @@ public final class PostgresCampaignStorage: CampaignStorage {
         summary.lane = Lane(rawValue: Int(row.int(i, 13))) ?? .bulk
         summary.channel = row.optionalText(i, 15)
         summary.ratePerSecond = row.optionalDouble(i, 14)
+        summary.filling = row.bool(i, 16)
+        summary.failure = row.optionalText(i, 17)
         return summary
+    }
+
+    public func failedCampaigns(since: Double, limit: Int) throws(StorageError) -> [CampaignSummary] {
+        try reading { db throws(StorageError) in
+            let list = try db.execute("""
+                SELECT \(Self.summaryColumns) FROM campaigns
+                WHERE finished_at IS NOT NULL AND finished_at >= $1 AND failure IS NOT NULL ORDER BY finished_at DESC LIMIT $2
+                """, [.double(since), .integer(limit)])
+            var result = (0..<list.rows).map { Self.summary(list, $0) }
+            let counts = try Self.counts(db, seqs: result.map(\.seq))
+            for i in result.indices { result[i].counts = counts[result[i].seq] ?? [:] }
+            return result
+        }
     }
 
     /// Devices per state of each campaign: a sum over its few shard rows, never over devices.

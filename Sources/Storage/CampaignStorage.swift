@@ -1,7 +1,7 @@
 /// Everything the gateway keeps durably. SQLite implements it for one gateway process;
 /// a server-grade backend (several gateways sharing one queue) would implement the same
 /// calls, with `claim` taking a lease instead of relying on start-up recovery.
-public protocol CampaignStorage: ProviderTokenStorage {
+public protocol CampaignStorage: ProviderTokenStorage, CampaignFilling {
     /// Writes a campaign and all its devices in one transaction; returns only once committed.
     /// Dead tokens (not registered again since) are stored as `skipped`.
     func insert(_ campaign: NewCampaign, deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> InsertOutcome
@@ -109,8 +109,6 @@ public protocol CampaignStorage: ProviderTokenStorage {
 }
 
 extension CampaignStorage {
-    public func failedCampaigns(since: Double, limit: Int) throws(StorageError) -> [CampaignSummary] { [] }
-
     public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
                                now: Double) throws(StorageError) -> [ClaimedDelivery] {
         try recordAndClaim(updates, claimLimit: claimLimit, lease: lease, now: now, holds: .none)

@@ -131,7 +131,7 @@ extension SQLiteCampaignStorage {
 
 // MARK: Campaigns filled in parts
 
-extension SQLiteCampaignStorage: CampaignFilling {
+extension SQLiteCampaignStorage {
     public func appendDevices(campaign id: String, part: Int, requestSHA256: String,
                               deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> AppendOutcome {
         try writing { db throws(StorageError) in
