@@ -101,31 +101,40 @@ enum CampaignPartEndpoints {
         case .success(let given): confirmed = given
         }
         return CampaignEndpoints.storing { () throws(StorageError) in
-            let summary: CampaignSummary
+            var summary: CampaignSummary
             switch try campaign(request, parameters, campaigns: campaigns) {
             case .failure(let problem): return problem.response
             case .success(let found): summary = found
             }
-            // Started before (or never filled in parts): answered as it is, so a start
-            // whose answer was lost can be sent again.
-            if summary.filling {
-                // Cancelled (or expired) while its parts came in: it never starts.
-                let status = summary.status(at: campaigns.clock.wallSeconds())
-                if status.isFinal {
-                    return Problem(status: 409, code: .campaignFinished, title: "Conflict",
-                                   detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
-                                   errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]).response
+            // The guard passes a count; storage starts the campaign only if that is still its
+            // count (a part may be stored in between). A count that moved is checked again:
+            // a confirmation names one count, so it is refused; without one, it starts if the
+            // new count is still within the guard.
+            for _ in 0..<Self.startAttempts {
+                // Started before (or never filled in parts): answered as it is, so a start
+                // whose answer was lost can be sent again.
+                if summary.filling {
+                    // Cancelled (or expired) while its parts came in: it never starts.
+                    let status = summary.status(at: campaigns.clock.wallSeconds())
+                    if status.isFinal {
+                        return Problem(status: 409, code: .campaignFinished, title: "Conflict",
+                                       detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
+                                       errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]).response
+                    }
+                    if summary.devices == 0 { return Problem.noPartYet(summary.id).response }
+                    if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
+                                                       at: .pointer(.root.appending("confirm_devices"))) {
+                        return Problem.confirmationRequired(refusal).response
+                    }
                 }
-                if summary.devices == 0 { return Problem.noPartYet(summary.id).response }
-                if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
-                                                   at: .pointer(.root.appending("confirm_devices"))) {
-                    return Problem.confirmationRequired(refusal).response
+                switch try campaigns.start(campaign: summary.id, expectedDevices: summary.filling ? summary.devices : nil) {
+                case .started(let started), .unchanged(let started):
+                    return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
+                case .devicesChanged(let now):
+                    summary = now
                 }
             }
-            switch try campaigns.start(campaign: summary.id) {
-            case .started(let started), .unchanged(let started):
-                return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
-            }
+            return Problem.partsStillArriving(summary).response
         } catching: { error in
             switch error.code {
             case .notFilling: Problem.noPartYet(parameters["id"] ?? "").response
@@ -134,6 +143,10 @@ enum CampaignPartEndpoints {
             }
         }
     }
+
+    /// Checks of the guard against a count that moved before a start gives up (422): parts
+    /// are still being stored.
+    static let startAttempts = 3
 
     /// The start's body: none, or `{"confirm_devices": N}`.
     static func confirmation(_ request: HTTPRequest) -> Result<Int?, Problem> {
@@ -233,6 +246,13 @@ extension Problem {
         Problem(status: 409, code: .notFilling, title: "Conflict",
                 detail: detail + " (parts go to a campaign created with ?parts=true, before its start)",
                 errors: [Diagnostic(.notFilling, at: .parameter("id"), "the campaign takes no parts")])
+    }
+
+    /// 422: parts kept being stored while the campaign was being started; nothing started.
+    static func partsStillArriving(_ summary: CampaignSummary) -> Problem {
+        .confirmationRequired(Diagnostic(.confirmationRequired, at: .pointer(.root.appending("confirm_devices")),
+                                         "campaign \(summary.id) got more devices while it was being started (\(summary.devices) now); "
+                                         + "nothing was sent: start it again once its parts are stored, with \"confirm_devices\": \(summary.devices)"))
     }
 
     /// 422: a start before any part with a device.
