@@ -101,40 +101,18 @@ enum CampaignPartEndpoints {
         case .success(let given): confirmed = given
         }
         return CampaignEndpoints.storing { () throws(StorageError) in
-            var summary: CampaignSummary
+            let summary: CampaignSummary
             switch try campaign(request, parameters, campaigns: campaigns) {
             case .failure(let problem): return problem.response
             case .success(let found): summary = found
             }
-            // The guard passes a count; storage starts the campaign only if that is still its
-            // count (a part may be stored in between). A count that moved is checked again:
-            // a confirmation names one count, so it is refused; without one, it starts if the
-            // new count is still within the guard.
-            for _ in 0..<Self.startAttempts {
-                // Started before (or never filled in parts): answered as it is, so a start
-                // whose answer was lost can be sent again.
-                if summary.filling {
-                    // Cancelled (or expired) while its parts came in: it never starts.
-                    let status = summary.status(at: campaigns.clock.wallSeconds())
-                    if status.isFinal {
-                        return Problem(status: 409, code: .campaignFinished, title: "Conflict",
-                                       detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
-                                       errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]).response
-                    }
-                    if summary.devices == 0 { return Problem.noPartYet(summary.id).response }
-                    if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
-                                                       at: .pointer(.root.appending("confirm_devices"))) {
-                        return Problem.confirmationRequired(refusal).response
-                    }
-                }
-                switch try campaigns.start(campaign: summary.id, expectedDevices: summary.filling ? summary.devices : nil) {
-                case .started(let started), .unchanged(let started):
-                    return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
-                case .devicesChanged(let now):
-                    summary = now
-                }
+            let now = campaigns.clock.wallSeconds()
+            switch try guardedStart(summary, confirmed: confirmed, sendGuard: sendGuard, now: now, start: { expected throws(StorageError) in
+                try campaigns.start(campaign: summary.id, expectedDevices: expected)
+            }) {
+            case .failure(let problem): return problem.response
+            case .success(let started): return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
             }
-            return Problem.partsStillArriving(summary).response
         } catching: { error in
             switch error.code {
             case .notFilling: Problem.noPartYet(parameters["id"] ?? "").response
@@ -147,6 +125,38 @@ enum CampaignPartEndpoints {
     /// Checks of the guard against a count that moved before a start gives up (422): parts
     /// are still being stored.
     static let startAttempts = 3
+
+    /// The guard, then `start` with the count it passed: storage starts the campaign only if
+    /// that is still its count (a part may be stored in between). A count that moved is
+    /// checked again: a confirmation names one count, so it is refused; without one, the
+    /// campaign starts if its new count is still within the guard.
+    static func guardedStart(_ first: CampaignSummary, confirmed: Int?, sendGuard: SendGuard, now: Double,
+                             start: (_ expectedDevices: Int?) throws(StorageError) -> FillOutcome) throws(StorageError) -> Result<CampaignSummary, Problem> {
+        var summary = first
+        for _ in 0..<startAttempts {
+            // Started before (or never filled in parts): answered as it is, so a start
+            // whose answer was lost can be sent again.
+            if summary.filling {
+                // Cancelled (or expired) while its parts came in: it never starts.
+                let status = summary.status(at: now)
+                if status.isFinal {
+                    return .failure(Problem(status: 409, code: .campaignFinished, title: "Conflict",
+                                            detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
+                                            errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]))
+                }
+                if summary.devices == 0 { return .failure(.noPartYet(summary.id)) }
+                if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
+                                                   at: .pointer(.root.appending("confirm_devices"))) {
+                    return .failure(.confirmationRequired(refusal))
+                }
+            }
+            switch try start(summary.filling ? summary.devices : nil) {
+            case .started(let started), .unchanged(let started): return .success(started)
+            case .devicesChanged(let moved): summary = moved
+            }
+        }
+        return .failure(.partsStillArriving(summary))
+    }
 
     /// The start's body: none, or `{"confirm_devices": N}`.
     static func confirmation(_ request: HTTPRequest) -> Result<Int?, Problem> {
