@@ -8,7 +8,9 @@ extension PostgresCampaignStorage {
                               deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> AppendOutcome {
         let outcome = try transaction { db throws(StorageError) -> AppendOutcome in
             // The row lock orders two parts of one campaign arriving through two instances.
-            let find = try db.execute("SELECT seq, filling, app, segment_size FROM campaigns WHERE id = $1 FOR UPDATE", [.text(id)])
+            let find = try db.execute("""
+                SELECT seq, filling AND finished_at IS NULL AND control <> 2, app, segment_size FROM campaigns WHERE id = $1 FOR UPDATE
+                """, [.text(id)])
             guard find.rows > 0 else { throw StorageError(.campaignNotFound, "no campaign has id \(id)") }
             let seq = find.int(0, 0)
             let earlier = try db.execute("SELECT sha256, first_idx, devices, skipped FROM campaign_parts WHERE campaign = $1 AND part = $2",
@@ -22,7 +24,7 @@ extension PostgresCampaignStorage {
             }
             let size = Int(find.int(0, 3))
             guard find.bool(0, 1), size > 0 else {
-                throw StorageError(.notFilling, "campaign \(id) is not taking devices (it was started or not created to be filled)")
+                throw StorageError(.notFilling, "campaign \(id) is not taking devices in parts (it was started, cancelled or created with its devices)")
             }
             try db.execute("SET LOCAL idle_in_transaction_session_timeout = \(Self.intakeIdleMilliseconds)")
             // The next part continues after the last stored device, in the last segment if it
@@ -79,13 +81,16 @@ extension PostgresCampaignStorage {
                               now: Double) throws(StorageError) -> FillOutcome {
         let outcome = try transaction { db throws(StorageError) -> FillOutcome in
             // The row lock orders this start after any part being appended (which holds it).
-            let find = try db.execute("SELECT seq, filling, devices, lane FROM campaigns WHERE id = $1 FOR UPDATE", [.text(id)])
+            let find = try db.execute("""
+                SELECT seq, filling, devices, lane, finished_at IS NOT NULL OR control = 2 FROM campaigns WHERE id = $1 FOR UPDATE
+                """, [.text(id)])
             guard find.rows > 0 else { throw StorageError(.campaignNotFound, "no campaign has id \(id)") }
             let seq = find.int(0, 0)
             guard find.bool(0, 1) else {
                 guard let summary = try Self.campaign(db, seq: seq) else { throw StorageError(.campaignNotFound, "no campaign has id \(id)") }
                 return .unchanged(summary)
             }
+            guard !find.bool(0, 4) else { throw StorageError(.notFilling, "campaign \(id) was cancelled or has finished: it cannot be started") }
             let devices = Int(find.int(0, 2))
             guard devices > 0 else { throw StorageError(.notFilling, "campaign \(id) has no device to send: append a part first") }
             // A part stored after the guard read the count: the guard must see the new one.

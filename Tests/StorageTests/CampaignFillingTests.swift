@@ -110,4 +110,20 @@ import Storage
         }
         #expect(named.lane == .bulk)
     }
+
+    @Test(arguments: Backend.allCases) func aCampaignCancelledWhileFillingTakesNoPartAndNeverStarts(_ backend: Backend) throws {
+        let storage = try freshStorage(backend, segmentSize: 4)
+        try filling(storage, "cancelled")
+        _ = try part(storage, "cancelled", 1, 0..<3)
+        #expect(try storage.changeLifecycle(id: "cancelled", .cancel, now: 1002).isChanged)
+        for attempt in [{ _ = try part(storage, "cancelled", 2, 3..<5) },
+                        { _ = try storage.finishFilling(campaign: "cancelled", expectedDevices: 3, transactionalMaxDevices: 100, now: 1003) }] {
+            do {
+                try attempt()
+                Issue.record("a cancelled campaign is neither filled nor started")
+            } catch let error as StorageError { #expect(error.code == .notFilling) }
+        }
+        #expect(try storage.campaign(id: "cancelled")?.devices == 3)
+        #expect(try storage.claim(limit: 10, now: 1004).isEmpty)
+    }
 }
