@@ -106,25 +106,12 @@ enum CampaignPartEndpoints {
             case .failure(let problem): return problem.response
             case .success(let found): summary = found
             }
-            // Started before (or never filled in parts): answered as it is, so a start
-            // whose answer was lost can be sent again.
-            if summary.filling {
-                // Cancelled (or expired) while its parts came in: it never starts.
-                let status = summary.status(at: campaigns.clock.wallSeconds())
-                if status.isFinal {
-                    return Problem(status: 409, code: .campaignFinished, title: "Conflict",
-                                   detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
-                                   errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]).response
-                }
-                if summary.devices == 0 { return Problem.noPartYet(summary.id).response }
-                if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
-                                                   at: .pointer(.root.appending("confirm_devices"))) {
-                    return Problem.confirmationRequired(refusal).response
-                }
-            }
-            switch try campaigns.start(campaign: summary.id) {
-            case .started(let started), .unchanged(let started):
-                return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
+            let now = campaigns.clock.wallSeconds()
+            switch try guardedStart(summary, confirmed: confirmed, sendGuard: sendGuard, now: now, start: { expected throws(StorageError) in
+                try campaigns.start(campaign: summary.id, expectedDevices: expected)
+            }) {
+            case .failure(let problem): return problem.response
+            case .success(let started): return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
             }
         } catching: { error in
             switch error.code {
@@ -133,6 +120,42 @@ enum CampaignPartEndpoints {
             default: nil
             }
         }
+    }
+
+    /// Checks of the guard against a count that moved before a start gives up (422): parts
+    /// are still being stored.
+    static let startAttempts = 3
+
+    /// The guard, then `start` with the count it passed: storage starts the campaign only if
+    /// that is still its count (a part may be stored in between). A count that moved is
+    /// checked again: a confirmation names one count, so it is refused; without one, the
+    /// campaign starts if its new count is still within the guard.
+    static func guardedStart(_ first: CampaignSummary, confirmed: Int?, sendGuard: SendGuard, now: Double,
+                             start: (_ expectedDevices: Int?) throws(StorageError) -> FillOutcome) throws(StorageError) -> Result<CampaignSummary, Problem> {
+        var summary = first
+        for _ in 0..<startAttempts {
+            // Started before (or never filled in parts): answered as it is, so a start
+            // whose answer was lost can be sent again.
+            if summary.filling {
+                // Cancelled (or expired) while its parts came in: it never starts.
+                let status = summary.status(at: now)
+                if status.isFinal {
+                    return .failure(Problem(status: 409, code: .campaignFinished, title: "Conflict",
+                                            detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
+                                            errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]))
+                }
+                if summary.devices == 0 { return .failure(.noPartYet(summary.id)) }
+                if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
+                                                   at: .pointer(.root.appending("confirm_devices"))) {
+                    return .failure(.confirmationRequired(refusal))
+                }
+            }
+            switch try start(summary.filling ? summary.devices : nil) {
+            case .started(let started), .unchanged(let started): return .success(started)
+            case .devicesChanged(let moved): summary = moved
+            }
+        }
+        return .failure(.partsStillArriving(summary))
     }
 
     /// The start's body: none, or `{"confirm_devices": N}`.
@@ -233,6 +256,13 @@ extension Problem {
         Problem(status: 409, code: .notFilling, title: "Conflict",
                 detail: detail + " (parts go to a campaign created with ?parts=true, before its start)",
                 errors: [Diagnostic(.notFilling, at: .parameter("id"), "the campaign takes no parts")])
+    }
+
+    /// 422: parts kept being stored while the campaign was being started; nothing started.
+    static func partsStillArriving(_ summary: CampaignSummary) -> Problem {
+        .confirmationRequired(Diagnostic(.confirmationRequired, at: .pointer(.root.appending("confirm_devices")),
+                                         "campaign \(summary.id) got more devices while it was being started (\(summary.devices) now); "
+                                         + "nothing was sent: start it again once its parts are stored, with \"confirm_devices\": \(summary.devices)"))
     }
 
     /// 422: a start before any part with a device.

@@ -30,9 +30,13 @@ extension DurableCampaigns {
     }
 
     /// Makes a filled campaign sendable and wakes the dispatcher. The send guard is the
-    /// caller's to check first, against the campaign's device count.
-    public func start(campaign id: String) throws(StorageError) -> FillOutcome {
-        let outcome = try storage.finishFilling(campaign: id, now: clock.wallSeconds())
+    /// caller's to check first, against the campaign's device count: that count is
+    /// `expectedDevices`, and a campaign that has another one by the time storage starts it
+    /// (a part stored meanwhile) is `devicesChanged`, not started. Its lane, unless the
+    /// campaign named one, comes from `lanes.transactionalMaxDevices`.
+    public func start(campaign id: String, expectedDevices: Int?) throws(StorageError) -> FillOutcome {
+        let outcome = try storage.finishFilling(campaign: id, expectedDevices: expectedDevices,
+                                                transactionalMaxDevices: transactionalMaxDevices, now: clock.wallSeconds())
         if case .started = outcome { dispatcher.wake() }
         return outcome
     }

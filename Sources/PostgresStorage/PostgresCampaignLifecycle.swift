@@ -103,7 +103,7 @@ extension PostgresCampaignStorage {
                 let live = state.leaseOwner != nil && (state.leaseUntil ?? 0) > now
                 let from = live ? state.handed : 0
                 var devices: [SegmentDevice]?
-                if code == nil, case .success(let decoded) = try segmentCache.devices(db, campaign: campaign, seg: state.seg),
+                if code == nil, case .success(let decoded) = try segmentCache.devices(db, campaign: campaign, seg: state.seg, count: state.count),
                    decoded.count == state.count {
                     devices = decoded
                 }

@@ -28,6 +28,9 @@ public final class PostgresCampaignStorage: CampaignStorage {
         public var inspectOnly = false
         /// The server-side timeouts and keepalives of every connection (see `PGSessionLimits`).
         public var sessionLimits = PGSessionLimits.standard
+        /// Devices per segment of new campaigns (`SegmentLayout.devicesPerSegment`; tests use
+        /// a few, to put a few devices in several segments). Each campaign keeps its own.
+        public var segmentSize = SegmentLayout.devicesPerSegment
 
         public init(url: String, password: String? = nil, poolSize: Int = 4, connectTimeoutSeconds: Int = 5,
                     instance: String, webhookLeaseSeconds: Double = 120, readOnly: Bool = false) {
@@ -153,18 +156,20 @@ public final class PostgresCampaignStorage: CampaignStorage {
             // transaction holds nothing another session waits for but the idempotency key.
             try db.execute("SET LOCAL idle_in_transaction_session_timeout = \(Self.intakeIdleMilliseconds)")
             var duplicates: [String: Int]? = campaign.rejectDuplicateTokens ? [:] : nil
-            let written = try writeSegments(db, campaign: seq, app: campaign.app, first: 0, deliveries: deliveries,
+            let written = try writeSegments(db, campaign: seq, app: campaign.app, size: options.segmentSize, first: 0, deliveries: deliveries,
                                             duplicates: &duplicates, now: now)
             let (count, failed, skipped) = written
             let remaining = count - failed - skipped
-            let lane = campaign.lane ?? (!campaign.filling && count <= campaign.transactionalMaxDevices ? .transactional : .bulk)
+            // A campaign filled in parts has its lane chosen when it starts (-1 until then).
+            let lane = campaign.lane?.rawValue
+                ?? (campaign.filling ? -1 : (count <= campaign.transactionalMaxDevices ? Lane.transactional : .bulk).rawValue)
             // A campaign being filled is finished only by `finishFilling`.
             let finished = remaining == 0 && !campaign.filling
             try db.execute("""
                 UPDATE campaigns SET devices = $1, finished_at = $2, lane = $4, rate_per_second = $5, segment_size = $6, filling = $7
                 WHERE seq = $3
-                """, [.integer(count), finished ? .double(now) : .null, .int(seq), .integer(lane.rawValue),
-                      .optional(campaign.ratePerSecond), .integer(SegmentLayout.devicesPerSegment), .text(campaign.filling ? "t" : "f")])
+                """, [.integer(count), finished ? .double(now) : .null, .int(seq), .integer(lane),
+                      .optional(campaign.ratePerSecond), .integer(options.segmentSize), .text(campaign.filling ? "t" : "f")])
             // Nothing to send (every token dead, every request unbuildable): finished at once.
             if finished { try db.execute("INSERT INTO campaign_events(campaign) VALUES ($1)", [.int(seq)]) }
             var tally = StateTally()
@@ -382,7 +387,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
                     if row.token.isEmpty && state.codes[p] != SegmentCode.row.rawValue {
                         if devices == nil {
                             // A segment that does not decode shows its devices without a token.
-                            if case .success(let decoded) = try segmentCache.devices(db, campaign: seq, seg: state.seg), decoded.count == state.count {
+                            if case .success(let decoded) = try segmentCache.devices(db, campaign: seq, seg: state.seg, count: state.count), decoded.count == state.count {
                                 devices = decoded
                             } else {
                                 devices = []

@@ -50,19 +50,23 @@ struct PGSegmentState {
 }
 
 /// The last few decoded segments of this storage: a claim and the record of its results
-/// decode each segment once. Segments never change once written, and campaign numbers
-/// are never reused, so an entry is never stale.
+/// decode each segment once. Segments change only while their campaign is filled (its last one
+/// grows), and campaign numbers are never reused, so an entry of the right count is never stale.
 final class SegmentCache: Sendable {
+    /// The count too: the last segment of a campaign being filled is written again with
+    /// more devices (by any instance), and the count tells the versions apart.
     private struct Key: Hashable {
         var campaign: Int64
         var seg: Int64
+        var count: Int
     }
 
     private let entries = Mutex<[Key: [SegmentDevice]]>([:])
     private let capacity = 16
 
-    func devices(_ db: PGConnection, campaign: Int64, seg: Int64) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
-        let key = Key(campaign: campaign, seg: seg)
+    /// `count`: the devices its state row says it has.
+    func devices(_ db: PGConnection, campaign: Int64, seg: Int64, count: Int) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
+        let key = Key(campaign: campaign, seg: seg, count: count)
         if let hit = entries.withLock({ $0[key] }) { return .success(hit) }
         let row = try db.execute("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = $1 AND seg = $2",
                                  [.int(campaign), .int(seg)])
@@ -73,7 +77,7 @@ final class SegmentCache: Sendable {
                                                   tokens: row.bytes(0, 3), bodies: row.optionalBytes(0, 4), checksum: row.int(0, 5))
             entries.withLock { entries in
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-                entries[key] = devices
+                entries[Key(campaign: campaign, seg: seg, count: devices.count)] = devices
             }
             return .success(devices)
         } catch {
@@ -105,10 +109,15 @@ struct SegmentWriter {
         self.now = now
     }
 
-    /// Packs one segment's devices (`first`: the first one's index) and writes when enough are waiting.
-    mutating func add(_ db: PGConnection, first: Int, devices: [NewDelivery]) throws(StorageError) {
+    /// Packs one segment's devices (`first`: the first one's index) and writes when enough
+    /// are waiting. `carried`: the segment's devices stored before (a campaign being filled
+    /// continues its last segment), with their codes; the segment is written again whole.
+    mutating func add(_ db: PGConnection, first: Int, devices: [NewDelivery],
+                      carried: (devices: [SegmentDevice], codes: [UInt8]) = ([], [])) throws(StorageError) {
         guard !devices.isEmpty else { return }
         let seg = Int64(first / segmentSize)
+        precondition(first % segmentSize == carried.devices.count && carried.codes.count == carried.devices.count,
+                     "a segment is continued from its stored devices")
         var codes = [UInt8](repeating: SegmentCode.open.rawValue, count: devices.count)
         var dead: [String: (reason: String, at: Int64)] = [:]
         if checkDead {
@@ -131,9 +140,10 @@ struct SegmentWriter {
                 skipped += 1
             }
         }
-        let segment = SegmentCodec.pack(devices.lazy.map { SegmentDevice(token: $0.token, body: $0.body) },
-                                        campaign: campaign, segment: seg, firstIndex: first)
-        packed.append((seg, first, segment, codes))
+        let start = first - carried.devices.count
+        let segment = SegmentCodec.pack(carried.devices + devices.lazy.map { SegmentDevice(token: $0.token, body: $0.body) },
+                                        campaign: campaign, segment: seg, firstIndex: start)
+        packed.append((seg, start, segment, carried.codes + codes))
         if packed.count >= Self.segmentsPerStatement || exceptions.count >= 4096 { try flush(db) }
     }
 
@@ -154,9 +164,16 @@ struct SegmentWriter {
                 states.append("($\(m + 1)::bigint, $\(m + 2)::int, $\(m + 3)::int, $\(m + 4)::bytea, $\(m + 5)::boolean)")
                 stateValues += [.int(campaign), .int(seg), .integer(segment.count), .bytes(codes), .text(open ? "t" : "f")]
             }
+            // A conflict is the last segment of a campaign being filled, written again longer
+            // (never leased: nothing is claimed from a campaign being filled).
             try db.execute("INSERT INTO segments(campaign, seg, first_idx, count, format, tokens, bodies, checksum) VALUES "
-                           + rows.joined(separator: ", "), values)
-            try db.execute("INSERT INTO segment_state(campaign, seg, count, codes, open) VALUES " + states.joined(separator: ", "), stateValues)
+                           + rows.joined(separator: ", ") + """
+                 ON CONFLICT (campaign, seg) DO UPDATE SET count = excluded.count, format = excluded.format,
+                    tokens = excluded.tokens, bodies = excluded.bodies, checksum = excluded.checksum
+                """, values)
+            try db.execute("INSERT INTO segment_state(campaign, seg, count, codes, open) VALUES " + states.joined(separator: ", ") + """
+                 ON CONFLICT (campaign, seg) DO UPDATE SET count = excluded.count, codes = excluded.codes, open = excluded.open
+                """, stateValues)
             packed.removeAll(keepingCapacity: true)
         }
         if !exceptions.isEmpty {
@@ -173,15 +190,18 @@ struct SegmentWriter {
 }
 
 extension PostgresCampaignStorage {
-    /// Streams `deliveries` into segments from index `first` (a new segment starts there);
-    /// returns how many devices, how many failed at intake and how many were skipped.
+    /// Streams `deliveries` into segments of `size` from index `first`; returns how many
+    /// devices, how many failed at intake and how many were skipped. `first` mid-segment:
+    /// `carried` holds that segment's stored devices and codes, and it is written again with
+    /// the new ones after them (device idx stays in segment idx / size, as on SQLite).
     /// `duplicates`: tokens seen so far, when duplicates are refused.
-    func writeSegments(_ db: PGConnection, campaign seq: Int64, app: String, first: Int, deliveries: some Sequence<NewDelivery>,
+    func writeSegments(_ db: PGConnection, campaign seq: Int64, app: String, size: Int, first: Int,
+                       carried: (devices: [SegmentDevice], codes: [UInt8]) = ([], []), deliveries: some Sequence<NewDelivery>,
                        duplicates: inout [String: Int]?, now: Double) throws(StorageError) -> (count: Int, failed: Int, skipped: Int) {
-        let size = SegmentLayout.devicesPerSegment
-        precondition(first % size == 0, "a part starts a segment")
+        precondition(first % size == carried.devices.count, "a segment is continued from its stored devices")
         let anyDead = try db.execute("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)").bool(0, 0)
         var writer = SegmentWriter(campaign: seq, segmentSize: size, app: app, checkDead: anyDead, now: now)
+        var carried = carried
         var batch: [NewDelivery] = []
         batch.reserveCapacity(size)
         var index = first
@@ -194,12 +214,13 @@ extension PostgresCampaignStorage {
             }
             batch.append(delivery)
             index += 1
-            if batch.count == size {
-                try writer.add(db, first: index - size, devices: batch)
+            if index % size == 0 {
+                try writer.add(db, first: index - batch.count, devices: batch, carried: carried)
+                carried = ([], [])
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        try writer.add(db, first: index - batch.count, devices: batch)
+        try writer.add(db, first: index - batch.count, devices: batch, carried: carried)
         try writer.flush(db)
         return (index - first, writer.failed, writer.skipped)
     }
@@ -233,7 +254,7 @@ extension PostgresCampaignStorage {
                     state.handed = 0
                 }
                 let devices: [SegmentDevice]
-                switch try segmentCache.devices(db, campaign: campaign, seg: state.seg) {
+                switch try segmentCache.devices(db, campaign: campaign, seg: state.seg, count: state.count) {
                 case .success(let decoded) where decoded.count == state.count: devices = decoded
                 case .success: return (claimed, SegmentDecodeError(campaign: campaign, segment: state.seg, problem: "device count differs from its state's"))
                 case .failure(let error): return (claimed, error)
@@ -325,7 +346,7 @@ extension PostgresCampaignStorage {
                     state.codes[p] = SegmentCode.dryRun.rawValue
                 } else {
                     let devices: [SegmentDevice]
-                    switch try segmentCache.devices(db, campaign: campaign, seg: state.seg) {
+                    switch try segmentCache.devices(db, campaign: campaign, seg: state.seg, count: state.count) {
                     case .success(let decoded) where decoded.count == state.count: devices = decoded
                     case .success: try Self.failCampaign(db, SegmentDecodeError(campaign: campaign, segment: state.seg, problem: "device count differs from its state's")); continue
                     case .failure(let error): try Self.failCampaign(db, error); continue

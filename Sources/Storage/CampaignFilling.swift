@@ -7,9 +7,14 @@ public protocol CampaignFilling: Sendable {
     /// skipped as at intake). Throws `campaignNotFound`, `notFilling` or `partConflict`.
     func appendDevices(campaign id: String, part: Int, requestSHA256: String,
                        deliveries: some Sequence<NewDelivery>, now: Double) throws(StorageError) -> AppendOutcome
-    /// Makes the campaign sendable (its lane chosen by its device count). Throws
-    /// `campaignNotFound`; refused (`notFilling`) when it has no device.
-    func finishFilling(campaign id: String, now: Double) throws(StorageError) -> FillOutcome
+    /// Makes the campaign sendable, in one transaction with the check of its device count:
+    /// `expectedDevices` (the count the send guard passed; nil checks none) differing from
+    /// the stored count (a part stored since it was read) is `devicesChanged`, nothing
+    /// started. A campaign created without a lane gets `transactional` up to
+    /// `transactionalMaxDevices` devices (`lanes.transactionalMaxDevices`), else `bulk`.
+    /// Throws `campaignNotFound`; refused (`notFilling`) when it has no device.
+    func finishFilling(campaign id: String, expectedDevices: Int?, transactionalMaxDevices: Int,
+                       now: Double) throws(StorageError) -> FillOutcome
 }
 
 /// One part as stored.
@@ -37,4 +42,7 @@ public enum FillOutcome: Sendable, Equatable {
     case started(CampaignSummary)
     /// Already started.
     case unchanged(CampaignSummary)
+    /// Not started: its device count (in the summary) is not the one expected, so the
+    /// guard's check must be made again against it.
+    case devicesChanged(CampaignSummary)
 }

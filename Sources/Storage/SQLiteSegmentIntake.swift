@@ -194,7 +194,8 @@ extension SQLiteCampaignStorage {
         }
     }
 
-    public func finishFilling(campaign id: String, now: Double) throws(StorageError) -> FillOutcome {
+    public func finishFilling(campaign id: String, expectedDevices: Int?, transactionalMaxDevices: Int,
+                              now: Double) throws(StorageError) -> FillOutcome {
         try writing { db throws(StorageError) in
             try db.transaction { () throws(StorageError) -> FillOutcome in
                 let find = try db.statement("""
@@ -217,7 +218,12 @@ extension SQLiteCampaignStorage {
                 }
                 guard !stopped else { throw StorageError(.notFilling, "campaign \(id) was cancelled or has finished: it cannot be started") }
                 guard devices > 0 else { throw StorageError(.notFilling, "campaign \(id) has no device to send") }
-                let lane = Lane(rawValue: storedLane) ?? (devices <= NewCampaign.defaultTransactionalMaxDevices ? .transactional : .bulk)
+                // A part stored after the guard read the count: the guard must see the new one.
+                if let expectedDevices, expectedDevices != devices {
+                    guard let summary = try Self.campaign(db, seq: seq) else { throw StorageError(.campaignNotFound, "no campaign has id \(id)") }
+                    return .devicesChanged(summary)
+                }
+                let lane = Lane(rawValue: storedLane) ?? (devices <= transactionalMaxDevices ? .transactional : .bulk)
                 try db.statement("UPDATE campaigns SET filling = 0, lane = ?, finished_at = ? WHERE seq = ?")
                     .bind(.integer(lane.rawValue), remaining <= 0 ? .double(now) : .null, .int(seq)).run()
                 // Nothing to send (every token dead): finished at once.

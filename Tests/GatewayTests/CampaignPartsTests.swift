@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Payloads
 import Storage
 import StrictJSON
 import Testing
@@ -46,6 +47,61 @@ extension LiveGateway {
 /// A campaign filled in parts: created without devices, given them part by part (each
 /// idempotent), sent only once started, with the send guard's confirmation at the start.
 @Suite struct CampaignPartsTests {
+    /// A filling campaign of `devices` as the gateway reads it before the start.
+    func filling(_ devices: Int) -> CampaignSummary {
+        var summary = CampaignSummary(seq: 1, id: "c", createdAt: 1000, dryRun: false, devices: devices, finishedAt: nil, counts: [.pending: devices])
+        summary.filling = true
+        return summary
+    }
+
+    /// The start as storage answers it: `devicesChanged` to each count of `moves` in turn
+    /// (a part stored between the guard's read and the start), then started. The counts
+    /// the gateway asked to start with are recorded.
+    func start(_ first: Int, confirmed: Int?, confirmAbove: Int, moves: [Int]) throws -> (Result<CampaignSummary, Problem>, [Int?]) {
+        var asked: [Int?] = []
+        var moves = moves[...]
+        let outcome = try CampaignPartEndpoints.guardedStart(filling(first), confirmed: confirmed, sendGuard: SendGuard(confirmAbove: confirmAbove),
+                                                             now: 1001) { expected throws(StorageError) -> FillOutcome in
+            asked.append(expected)
+            if let next = moves.popFirst() { return .devicesChanged(filling(next)) }
+            var started = filling(expected ?? 0)
+            started.filling = false
+            return .started(started)
+        }
+        return (outcome, asked)
+    }
+
+    @Test func aConfirmedStartWhoseCountMovedIsRefusedWithTheNewCount() throws {
+        let (outcome, asked) = try start(5, confirmed: 5, confirmAbove: 3, moves: [7])
+        #expect(asked == [5], "started only with the count confirmed")
+        guard case .failure(let problem) = outcome else { Issue.record("started with a count nobody confirmed"); return }
+        #expect(problem.status == 422 && problem.code == .confirmationRequired)
+        #expect(problem.errors.first?.message == "confirm_devices is 5 but the campaign has 7 devices; nothing was sent")
+    }
+
+    @Test func anUnconfirmedStartWhoseCountMovedPastTheGuardIsRefused() throws {
+        let (outcome, asked) = try start(3, confirmed: nil, confirmAbove: 5, moves: [8])
+        #expect(asked == [3])
+        guard case .failure(let problem) = outcome else { Issue.record("started past the guard"); return }
+        #expect(problem.status == 422 && problem.code == .confirmationRequired)
+        #expect(problem.errors.first?.message.contains("\"confirm_devices\": 8") == true)
+    }
+
+    @Test func anUnconfirmedStartWhoseCountMovedWithinTheGuardStartsWithTheNewCount() throws {
+        let (outcome, asked) = try start(3, confirmed: nil, confirmAbove: 5, moves: [4])
+        #expect(asked == [3, 4])
+        guard case .success(let started) = outcome else { Issue.record("not started"); return }
+        #expect(started.devices == 4 && !started.filling)
+    }
+
+    @Test func aCountThatKeepsMovingGivesUpAfterAFewChecks() throws {
+        let (outcome, asked) = try start(1, confirmed: nil, confirmAbove: 100, moves: [2, 3, 4, 5])
+        #expect(asked == [1, 2, 3])
+        guard case .failure(let problem) = outcome else { Issue.record("started"); return }
+        #expect(problem.status == 422 && problem.code == .confirmationRequired)
+        #expect(problem.errors.first?.message.contains("got more devices while it was being started (4 now)") == true)
+    }
+
     @Test func partsInAnyOrderRepeatedOrNotAreSentOnceEachAfterTheStart() async throws {
         let gateway = try LiveGateway()
         let id = try gateway.createInParts()

@@ -24,13 +24,16 @@ struct StoreLocation: Sendable {
         }
     }
 
-    /// `segmentSize`: devices per segment of the campaigns it writes (SQLite; small ones put a
-    /// few devices in several segments, which several owners can hold at once).
+    /// `segmentSize`: devices per segment of the campaigns it writes (small ones put a few
+    /// devices in several segments, which several owners can hold at once).
     func open(instance: String = "test-host/1/0", synchronousFull: Bool = true,
               segmentSize: Int = SegmentLayout.devicesPerSegment) throws -> any CampaignStorage {
         switch backend {
-        case .sqlite: try SQLiteCampaignStorage(path: address, options: .init(synchronousFull: synchronousFull, segmentSize: segmentSize))
-        case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 2, instance: instance))
+        case .sqlite: return try SQLiteCampaignStorage(path: address, options: .init(synchronousFull: synchronousFull, segmentSize: segmentSize))
+        case .postgres:
+            var options = PostgresCampaignStorage.Options(url: address, poolSize: 2, instance: instance)
+            options.segmentSize = segmentSize
+            return try PostgresCampaignStorage(options: options)
         }
     }
 

@@ -316,7 +316,7 @@ import TestSupport
         var campaign = newCampaign("parts")
         campaign.filling = true
         _ = try storage.insert(campaign, deliveries: [], now: 1000)
-        #expect(throws: StorageError.self) { try storage.finishFilling(campaign: "parts", now: 1000) }
+        #expect(throws: StorageError.self) { try storage.finishFilling(campaign: "parts", expectedDevices: nil, transactionalMaxDevices: 100, now: 1000) }
         let first = try storage.appendDevices(campaign: "parts", part: 1, requestSHA256: "h1",
                                               deliveries: (0..<1500).map { NewDelivery(token: token($0)) }, now: 1000)
         #expect(first == .appended(PartReceipt(part: 1, firstIndex: 0, devices: 1500, skipped: 0)))
@@ -330,11 +330,11 @@ import TestSupport
         }
         let second = try storage.appendDevices(campaign: "parts", part: 2, requestSHA256: "h2",
                                                deliveries: (1500..<1600).map { NewDelivery(token: token($0)) }, now: 1000)
-        #expect(second == .appended(PartReceipt(part: 2, firstIndex: 2048, devices: 100, skipped: 0)), "a part starts a segment")
+        #expect(second == .appended(PartReceipt(part: 2, firstIndex: 1500, devices: 100, skipped: 0)), "a part continues the last segment")
         #expect(try storage.claim(limit: 10, lease: testLease, now: 1001).isEmpty, "not sent while filling")
-        guard case .started(let summary) = try storage.finishFilling(campaign: "parts", now: 1002) else { Issue.record("not started"); return }
+        guard case .started(let summary) = try storage.finishFilling(campaign: "parts", expectedDevices: nil, transactionalMaxDevices: 100, now: 1002) else { Issue.record("not started"); return }
         #expect(summary.devices == 1600 && summary.counts == [.pending: 1600])
-        guard case .unchanged = try storage.finishFilling(campaign: "parts", now: 1003) else { Issue.record("started twice"); return }
+        guard case .unchanged = try storage.finishFilling(campaign: "parts", expectedDevices: nil, transactionalMaxDevices: 100, now: 1003) else { Issue.record("started twice"); return }
         do throws(StorageError) {
             _ = try storage.appendDevices(campaign: "parts", part: 3, requestSHA256: "h3", deliveries: [], now: 1000)
             Issue.record("a part after the start was accepted")
@@ -349,7 +349,7 @@ import TestSupport
             pending = delivered(claims)
             if claims.isEmpty { break }
         }
-        #expect(claimed == Array(0..<1500) + Array(2048..<2148))
+        #expect(claimed == Array(0..<1600))
         #expect(try storage.campaign(id: "parts")?.counts == [.delivered: 1600])
         do throws(StorageError) {
             _ = try storage.appendDevices(campaign: "nope", part: 1, requestSHA256: "h", deliveries: [], now: 1000)

@@ -228,7 +228,7 @@ import Testing
         #expect(try storage.campaign(id: "big")?.status(at: 1000) == .filling)
         #expect(try storage.claim(limit: 10, now: 1000).isEmpty)
         #expect(try storage.nextDueTime(now: 1000) == nil)
-        #expect(throws: StorageError.self) { try storage.finishFilling(campaign: "big", now: 1000) }
+        #expect(throws: StorageError.self) { try storage.finishFilling(campaign: "big", expectedDevices: nil, transactionalMaxDevices: 100, now: 1000) }
 
         let one = (0..<3).map { NewDelivery(token: token($0)) }
         #expect(try storage.appendDevices(campaign: "big", part: 1, requestSHA256: "h1", deliveries: one, now: 1001)
@@ -249,12 +249,12 @@ import Testing
         } catch { #expect(error.code == .campaignNotFound) }
         #expect(try storage.claim(limit: 10, now: 1003).isEmpty, "not sent while filling")
 
-        guard case .started(let started) = try storage.finishFilling(campaign: "big", now: 1004) else {
+        guard case .started(let started) = try storage.finishFilling(campaign: "big", expectedDevices: nil, transactionalMaxDevices: 100, now: 1004) else {
             Issue.record("not started")
             return
         }
         #expect(started.status(at: 1004) == .sending && started.devices == 6 && started.lane == .transactional)
-        guard case .unchanged = try storage.finishFilling(campaign: "big", now: 1005) else {
+        guard case .unchanged = try storage.finishFilling(campaign: "big", expectedDevices: nil, transactionalMaxDevices: 100, now: 1005) else {
             Issue.record("started twice")
             return
         }
@@ -279,7 +279,7 @@ import Testing
         let summary = try #require(try storage.campaign(id: "big"))
         #expect(summary.counts[.cancelled] == 6 && summary.finishedAt == 1002 && summary.status(at: 1002) == .cancelled)
         for attempt in [{ _ = try storage.appendDevices(campaign: "big", part: 2, requestSHA256: "h2", deliveries: [NewDelivery(token: token(9))], now: 1003) },
-                        { _ = try storage.finishFilling(campaign: "big", now: 1003) }] {
+                        { _ = try storage.finishFilling(campaign: "big", expectedDevices: nil, transactionalMaxDevices: 100, now: 1003) }] {
             do {
                 try attempt()
                 Issue.record("a cancelled campaign is neither filled nor started")
