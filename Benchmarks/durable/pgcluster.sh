@@ -42,6 +42,8 @@ pg_sql() { psql -X -q -A -t -F ' ' -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pgport" 
 pg_cpu() {
   local master
   master=$(head -1 "$pgdir/data/postmaster.pid")
-  awk -v m="$master" '$1 == m {s += $14 + $15 + $16 + $17} $4 == m {s += $14 + $15} END {printf "%.1f", s / 100}' \
-    /proc/[0-9]*/stat 2>/dev/null
+  # Read through cat: a process that exits between the glob and the read is skipped
+  # (awk would stop at the missing file and the benchmark with it).
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } \
+    | awk -v m="$master" '$1 == m {s += $14 + $15 + $16 + $17} $4 == m {s += $14 + $15} END {printf "%.1f", s / 100}'
 }
