@@ -1,0 +1,83 @@
+import Synchronization
+import Testing
+import TestSupport
+@testable import Outbox
+@testable import Storage
+
+/// The watch behind the `segments` readiness check and the corrupt-campaign log line: it
+/// reads the storage at most once per poll, logs each campaign once (only those failed
+/// since the start), and lists the last hour's.
+@Suite struct SegmentFailureWatchTests {
+    final class Lines: Sendable {
+        let all = Mutex<[String]>([])
+        func append(_ line: String) { all.withLock { $0.append(line) } }
+        var value: [String] { all.withLock { $0 } }
+    }
+
+    /// Campaign `id` of 8 devices (4 a segment) whose second segment no longer decodes,
+    /// failed by a claim at `now`.
+    static func failCampaign(_ id: String, path: String, storage: SQLiteCampaignStorage, now: Double) throws {
+        _ = try storage.insert(NewCampaign(id: id, createdAt: now, dryRun: false, message: FairLaneTests.message,
+                                           body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
+                               deliveries: (0..<8).map { NewDelivery(token: Fixtures.token("ab", $0)) }, now: now)
+        let seq = try #require(try storage.campaign(id: id)).seq
+        let db = try SQLiteDatabase(path: path)
+        try db.statement("UPDATE segments SET checksum = checksum + 1 WHERE campaign = ? AND seg = 1").bind(.int(seq)).run()
+        _ = try storage.claim(limit: 100, lease: LeaseTerms(owner: "test/1/0", seconds: 30), now: now)
+        let failed = try storage.campaign(id: id)
+        #expect(failed?.failure != nil && failed?.finishedAt == now)
+    }
+
+    @Test func logsEachCampaignOnceAndListsTheLastHour() throws {
+        let path = temporaryDatabasePath()
+        let storage = try SQLiteCampaignStorage(path: path, options: .init(synchronousFull: false, segmentSize: 4))
+        let now = Mutex(10_000.0)
+        let lines = Lines()
+        try Self.failCampaign("before-start", path: path, storage: storage, now: 9_000)
+        let watch = SegmentFailureWatch(storage: storage, startedAt: 9_500, pollSeconds: 1, clock: { now.withLock { $0 } },
+                                        log: lines.append)
+        #expect(watch.check() == nil, "nothing read yet")
+        watch.refresh()
+        // Listed (within the hour) but not logged: it failed before this process started.
+        #expect(lines.value.isEmpty)
+        #expect(watch.check()?.hasPrefix("1 campaign failed in the last hour: a stored segment does not decode: before-start (segment 1 of campaign") == true,
+                "\(watch.check() ?? "nil")")
+
+        try Self.failCampaign("bad", path: path, storage: storage, now: 10_000.2)
+        now.withLock { $0 = 10_000.5 }
+        watch.refresh()
+        #expect(lines.value.isEmpty, "read at most once a second")
+        now.withLock { $0 = 10_001 }
+        watch.refresh()
+        watch.refresh()
+        now.withLock { $0 = 10_002 }
+        watch.refresh()
+        #expect(lines.value.count == 1, "\(lines.value)")
+        #expect(lines.value.first?.hasPrefix("pushgate: campaign bad failed: segment 1 of campaign") == true)
+        #expect(lines.value.first?.contains("does not decode: checksum mismatch") == true)
+        #expect(watch.check()?.hasPrefix("2 campaigns failed in the last hour: a stored segment does not decode: bad (") == true)
+
+        // An hour later the older one has left the check; nothing is logged again.
+        now.withLock { $0 = 9_000 + SegmentFailureWatch.windowSeconds + 1 }
+        watch.refresh()
+        #expect(watch.check()?.hasPrefix("1 campaign failed in the last hour: a stored segment does not decode: bad (") == true)
+        now.withLock { $0 = 10_000.2 + SegmentFailureWatch.windowSeconds + 1 }
+        watch.refresh()
+        #expect(watch.check() == nil)
+        #expect(lines.value.count == 1)
+    }
+
+    @Test func namesTenAndCountsTheRest() throws {
+        let path = temporaryDatabasePath()
+        let storage = try SQLiteCampaignStorage(path: path, options: .init(synchronousFull: false, segmentSize: 4))
+        for i in 0..<12 { try Self.failCampaign("c\(i)", path: path, storage: storage, now: 1_000 + Double(i)) }
+        let lines = Lines()
+        let watch = SegmentFailureWatch(storage: storage, startedAt: 0, clock: { 1_100 }, log: lines.append)
+        watch.refresh()
+        // Logged oldest first, once each.
+        #expect(lines.value.map { String($0.split(separator: " ")[2]) } == (0..<12).map { "c\($0)" }, "\(lines.value)")
+        let check = try #require(watch.check())
+        #expect(check.hasPrefix("12 campaigns failed in the last hour: a stored segment does not decode: c11 (") && check.hasSuffix("; and 2 more"), "\(check)")
+        #expect(!check.contains("c1 (") && check.contains("c2 ("))
+    }
+}
