@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Outbox
+@testable import PostgresStorage
 @testable import Storage
 
 /// The watch behind the `segments` readiness check and the corrupt-campaign log line: it
@@ -79,5 +80,36 @@ import TestSupport
         let check = try #require(watch.check())
         #expect(check.hasPrefix("12 campaigns failed in the last hour: a stored segment does not decode: c11 (") && check.hasSuffix("; and 2 more"), "\(check)")
         #expect(!check.contains("c1 (") && check.contains("c2 ("))
+    }
+
+    /// On PostgreSQL the claim sets the failure and skips the campaign; the dispatcher's
+    /// upkeep (`closeStopped`) ends its open devices and so finishes it: then it is listed.
+    @Test func onPostgreSQL() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let storage = try PostgresCampaignStorage(options: .init(url: url, poolSize: 2, instance: "watch/1/0"))
+        _ = try storage.insert(NewCampaign(id: "pg-bad", createdAt: 1_000, dryRun: false, message: FairLaneTests.message,
+                                           body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
+                               deliveries: (0..<1100).map { NewDelivery(token: Fixtures.token("cd", $0)) }, now: 1_000)
+        let seq = try #require(try storage.campaign(id: "pg-bad")).seq
+        let db = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
+        try db.execute("UPDATE segments SET tokens = substring(tokens FROM 1 FOR 100) WHERE campaign = $1 AND seg = 1", [.int(seq)])
+        let lines = Lines()
+        let now = Mutex(1_001.0)
+        let watch = SegmentFailureWatch(storage: storage, startedAt: 1_000, clock: { now.withLock { $0 } }, log: lines.append)
+        var claims = try storage.recordAndClaim([], claimLimit: 3000, lease: LeaseTerms(owner: "watch/1/0", seconds: 30), now: 1_001)
+        while !claims.isEmpty {
+            let done = claims.map { DeliveryUpdate(campaign: $0.campaign, index: $0.index, state: .delivered, status: 200, lease: $0.lease) }
+            claims = try storage.recordAndClaim(done, claimLimit: 3000, lease: LeaseTerms(owner: "watch/1/0", seconds: 30), now: 1_001)
+        }
+        watch.refresh()
+        #expect(watch.check() == nil && lines.value.isEmpty, "failed, not yet finished")
+        while try storage.closeStopped(now: 1_002, limit: 500) > 0 {}
+        now.withLock { $0 = 1_003 }
+        watch.refresh()
+        now.withLock { $0 = 1_004 }
+        watch.refresh()
+        #expect(lines.value.count == 1 && lines.value.first?.contains("pushgate: campaign pg-bad failed: segment 1 of campaign \(seq) does not decode") == true,
+                "\(lines.value)")
+        #expect(watch.check()?.hasPrefix("1 campaign failed in the last hour: a stored segment does not decode: pg-bad (segment 1 of campaign") == true)
     }
 }
