@@ -7,21 +7,27 @@ import Timing
 /// the claim; `CampaignStorage.failedCampaigns`), for the operator: one error line in the
 /// log per campaign, and the `segments` readiness check listing those of the last hour.
 /// `refresh` reads the storage at most once per `pollSeconds`, whoever calls it how often
-/// (the readiness monitor's thread, every round); `check` answers from the last read.
+/// (the readiness monitor's thread, every round), and only what finished since its last
+/// read; `check` answers from memory.
 public final class SegmentFailureWatch: Sendable {
     /// How far back `/readyz` looks.
     public static let windowSeconds = 3600.0
     /// Campaigns named in the check; more are counted, up to `readLimit`.
     public static let listed = 10
-    /// Campaigns read per refresh (newest first).
+    /// Campaigns read per refresh (newest first), and kept.
     static let readLimit = 100
 
+    /// How far a read reaches back before the previous one: `finished_at` is the finishing
+    /// process's clock (another instance's on PostgreSQL) and commits a little later.
+    static let overlapSeconds = 60.0
+
     private struct State {
+        var lastAttempt = -Double.infinity
         var lastRead = -Double.infinity
-        /// Of the last hour, newest first.
+        /// Of the last hour, newest first, at most `readLimit`.
         var recent: [CampaignSummary] = []
-        /// Campaigns already logged (those still within the window).
-        var logged: Set<Int64> = []
+        /// Campaigns already logged, with when they finished (forgotten after the window).
+        var logged: [Int64: Double] = [:]
     }
 
     private let storage: any CampaignStorage
@@ -44,24 +50,29 @@ public final class SegmentFailureWatch: Sendable {
         self.log = log
     }
 
-    /// Reads the failed campaigns of the last hour if the last read is `pollSeconds` old,
-    /// and logs each one that failed since the start and was not logged yet. A read that
-    /// fails keeps the last list (the `storage` check reports the database).
+    /// Reads the campaigns failed since the last read (the whole hour at first) if the last
+    /// attempt is `pollSeconds` old, so each read scans only the campaigns finished since,
+    /// not the hour's; logs each one that failed since the start and was not logged yet. A
+    /// read that fails keeps the last list (the `storage` check reports the database).
     public func refresh() {
         let now = clock()
-        let due = state.withLock { state in
-            guard now - state.lastRead >= pollSeconds else { return false }
-            state.lastRead = now
-            return true
+        let since = state.withLock { state -> Double? in
+            guard now - state.lastAttempt >= pollSeconds else { return nil }
+            state.lastAttempt = now
+            return max(now - Self.windowSeconds, state.lastRead - Self.overlapSeconds)
         }
-        guard due, let recent = try? storage.failedCampaigns(since: now - Self.windowSeconds, limit: Self.readLimit) else { return }
+        guard let since, let read = try? storage.failedCampaigns(since: since, limit: Self.readLimit) else { return }
         let fresh = state.withLock { state -> [CampaignSummary] in
-            state.recent = recent
-            // Newest first: a campaign that left the list never comes back into it.
-            let current = Set(recent.map(\.seq))
-            state.logged.formIntersection(current)
-            let fresh = recent.filter { ($0.finishedAt ?? 0) >= startedAt && !state.logged.contains($0.seq) }
-            state.logged.formUnion(fresh.map(\.seq))
+            state.lastRead = now
+            let readSeqs = Set(read.map(\.seq))
+            state.recent = Array((read + state.recent.filter { !readSeqs.contains($0.seq) })
+                .filter { ($0.finishedAt ?? 0) >= now - Self.windowSeconds }
+                .sorted { ($0.finishedAt ?? 0) > ($1.finishedAt ?? 0) }
+                .prefix(Self.readLimit))
+            // A read never reaches back past the window: what finished before cannot come back.
+            state.logged = state.logged.filter { $0.value >= now - Self.windowSeconds }
+            let fresh = read.filter { ($0.finishedAt ?? 0) >= startedAt && state.logged[$0.seq] == nil }
+            for campaign in fresh { state.logged[campaign.seq] = campaign.finishedAt ?? now }
             return fresh
         }
         for campaign in fresh.reversed() {

@@ -44,6 +44,9 @@ import TestSupport
         #expect(watch.check()?.hasPrefix("1 campaign failed in the last hour: a stored segment does not decode: before-start (segment 1 of campaign") == true,
                 "\(watch.check() ?? "nil")")
 
+        // Each read reaches back a minute before the previous one: a campaign whose
+        // `finished_at` (the finishing clock) is before the last read is still found.
+        try Self.failCampaign("late", path: path, storage: storage, now: 9_970)
         try Self.failCampaign("bad", path: path, storage: storage, now: 10_000.2)
         now.withLock { $0 = 10_000.5 }
         watch.refresh()
@@ -53,19 +56,20 @@ import TestSupport
         watch.refresh()
         now.withLock { $0 = 10_002 }
         watch.refresh()
-        #expect(lines.value.count == 1, "\(lines.value)")
-        #expect(lines.value.first?.hasPrefix("pushgate: campaign bad failed: segment 1 of campaign") == true)
-        #expect(lines.value.first?.contains("does not decode: checksum mismatch") == true)
-        #expect(watch.check()?.hasPrefix("2 campaigns failed in the last hour: a stored segment does not decode: bad (") == true)
+        #expect(lines.value.count == 2, "\(lines.value)")
+        #expect(lines.value.first?.hasPrefix("pushgate: campaign late failed: segment 1 of campaign") == true)
+        #expect(lines.value.last?.hasPrefix("pushgate: campaign bad failed: segment 1 of campaign") == true)
+        #expect(lines.value.last?.contains("does not decode: checksum mismatch") == true)
+        #expect(watch.check()?.hasPrefix("3 campaigns failed in the last hour: a stored segment does not decode: bad (") == true)
 
-        // An hour later the older one has left the check; nothing is logged again.
+        // An hour later the oldest has left the check; nothing is logged again.
         now.withLock { $0 = 9_000 + SegmentFailureWatch.windowSeconds + 1 }
         watch.refresh()
-        #expect(watch.check()?.hasPrefix("1 campaign failed in the last hour: a stored segment does not decode: bad (") == true)
+        #expect(watch.check()?.hasPrefix("2 campaigns failed in the last hour: a stored segment does not decode: bad (") == true)
         now.withLock { $0 = 10_000.2 + SegmentFailureWatch.windowSeconds + 1 }
         watch.refresh()
         #expect(watch.check() == nil)
-        #expect(lines.value.count == 1)
+        #expect(lines.value.count == 2)
     }
 
     @Test func namesTenAndCountsTheRest() throws {
