@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "TestSupport", "StrictJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON"]),
-        .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport", "Storage", "PostgresStorage"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -480,7 +480,7 @@ enum OpenAPIDocument {
         }
       },
       "Readiness": {"type": "object", "required": ["checks", "status"], "additionalProperties": false, "properties": {
-        "checks": {"type": "object", "description": "Each check: ok, or why not.", "additionalProperties": {"type": "string"}},
+        "checks": {"type": "object", "description": "Each check: ok, or why not. A check that does not block (apns_sending, apns_apps, segments: campaigns a stored segment that does not decode failed in the last hour) shows its reason while the status stays ready.", "additionalProperties": {"type": "string"}},
         "status": {"enum": ["ready", "not ready"]}}},
       "ValueType": {"description": "A parameter's type: a named one, or the list of allowed values.",
                     "oneOf": [{"enum": ["int", "uuid", "slug", "string"]}, {"type": "array", "minItems": 1, "items": {"type": "string"}}]},

@@ -209,6 +209,9 @@ enum ServeCommand {
                 (keyId: tokens.identity.keyId, stopped: tokens.hold().flatMap { $0.kind == .stopped ? $0.reason.rawValue : nil })
             }
         }
+        // Campaigns a corrupt segment failed: logged once each, listed by `/readyz`.
+        let segmentFailures = SegmentFailureWatch(storage: storage, startedAt: SystemClock().wallSeconds(),
+                                                  log: { log.message(.error, $0) })
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
             // APNs unreachable from every pool: campaigns wait queued, so the service is not
@@ -254,6 +257,12 @@ enum ServeCommand {
             },
             // Read-only: a probe must never cause a write (and an fsync).
             ReadinessCheck(name: "storage") { storage.checkReady() },
+            // Not blocking: one bad campaign must not take the instance out of service. The
+            // monitor's rounds are what reads the storage (at most once a second) and logs.
+            ReadinessCheck(name: "segments", blocking: false) {
+                segmentFailures.refresh()
+                return segmentFailures.check()
+            },
         ]
         let components = GatewayComponents(
             apps: AppDirectory(config.apps.map(\.gatewayApp)),
