@@ -11,6 +11,14 @@ public final class Metrics: Sendable {
         var counts = [Int](repeating: 0, count: Metrics.latencyBuckets.count)
         var sum = 0.0
         var count = 0
+
+        mutating func record(_ seconds: Double) {
+            for (i, bound) in Metrics.latencyBuckets.enumerated() where seconds <= bound {
+                counts[i] += 1
+            }
+            sum += seconds
+            count += 1
+        }
     }
 
     private struct State {
@@ -60,20 +68,16 @@ public final class Metrics: Sendable {
     /// `result` is delivered/failed/unregistered/skipped; `reason` is APNs' reason or "";
     /// `app` the configured app, `pushType` Apple's push type (`alert`, `background`, …).
     public func recordNotification(app: String, pushType: String, result: String, reason: String) {
-        state.withLock { $0.notifications[[app, pushType, result, reason].joined(separator: "\u{0}"), default: 0] += 1 }
+        let key = app + "\u{0}" + pushType + "\u{0}" + result + "\u{0}" + reason
+        state.withLock { $0.notifications[key, default: 0] += 1 }
     }
 
     /// One request to APNs for `app` of `pushType`, from sending it to its answer.
     public func recordAPNsLatency(app: String, pushType: String, seconds: Double) {
+        let key = app + "\u{0}" + pushType
         state.withLock { state in
-            let key = app + "\u{0}" + pushType
-            var histogram = state.apnsLatency[key] ?? Histogram()
-            for (i, bound) in Metrics.latencyBuckets.enumerated() where seconds <= bound {
-                histogram.counts[i] += 1
-            }
-            histogram.sum += seconds
-            histogram.count += 1
-            state.apnsLatency[key] = histogram
+            // Changed in place: a copy out and back would copy its bucket array every call.
+            state.apnsLatency[key, default: Histogram()].record(seconds)
         }
     }
 
