@@ -368,7 +368,7 @@ extension PostgresCampaignStorage {
         return try db.execute("""
             WITH done AS (
                 UPDATE campaigns c SET finished_at = $1
-                WHERE \(which) c.finished_at IS NULL AND NOT EXISTS (
+                WHERE \(which) c.finished_at IS NULL AND NOT c.filling AND NOT EXISTS (
                     SELECT 1 FROM campaign_counts k WHERE k.campaign = c.seq AND k.state IN (0, 1, 2)
                     GROUP BY k.state HAVING sum(k.n) <> 0)
                 RETURNING c.seq)

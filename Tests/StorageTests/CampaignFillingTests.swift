@@ -24,6 +24,19 @@ import Storage
                                   deliveries: devices.map { NewDelivery(token: token($0)) }, now: 1001)
     }
 
+    /// The dispatcher's sweeps (stopped campaigns closed, settled ones finished, a claim)
+    /// run while a campaign waits for its first part: it has no device yet, and must not be
+    /// taken for one with nothing left to send.
+    @Test(arguments: Backend.allCases) func anEmptyCampaignWaitingForItsFirstPartIsNotFinishedBySweeps(_ backend: Backend) throws {
+        let storage = try freshStorage(backend)
+        try filling(storage, "empty")
+        _ = try storage.closeStopped(now: 1000.5, limit: 100)
+        _ = try storage.claim(limit: 10, lease: testLease, now: 1000.5)
+        _ = try storage.closeStopped(now: 1000.6, limit: 100)
+        #expect(try storage.campaign(id: "empty")?.finishedAt == nil)
+        #expect(try part(storage, "empty", 1, 0..<2) == .appended(PartReceipt(part: 1, firstIndex: 0, devices: 2, skipped: 0)))
+    }
+
     @Test(arguments: Backend.allCases) func twoPartsOfThreeInSegmentsOfFourGetIndicesZeroToFive(_ backend: Backend) throws {
         let storage = try freshStorage(backend, segmentSize: 4)
         try filling(storage, "parts")
