@@ -194,10 +194,12 @@ extension PostgresCampaignStorage {
     /// devices, how many failed at intake and how many were skipped. `first` mid-segment:
     /// `carried` holds that segment's stored devices and codes, and it is written again with
     /// the new ones after them (device idx stays in segment idx / size, as on SQLite).
-    /// `duplicates`: tokens seen so far, when duplicates are refused.
+    /// `duplicates`: when duplicates are refused, each token seen so far as its hash and
+    /// index (a few dozen bytes a device, not a copy of every token: a 3.9M-device request
+    /// would otherwise hold some 600 MB); a hit is confirmed against the earlier token.
     func writeSegments(_ db: PGConnection, campaign seq: Int64, app: String, size: Int, first: Int,
                        carried: (devices: [SegmentDevice], codes: [UInt8]) = ([], []), deliveries: some Sequence<NewDelivery>,
-                       duplicates: inout [String: Int]?, now: Double) throws(StorageError) -> (count: Int, failed: Int, skipped: Int) {
+                       duplicates: inout [Int: Int]?, now: Double) throws(StorageError) -> (count: Int, failed: Int, skipped: Int) {
         precondition(first % size == carried.devices.count, "a segment is continued from its stored devices")
         let anyDead = try db.execute("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)").bool(0, 0)
         var writer = SegmentWriter(campaign: seq, segmentSize: size, app: app, checkDead: anyDead, now: now)
@@ -207,10 +209,25 @@ extension PostgresCampaignStorage {
         var index = first
         for delivery in deliveries {
             if duplicates != nil {
-                if let earlier = duplicates?[delivery.token] {
-                    throw StorageError(.duplicateToken, "token \(delivery.token) is listed twice: devices \(earlier) and \(index) (counting from 0)")
+                var hasher = Hasher()
+                hasher.combine(delivery.token)
+                let key = hasher.finalize()
+                if let earlier = duplicates?[key] {
+                    // The same hash: the same token unless the hashes collided.
+                    let batchStart = index - batch.count
+                    let earlierToken: String
+                    if earlier >= batchStart {
+                        earlierToken = batch[earlier - batchStart].token
+                    } else {
+                        try writer.flush(db)  // an earlier segment, written in this transaction
+                        earlierToken = try Self.storedSegment(db, campaign: seq, seg: Int64(earlier / size), count: size).devices[earlier % size].token
+                    }
+                    if earlierToken == delivery.token {
+                        throw StorageError(.duplicateToken, "token \(delivery.token) is listed twice: devices \(earlier) and \(index) (counting from 0)")
+                    }
+                } else {
+                    duplicates?[key] = index
                 }
-                duplicates?[delivery.token] = index
             }
             batch.append(delivery)
             index += 1
