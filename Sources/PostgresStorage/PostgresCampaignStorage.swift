@@ -54,7 +54,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
     /// Moved only by a claim that committed; dropped once the campaign is finished or gone.
     let pendingFrontiers = Mutex<[Int64: PendingFrontier]>([:])
     /// The last segments decoded (a claim's, read again by the record of their results).
-    let segmentCache = SegmentCache()
+    let segmentCache = DecodedSegments()
 
     /// Connects and migrates (under the advisory lock), or with `readOnly` checks the
     /// schema is this pushgate's.
@@ -444,7 +444,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
     /// Also this instance's heartbeat, which `pushgate storage status` lists.
     public func checkWritable(now: Double) -> String? {
         do throws(StorageError) {
-            try writing { db throws(StorageError) in
+            _ = try writing { db throws(StorageError) in
                 try db.execute("""
                     INSERT INTO instances(owner, started_at, heartbeat_at) VALUES ($1, $2, $2)
                     ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at

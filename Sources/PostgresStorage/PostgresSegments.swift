@@ -49,39 +49,15 @@ struct PGSegmentState {
     }
 }
 
-/// The last few decoded segments of this storage: a claim and the record of its results
-/// decode each segment once. Segments change only while their campaign is filled (its last one
-/// grows), and campaign numbers are never reused, so an entry of the right count is never stale.
-final class SegmentCache: Sendable {
-    /// The count too: the last segment of a campaign being filled is written again with
-    /// more devices (by any instance), and the count tells the versions apart.
-    private struct Key: Hashable {
-        var campaign: Int64
-        var seg: Int64
-        var count: Int
-    }
-
-    private let entries = Mutex<[Key: [SegmentDevice]]>([:])
-    private let capacity = 16
-
-    /// `count`: the devices its state row says it has.
+extension DecodedSegments {
+    /// The devices of a stored segment, read with `db` when they are not here.
     func devices(_ db: PGConnection, campaign: Int64, seg: Int64, count: Int) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
-        let key = Key(campaign: campaign, seg: seg, count: count)
-        if let hit = entries.withLock({ $0[key] }) { return .success(hit) }
-        let row = try db.execute("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = $1 AND seg = $2",
-                                 [.int(campaign), .int(seg)])
-        guard row.rows > 0 else { return .failure(SegmentDecodeError(campaign: campaign, segment: seg, problem: "its row is missing")) }
-        do throws(SegmentDecodeError) {
-            let devices = try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: Int(row.int(0, 0)),
-                                                  format: Int(row.int(0, 2)), count: Int(row.int(0, 1)),
-                                                  tokens: row.bytes(0, 3), bodies: row.optionalBytes(0, 4), checksum: row.int(0, 5))
-            entries.withLock { entries in
-                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-                entries[Key(campaign: campaign, seg: seg, count: devices.count)] = devices
-            }
-            return .success(devices)
-        } catch {
-            return .failure(error)
+        try devices(campaign: campaign, seg: seg, count: count) { () throws(StorageError) -> StoredSegmentRow? in
+            let row = try db.execute("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = $1 AND seg = $2",
+                                     [.int(campaign), .int(seg)])
+            guard row.rows > 0 else { return nil }
+            return StoredSegmentRow(firstIndex: Int(row.int(0, 0)), count: Int(row.int(0, 1)), format: Int(row.int(0, 2)),
+                                    tokens: row.bytes(0, 3), bodies: row.optionalBytes(0, 4), checksum: row.int(0, 5))
         }
     }
 }

@@ -46,8 +46,8 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     let lastWriteFailure = Mutex<String?>(nil)
     /// Devices per segment of the campaigns this storage writes.
     let segmentSize: Int
-    /// The segment decoded last (a claim and the record after it read the same one).
-    let decoded = Mutex<DecodedSegment?>(nil)
+    /// The segments decoded last (a claim and the record after it read the same ones).
+    let decoded = DecodedSegments()
 
     /// Opens (creating if needed) and migrates the database, as `options.access` allows.
     public init(path: String, options: Options = Options()) throws(StorageError) {

@@ -221,14 +221,14 @@ extension SQLiteCampaignStorage {
                     touched.append(key)
                 }
                 // Read in place, never copied out: a copy would duplicate the codes at every update.
-                guard let (code, fence, isOpen) = segments[key].flatMap({ state in
-                    p < state.count ? (SegmentCode(rawValue: state.progress.codes[p]), state.lease, state.isOpen) : nil
+                guard let (code, fence, isOpen, count) = segments[key].flatMap({ state in
+                    p < state.count ? (SegmentCode(rawValue: state.progress.codes[p]), state.lease, state.isOpen, state.count) : nil
                 }) else { continue }
                 if code != .row {
                     // Only the current lease records, once: a stale fence or a coded device is ignored.
                     guard code == .open, isOpen, update.lease == fence else { continue }
                     let plain = Self.code(for: update, prefix: campaign.apnsIDPrefix)
-                    if plain == nil { try insertExceptionRow(db, update, seg: key.seg, fence: fence, position: p, now: now) }
+                    if plain == nil { try insertExceptionRow(db, update, seg: key.seg, count: count, fence: fence, position: p, now: now) }
                     segments[key]!.progress.codes[p] = (plain ?? .row).rawValue
                     changed.insert(key)
                     try counted(update)

@@ -172,7 +172,7 @@ extension SQLiteCampaignStorage {
                     guard let state = try Self.loadSegment(db, campaign: seq, seg: seg) else {
                         throw StorageError(.segmentCorrupt, "segment \(seg) of campaign \(seq) is missing")
                     }
-                    switch try segmentDevices(db, campaign: seq, seg: seg) {
+                    switch try segmentDevices(db, campaign: seq, seg: seg, count: state.count) {
                     case .success(let devices):
                         writer = SegmentWriter(campaign: seq, size: size, firstIndex: first, pending: devices, codes: state.progress.codes)
                     case .failure(let error):

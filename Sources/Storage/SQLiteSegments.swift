@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A segmented campaign's devices in SQLite (see `SegmentLayout`): the immutable
 /// `segments` rows written at intake, the small mutable `segment_state` rows a claim and a
 /// record rewrite, and the exception rows in `deliveries` for devices whose result is not a
@@ -47,34 +45,15 @@ extension SQLiteCampaignStorage {
 
     // MARK: Decoding
 
-    /// The devices of one stored segment, decoded (the last one decoded is kept: a claim
-    /// and the record that follows read the same segment). A row that is missing or does
-    /// not decode is a `SegmentDecodeError`, never a guessed token.
-    func segmentDevices(_ db: SQLiteDatabase, campaign: Int64, seg: Int64) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
-        // The checksum names the bytes: a segment decoded before is not read again.
-        let sum = try db.statement("SELECT checksum FROM segments WHERE campaign = ? AND seg = ?").bind(.int(campaign), .int(seg))
-        let known = try sum.step() ? sum.int(0) : nil
-        sum.reset()
-        if let known, let hit = decoded.withLock({ cache -> [SegmentDevice]? in
-            guard let cache, cache.campaign == campaign, cache.seg == seg, cache.checksum == known else { return nil }
-            return cache.devices
-        }) {
-            return .success(hit)
-        }
-        let find = try db.statement("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = ? AND seg = ?")
-            .bind(.int(campaign), .int(seg))
-        defer { find.reset() }
-        guard try find.step() else {
-            return .failure(SegmentDecodeError(campaign: campaign, segment: seg, problem: "its row is missing"))
-        }
-        let checksum = find.int(5)
-        do throws(SegmentDecodeError) {
-            let devices = try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: Int(find.int(0)), format: Int(find.int(2)),
-                                                  count: Int(find.int(1)), tokens: find.blob(3), bodies: find.optionalBlob(4), checksum: checksum)
-            decoded.withLock { $0 = DecodedSegment(campaign: campaign, seg: seg, checksum: checksum, devices: devices) }
-            return .success(devices)
-        } catch {
-            return .failure(error)
+    /// The devices of one stored segment of `count` devices, decoded once (see `DecodedSegments`).
+    func segmentDevices(_ db: SQLiteDatabase, campaign: Int64, seg: Int64, count: Int) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
+        try decoded.devices(campaign: campaign, seg: seg, count: count) { () throws(StorageError) -> StoredSegmentRow? in
+            let find = try db.statement("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = ? AND seg = ?")
+                .bind(.int(campaign), .int(seg))
+            defer { find.reset() }
+            guard try find.step() else { return nil }
+            return StoredSegmentRow(firstIndex: Int(find.int(0)), count: Int(find.int(1)), format: Int(find.int(2)),
+                                    tokens: find.blob(3), bodies: find.optionalBlob(4), checksum: find.int(5))
         }
     }
 
@@ -150,7 +129,7 @@ extension SQLiteCampaignStorage {
         while p < state.count && got < limit {
             if state.progress.codes[p] == SegmentCode.open.rawValue {
                 if devices == nil {
-                    switch try segmentDevices(db, campaign: campaign, seg: seg) {
+                    switch try segmentDevices(db, campaign: campaign, seg: seg, count: state.count) {
                     case .success(let all): devices = all
                     case .failure(let error): return .failure(error)
                     }
@@ -271,10 +250,10 @@ extension SQLiteCampaignStorage {
     /// Writes the exception row of a segment's device: its result is not a plain success,
     /// or it was given back. From then on the row is the device's truth (code `row`); its
     /// lease starts at the segment's fencing number, so a stale update never matches it.
-    func insertExceptionRow(_ db: SQLiteDatabase, _ update: DeliveryUpdate, seg: Int64, fence: Int64, position: Int,
+    func insertExceptionRow(_ db: SQLiteDatabase, _ update: DeliveryUpdate, seg: Int64, count: Int, fence: Int64, position: Int,
                             now: Double) throws(StorageError) {
         let device: SegmentDevice
-        switch try segmentDevices(db, campaign: update.campaign, seg: seg) {
+        switch try segmentDevices(db, campaign: update.campaign, seg: seg, count: count) {
         case .success(let devices) where position < devices.count: device = devices[position]
         // Decoded at the claim; if the row no longer decodes, the result is still kept.
         default: device = SegmentDevice(token: "")
@@ -356,7 +335,7 @@ extension SQLiteCampaignStorage {
                         continue
                     }
                     if devices == nil {
-                        if case .success(let all) = try segmentDevices(db, campaign: campaign, seg: s), all.count == codes.count {
+                        if case .success(let all) = try segmentDevices(db, campaign: campaign, seg: s, count: codes.count), all.count == codes.count {
                             devices = all
                         } else {
                             // The campaign failed on it: its tokens cannot be told.
@@ -399,13 +378,4 @@ extension SQLiteCampaignStorage {
                                  apnsID: page.optionalText(6), apnsUniqueID: page.optionalText(9), timestampMilliseconds: page.optionalInt(7),
                                  nextAttemptAt: state == .retrying ? page.double(8) : nil)
     }
-}
-
-/// The segment a storage decoded last, and the checksum of the bytes it was decoded from
-/// (a segment written again has another one, and is decoded again).
-struct DecodedSegment: Sendable {
-    var campaign: Int64
-    var seg: Int64
-    var checksum: Int64
-    var devices: [SegmentDevice]
 }

@@ -1,4 +1,5 @@
 import StrictJSON
+import Synchronization
 
 /// A campaign's devices are stored in segments: one immutable row per up to
 /// `devicesPerSegment` devices (tokens packed, per-device bodies only when a device has its
@@ -257,4 +258,63 @@ public struct SegmentProgress: Sendable, Equatable {
 
     /// Whether every device has a code other than `open`.
     public var isSettled: Bool { !codes.contains(SegmentCode.open.rawValue) }
+}
+
+/// A segment's immutable row as read back, for `DecodedSegments` to decode.
+public struct StoredSegmentRow: Sendable {
+    public var firstIndex: Int
+    public var count: Int
+    public var format: Int
+    public var tokens: [UInt8]
+    public var bodies: [UInt8]?
+    public var checksum: Int64
+
+    public init(firstIndex: Int, count: Int, format: Int, tokens: [UInt8], bodies: [UInt8]?, checksum: Int64) {
+        self.firstIndex = firstIndex
+        self.count = count
+        self.format = format
+        self.tokens = tokens
+        self.bodies = bodies
+        self.checksum = checksum
+    }
+}
+
+/// The last few segments a storage decoded: a claim and the record of its results read the
+/// same segment and decode it once, without reading it again. A segment changes only while
+/// its campaign is filled in parts (its last one grows, by any instance), so the key holds
+/// the device count its state row gives; campaign numbers are never reused.
+public final class DecodedSegments: Sendable {
+    private struct Key: Hashable {
+        var campaign: Int64
+        var seg: Int64
+        var count: Int
+    }
+
+    private let entries = Mutex<[Key: [SegmentDevice]]>([:])
+    private let capacity = 16
+
+    public init() {}
+
+    /// The devices of segment `seg` of `campaign` that has `count` devices; `load` reads its
+    /// stored row (nil: missing) only when it is not here. A row that is missing or does
+    /// not decode is a `SegmentDecodeError`, never a guessed token.
+    public func devices(campaign: Int64, seg: Int64, count: Int,
+                        load: () throws(StorageError) -> StoredSegmentRow?) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
+        let key = Key(campaign: campaign, seg: seg, count: count)
+        if let hit = entries.withLock({ $0[key] }) { return .success(hit) }
+        guard let row = try load() else {
+            return .failure(SegmentDecodeError(campaign: campaign, segment: seg, problem: "its row is missing"))
+        }
+        do throws(SegmentDecodeError) {
+            let devices = try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: row.firstIndex, format: row.format,
+                                                  count: row.count, tokens: row.tokens, bodies: row.bodies, checksum: row.checksum)
+            entries.withLock { entries in
+                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+                entries[Key(campaign: campaign, seg: seg, count: devices.count)] = devices
+            }
+            return .success(devices)
+        } catch {
+            return .failure(error)
+        }
+    }
 }
