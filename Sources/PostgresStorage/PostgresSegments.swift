@@ -332,11 +332,8 @@ extension PostgresCampaignStorage {
                 let code = state.codes[p]
                 if code == SegmentCode.row.rawValue { rowUpdates.append(update); continue }
                 guard code == SegmentCode.open.rawValue, update.lease == state.lease, p < state.handed else { continue }
-                let derived = CampaignMessage.apnsID(prefix: prefix, index: update.index)
-                if update.state == .delivered && update.apnsUniqueID == nil && update.apnsID == derived && !update.refundAttempt {
-                    state.codes[p] = SegmentCode.delivered.rawValue
-                } else if update.state == .dryRun && update.apnsID == derived && !update.refundAttempt {
-                    state.codes[p] = SegmentCode.dryRun.rawValue
+                if let plain = SegmentCode.plain(for: update, apnsIDPrefix: prefix) {
+                    state.codes[p] = plain.rawValue
                 } else {
                     let devices: [SegmentDevice]
                     switch try segmentCache.devices(db, campaign: campaign, seg: state.seg, count: state.count) {

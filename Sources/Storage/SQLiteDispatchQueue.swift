@@ -227,7 +227,7 @@ extension SQLiteCampaignStorage {
                 if code != .row {
                     // Only the current lease records, once: a stale fence or a coded device is ignored.
                     guard code == .open, isOpen, update.lease == fence else { continue }
-                    let plain = Self.code(for: update, prefix: campaign.apnsIDPrefix)
+                    let plain = SegmentCode.plain(for: update, apnsIDPrefix: campaign.apnsIDPrefix)
                     if plain == nil { try insertExceptionRow(db, update, seg: key.seg, count: count, fence: fence, position: p, now: now) }
                     segments[key]!.progress.codes[p] = (plain ?? .row).rawValue
                     changed.insert(key)

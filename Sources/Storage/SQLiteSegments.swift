@@ -234,19 +234,6 @@ extension SQLiteCampaignStorage {
         return RecordedCampaign(segmentSize: Int(find.int(0)), apnsIDPrefix: find.text(1))
     }
 
-    /// Whether an update is a plain success its segment's code says in full: delivered
-    /// (200, the derived apns-id, no `apns-unique-id`) or dry-run with the derived id.
-    static func code(for update: DeliveryUpdate, prefix: String) -> SegmentCode? {
-        guard !update.refundAttempt, update.reason == nil, update.timestampMilliseconds == nil, update.apnsUniqueID == nil,
-              let answered = update.apnsID,
-              sameIgnoringCase(answered, CampaignMessage.apnsID(prefix: prefix, index: update.index)) else { return nil }
-        switch update.state {
-        case .delivered where update.status == 200: return .delivered
-        case .dryRun where update.status == nil: return .dryRun
-        default: return nil
-        }
-    }
-
     /// Writes the exception row of a segment's device: its result is not a plain success,
     /// or it was given back. From then on the row is the device's truth (code `row`); its
     /// lease starts at the segment's fencing number, so a stale update never matches it.
@@ -267,13 +254,6 @@ extension SQLiteCampaignStorage {
                       .optional(update.status.map(Int64.init)), .optional(update.reason), .optional(update.apnsID),
                       .optional(update.apnsUniqueID), .optional(update.timestampMilliseconds),
                       update.state.isFinal ? .double(now) : .null, .int(fence)).run()
-    }
-
-    /// ASCII letters compared without case: a UUID's hex digits mean the same in either.
-    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a)
-        }
     }
 
     // MARK: Results

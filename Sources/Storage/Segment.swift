@@ -41,6 +41,29 @@ public enum SegmentCode: UInt8, Sendable {
     }
 }
 
+extension SegmentCode {
+    /// The code an update is kept as when it is a plain success its segment's code says in
+    /// full — delivered (200, the derived apns-id, no `apns-unique-id`) or dry-run with the
+    /// derived id; nil: the device needs a row of its own. One rule for both backends.
+    public static func plain(for update: DeliveryUpdate, apnsIDPrefix prefix: String) -> SegmentCode? {
+        guard !update.refundAttempt, update.reason == nil, update.timestampMilliseconds == nil, update.apnsUniqueID == nil,
+              let answered = update.apnsID,
+              sameIgnoringCase(answered, CampaignMessage.apnsID(prefix: prefix, index: update.index)) else { return nil }
+        switch update.state {
+        case .delivered where update.status == 200: return .delivered
+        case .dryRun where update.status == nil: return .dryRun
+        default: return nil
+        }
+    }
+
+    /// ASCII letters compared without case: a UUID's hex digits mean the same in either.
+    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a)
+        }
+    }
+}
+
 /// One device as a segment stores it.
 public struct SegmentDevice: Sendable, Equatable {
     public var token: String
