@@ -95,7 +95,8 @@ public final class APNsFleet: Sendable {
                     pools[poolKey] = transport
                     poolOrder.append(transport)
                 }
-                live[key] = APNsClient(transport: transport, tokens: tokens, retry: c.retry, topicOverride: c.topic, clock: clock)
+                // The outbox owns retries: one request per attempt.
+                live[key] = APNsClient(transport: transport, tokens: tokens, retry: .outboxAttempt, topicOverride: c.topic, clock: clock)
                 parts[key] = (tokens, transport)
             }
         }

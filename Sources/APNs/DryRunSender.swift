@@ -12,7 +12,10 @@ public final class DryRunSender: NotificationSender {
         self.topicOverride = topicOverride
     }
 
-    public func send(_ request: APNsRequest) async -> DeliveryResult {
+    public func send(_ request: APNsRequest) async -> DeliveryResult { prepare(request) }
+
+    /// The request as it would go, signed (what `send` answers).
+    public func prepare(_ request: APNsRequest) -> DeliveryResult {
         let token: ProviderToken
         do { token = try tokens.currentToken() } catch {
             return .cannotSign(error)

@@ -14,6 +14,11 @@ public struct RetryPolicy: Sendable, Equatable {
         self.maxBackoffMilliseconds = maxBackoffMilliseconds
     }
 
+    /// One request per attempt: what the outbox's sender uses, since the outbox
+    /// (`Dispatcher`) owns retries — it records each attempt and schedules the next with its
+    /// own backoff, so a device's requests are counted in one place (docs/outbox.md).
+    public static let outboxAttempt = RetryPolicy(maxAttempts: 1)
+
     /// Whether an answer is worth another attempt. Everything else (4xx) is final.
     public func isRetryable(status: Int, reason: APNsReason) -> Bool {
         switch status {

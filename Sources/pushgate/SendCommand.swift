@@ -22,8 +22,8 @@ enum SendCommand {
     static let command = Command(
         CommandDeclaration(
             path: ["send"], summary: "send a campaign to APNs (or dry-run it) and summarise the results",
-            forms: ["--campaign FILE|- [--devices FILE|-] [--config PATH] [--confirm-devices N] [--dry-run] [--json]",
-                    "--device TOKEN --alert TEXT [--deeplink URL] [--config PATH] [--dry-run] [--json]"],
+            forms: ["--campaign FILE|- [--devices FILE|-] [--config PATH] [--confirm-devices N] [--store PATH] [--dry-run] [--json]",
+                    "--device TOKEN --alert TEXT [--deeplink URL] [--config PATH] [--store PATH] [--dry-run] [--json]"],
             options: [
                 .value("campaign", "FILE|-", "the campaign to send (JSON, docs/payloads.md); - reads it from standard input"),
                 .value("devices", "FILE|-", "more device tokens, one per line (# comments), streamed; - reads standard input"),
@@ -33,10 +33,12 @@ enum SendCommand {
                 ConfigOption.option,
                 .value("app", "NAME", "the configuration's app the campaign is for (else the campaign's \"app\", or the only one)"),
                 .value("confirm-devices", "N", "the number of devices, required above guard.confirmAbove (wins over confirm_devices)"),
+                .value("store", "PATH", "keep the send's outbox in this folder; the same command with it again finishes an interrupted send"),
                 .flag("dry-run", "sign and build every request but send nothing (also apns.dryRun in the configuration)"),
                 .flag("json", "print one JSON object per device, then the summary, instead of the text report"),
             ],
-            notes: ["Exit status: 0 every device sent, 1 any device not sent or the campaign refused, 2 usage or configuration error."]),
+            notes: ["Exit status: 0 every device sent, 1 any device not sent or the campaign refused, 2 usage or configuration error "
+                    + "(or the send stopped: APNs unreachable, the key stopped), 130 interrupted (SIGINT, SIGTERM): it says how to finish."]),
         run: run)
 
     static func run(_ args: Invocation) -> Int32 {
@@ -57,46 +59,35 @@ enum SendCommand {
             confirmed = n
         }
 
-        let prepared: (CampaignPlan, APNsDelivery, DeviceLineReader?, SendGuard)
+        let prepared: PreparedSend
         switch prepare(source, configPath: configPath(args["config"]), app: args["app"], devicesPath: devicesPath, forceDryRun: args.has("dry-run")) {
         case .failure(let failure):
             return args.fail(failure)
         case .success(let value):
             prepared = value
         }
-        let (plan, delivery, reader, sendGuard) = prepared
+        let delivery = prepared.delivery
         let limit: Int?
-        switch confirm(plan, devicesPath: devicesPath, reader: reader, confirmed: confirmed, sendGuard: sendGuard) {
+        let fingerprint: String
+        switch confirm(prepared.plan, devicesPath: devicesPath, reader: prepared.reader, confirmed: confirmed, sendGuard: prepared.sendGuard)
+            .flatMap({ limit in
+                SendStore.fingerprint(app: prepared.app.name, environment: delivery.environment.rawValue, dryRun: delivery.transport == nil,
+                                      campaign: prepared.campaignBytes, devicesPath: devicesPath).map { (limit, $0) }
+            }) {
         case .failure(let failure):
             delivery.transport?.shutdown()
             return args.fail(failure)
-        case .success(let value): limit = value
+        case .success(let value): (limit, fingerprint) = value
         }
-        let job = SendJob(plan: plan, delivery: delivery, reader: reader,
-                          devicesPath: devicesPath == "-" ? standardInputName : devicesPath ?? "",
-                          report: SendReport(json: args.has("json"), dryRun: delivery.transport == nil,
-                                             environment: delivery.environment.rawValue), deviceLimit: limit)
-        let report = runAndWait { await job.run() }
-        delivery.transport?.shutdown()
-        report.printSummary()
-        if let failure = report.readFailure {
-            Output.error("pushgate send: --devices \(failure)")
-            return ExitStatus.usage
-        }
-        if var reason = report.stopReason {
-            if let hold = delivery.tokens.hold(), hold.kind == .paused {
-                reason += " (until \(CampaignJSON.timestamp(Double(hold.until)))); run again after that"
-            }
-            Output.error("pushgate send: \(reason) (\(report.notSent) devices not sent)")
-            return ExitStatus.usage
-        }
-        return report.allDelivered ? ExitStatus.ok : ExitStatus.findings
+        let send = OutboxSend(prepared: prepared, storeOption: args["store"], devicesPath: devicesPath, fingerprint: fingerprint,
+                              deviceLimit: limit, json: args.has("json"), arguments: Array(CommandLine.arguments.dropFirst()))
+        return send.run()
     }
 
     /// Plan, configuration, key, transport, devices file: everything that can fail before
     /// anything is sent. A campaign that does not plan is rejection (exit 1), the rest 2.
     static func prepare(_ source: CampaignSource, configPath: String, app name: String?, devicesPath: String?,
-                        forceDryRun: Bool) -> Result<(CampaignPlan, APNsDelivery, DeviceLineReader?, SendGuard), CLIFailure> {
+                        forceDryRun: Bool) -> Result<PreparedSend, CLIFailure> {
         let gateway: GatewayConfig
         let app: AppConfig
         let bytes: [UInt8]
@@ -114,15 +105,10 @@ enum SendCommand {
             return .failure(CLIFailure(message: lines.joined(separator: "\n"), status: ExitStatus.findings))
         case .success(let p): plan = p
         }
-        // Scheduling and lanes belong to the outbox (serve): `send` sends one campaign now, so
-        // it refuses them rather than ignores them (`rate_per_second` it applies).
+        // `send` runs the outbox now, once: a schedule for later is serve's (it refuses
+        // `send_at` rather than wait); `expires_at`, `lane` and `rate_per_second` it applies.
         let outboxOnly = [("send_at", plan.campaign.sendAt != nil,
-                           "pushgate send sends at once; schedule the campaign with POST /v1/campaigns on pushgate serve"),
-                          ("expires_at", plan.campaign.expiresAt != nil,
-                           "pushgate send sends at once; schedule the campaign with POST /v1/campaigns on pushgate serve"),
-                          ("lane", plan.campaign.lane != nil,
-                           "pushgate send sends this one campaign alone, so there is no lane to wait in; lanes order the campaigns "
-                           + "of pushgate serve's outbox (POST /v1/campaigns); leave lane out here")]
+                           "pushgate send sends at once; schedule the campaign with POST /v1/campaigns on pushgate serve")]
             .filter { $0.1 }
         if !outboxOnly.isEmpty {
             let lines = outboxOnly.map { Diagnostic(.invalidValue, at: source.location(of: JSONPath.root.appending($0.0)), $0.2).description }
@@ -145,10 +131,14 @@ enum SendCommand {
                 return chosen
             }
             .flatMap { apns in
-                APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(apns, config: gateway, app: app, tokenStore: $0) }
+                // One request per attempt: the outbox owns retries (RetryPolicy.outboxAttempt).
+                var sending = apns
+                sending.retry = .outboxAttempt
+                return APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(sending, config: gateway, app: app, tokenStore: $0) }
                     .flatMap { delivery in checkChannel(plan, apns: apns, app: app, delivery: delivery, source: source).map { delivery } }
             }
-            .map { (plan, $0, reader, gateway.sendGuard) }
+            .map { PreparedSend(plan: plan, delivery: $0, reader: reader, sendGuard: gateway.sendGuard, gateway: gateway, app: app,
+                                campaignBytes: bytes) }
     }
 
     /// A channel campaign's channel, read at Apple with the delivery's provider token before
@@ -197,6 +187,18 @@ enum SendCommand {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
+}
+
+/// Everything `send` checked before anything is stored or sent.
+struct PreparedSend {
+    let plan: CampaignPlan
+    let delivery: APNsDelivery
+    let reader: DeviceLineReader?
+    let sendGuard: SendGuard
+    let gateway: GatewayConfig
+    let app: AppConfig
+    /// The campaign document as read (the quick form's as built): part of the send's fingerprint.
+    let campaignBytes: [UInt8]
 }
 
 /// Where `send` gets its campaign: a file, standard input (`-`), or the quick form's
@@ -271,140 +273,5 @@ enum CampaignSource {
             default: return .none
             }
         }
-    }
-}
-
-/// One run of `send`: `concurrency` worker tasks, each taking the next device, sending
-/// it and reporting its result, until no device is left. A worker lives for the whole
-/// send (no task per device: creating, finishing and awaiting one cost more than the rest
-/// of the Swift side of a request). The workers share the devices, the rate bucket and
-/// the report under one lock, held only to take a device or record a result.
-final class SendJob: @unchecked Sendable {
-    private let plan: CampaignPlan
-    private let sender: any NotificationSender
-    private let reader: DeviceLineReader?
-    private let devicesPath: String
-    private let concurrency: Int
-    /// The task threads the workers run on (`CurlHTTP2Transport.executors`), one beside
-    /// each transport thread, so that libcurl's threads do libcurl's work alone; none (the
-    /// shared pool) in a dry run, or when the devices come from a pipe, whose reads could
-    /// block the thread every worker of it waits on.
-    private let executors: [any TaskExecutor]
-    /// What the workers share: the report, the devices not yet taken, the rate bucket.
-    private let lock = Mutex(())
-    private var report: SendReport
-    /// Most devices to send (a `--devices` pipe that could not be counted ahead); nil: all.
-    private let deviceLimit: Int?
-    private var fed = 0
-    private var campaignDevices: EnumeratedSequence<[Device]>.Iterator
-    /// `rate_per_second`: the outbox's bucket rule, kept in this process (nothing else
-    /// sends this campaign).
-    private var bucket: RateBucket?
-    private let clock = SystemClock()
-
-    init(plan: CampaignPlan, delivery: APNsDelivery, reader: DeviceLineReader?, devicesPath: String, report: SendReport,
-         deviceLimit: Int? = nil) {
-        self.deviceLimit = deviceLimit
-        self.plan = plan
-        sender = delivery.sender
-        self.reader = reader
-        self.devicesPath = devicesPath
-        self.report = report
-        campaignDevices = plan.devices.enumerated().makeIterator()
-        bucket = plan.campaign.ratePerSecond.map { RateBucket(ratePerSecond: $0) }
-        // Enough to keep every stream of every connection busy, bounded for memory.
-        let streams = delivery.transport.map { $0.settings.connections * $0.settings.maxConcurrentStreams } ?? 32
-        concurrency = min(4096, max(1, streams * 2))
-        executors = reader?.isRegularFile == false ? [] : delivery.transport?.executors ?? []
-    }
-
-    func run() async -> SendReport {
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<concurrency {
-                if executors.isEmpty {
-                    group.addTask { await self.work() }
-                } else {
-                    group.addTask(executorPreference: executors[worker % executors.count]) { await self.work() }
-                }
-            }
-        }
-        return lock.withLock { _ in report }
-    }
-
-    /// One worker: devices until none is left. With a rate cap, each device taken pays for
-    /// the next free moment of the bucket (it may go into debt) and waits for it, so the
-    /// workers' sends are spaced by `1 / ratePerSecond` without waking each other.
-    private func work() async {
-        let plan = self.plan
-        let sender = self.sender
-        while let (position, device, sendAt) = take() {
-            if let sendAt {
-                let wait = sendAt - clock.monotonicSeconds()
-                if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
-            }
-            // The campaign's own devices were rendered by the planner; the file's are
-            // rendered here, once. A device whose variables make the payload invalid is
-            // rejected, not sent.
-            let result: Result<DeliveryResult, PayloadError>
-            do throws(PayloadError) {
-                let request = if let position { plan.plannedRequest(forDeviceAt: position, apnsID: APNsID.random()) }
-                    else { try plan.request(for: device) }
-                result = .success(await sender.send(request))
-            } catch {
-                result = .failure(error)
-            }
-            lock.withLock { _ in
-                switch result {
-                case .success(let delivery): report.record(device, delivery)
-                case .failure(let error): report.recordRejected(device, error)
-                }
-            }
-        }
-    }
-
-    /// The next device (with its position in the campaign's list, nil for the file's) and,
-    /// under a rate cap, the moment it may go; nil when none is left.
-    private func take() -> (Int?, Device, Double?)? {
-        lock.withLock { _ -> (Int?, Device, Double?)? in
-            guard let (position, device) = nextDevice() else { return nil }
-            guard var capped = bucket else { return (position, device, nil) }
-            let now = clock.monotonicSeconds()
-            let at = capped.nextSendAt(now: now)
-            capped.pay(1, now: now)
-            bucket = capped
-            return (position, device, at > now ? at : nil)
-        }
-    }
-
-    /// The campaign's own devices first, then the file's; invalid lines are reported here.
-    /// With its position in the campaign's list, nil for the file's devices.
-    private func nextDevice() -> (Int?, Device)? {
-        guard let next = nextListed() else { return nil }
-        fed += 1
-        if let deviceLimit, fed > deviceLimit {
-            report.stop("more than \(deviceLimit) devices from \(TextSafety.quoted(devicesPath)), which could not be counted before sending "
-                        + "(not a regular file): the rest is not sent; give a file, or --confirm-devices with the exact count [confirmationRequired]")
-            return nil
-        }
-        return next
-    }
-
-    private func nextListed() -> (Int?, Device)? {
-        if let (position, device) = campaignDevices.next() { return (position, device) }
-        guard let reader, report.readFailure == nil else { return nil }
-        do throws(CLIFailure) {
-            while let item = try reader.next() {
-                switch item {
-                case .device(let device, _):
-                    if reader.totalBytes > 0 { report.showProgress(fraction: Double(reader.bytesRead) / Double(reader.totalBytes)) }
-                    return (nil, device)
-                case .invalid(let line, let problem):
-                    report.recordInvalid(line: line, problem: problem, source: devicesPath)
-                }
-            }
-        } catch {
-            report.recordReadFailure(error.message)
-        }
-        return nil
     }
 }

@@ -1,5 +1,6 @@
 import APNs
 import Payloads
+import Storage
 import StrictJSON
 #if canImport(Glibc)
 import Glibc
@@ -68,23 +69,66 @@ struct SendReport {
         showProgress(fraction: nil)
     }
 
+    /// One device's result as the send's outbox recorded it. `notSent`: why a device not
+    /// answered yet was not sent (the send stopped or was interrupted); `dryRun`: a dry run's
+    /// request, built again.
+    mutating func record(_ row: DeliveryResultRow, notSent: TransportFailure, dryRun: (DeliveryResultRow) -> DeliveryResult?) {
+        let device = Device(token: row.token)
+        switch row.state {
+        case .delivered:
+            record(device, .delivered(apnsId: row.apnsID ?? "", uniqueId: row.apnsUniqueID))
+        case .unregistered:
+            record(device, .unregistered(reason: APNsReason(row.reason ?? "Unregistered"), timestampMilliseconds: row.timestampMilliseconds))
+        case .dryRun:
+            record(device, dryRun(row) ?? .transportFailed(TransportFailure(.transportError, "the dry run's request cannot be built again")))
+        case .failed:
+            if let status = row.status {
+                record(device, .failed(status: status, reason: APNsReason(row.reason ?? ""), retryAfterSeconds: nil))
+            } else if let code = row.reason.flatMap(TransportFailure.Code.init(rawValue:)) {
+                record(device, .transportFailed(TransportFailure(code, "no answer from APNs after every attempt")))
+            } else {
+                recordRejected(device, code: row.reason ?? "failed", message: "this device's request could not be built")
+            }
+        case .pending, .inFlight, .retrying:
+            notSentCount(device, notSent)
+        case .skipped, .cancelled, .expired:
+            failures[row.state.name, default: 0] += 1
+            if json {
+                var w = JSONWriter(capacity: 120)
+                w.object { w in
+                    w.member("token", device.token)
+                    w.member("result", row.state.name)
+                }
+                w.raw("\n")
+                Output.writeBytes(w.bytes)
+            } else {
+                explain("device \(device.token): \(row.state.name)")
+            }
+        }
+    }
+
+    /// A device the send did not get to: counted apart, its line says why.
+    private mutating func notSentCount(_ device: Device, _ why: TransportFailure) {
+        notSent += 1
+        if json { Output.writeBytes(Self.jsonLine(device.token, .transportFailed(why), environment: environment, notSent: true)) }
+    }
+
     /// A device whose own variables make its payload invalid: never sent, counted as failed.
-    mutating func recordRejected(_ device: Device, _ error: PayloadError) {
-        failures[error.stableCode, default: 0] += 1
+    mutating func recordRejected(_ device: Device, code: String, message: String) {
+        failures[code, default: 0] += 1
         if json {
             var w = JSONWriter(capacity: 160)
             w.object { w in
                 w.member("token", device.token)
                 w.member("result", "rejected")
-                w.member("code", error.stableCode)
-                w.member("message", error.message)
+                w.member("code", code)
+                w.member("message", message)
             }
             w.raw("\n")
             Output.writeBytes(w.bytes)
         } else {
-            explain("device \(device.token): rejected: \(error.description)")
+            explain("device \(device.token): rejected: \(message) [\(code)]")
         }
-        showProgress(fraction: nil)
     }
 
     /// In text mode, the first problems are listed on stderr; the rest only counted.
@@ -168,11 +212,11 @@ struct SendReport {
         Output.write(text, to: json ? .stderr : .stdout)
     }
 
-    static func jsonLine(_ token: String, _ result: DeliveryResult, environment: String) -> [UInt8] {
+    static func jsonLine(_ token: String, _ result: DeliveryResult, environment: String, notSent: Bool = false) -> [UInt8] {
         var w = JSONWriter(capacity: 160)
         w.object { w in
             w.member("token", token)
-            if case .transportFailed(let failure) = result, failure.stopsTheSend {
+            if case .transportFailed(let failure) = result, notSent || failure.stopsTheSend {
                 w.member("result", "not-sent")
                 w.member("reason", failure.code.rawValue)
                 w.member("message", failure.message)

@@ -323,6 +323,11 @@ final class StopSignal {
         }
     }
 
+    /// Whether SIGINT or SIGTERM came, waiting at most `seconds` for one.
+    func received(within seconds: Double) -> Bool {
+        stop.wait(timeout: .now() + seconds) == .success
+    }
+
     /// Blocks the calling thread until SIGINT or SIGTERM, flushing the request log on a timer.
     func wait(flushingEvery interval: Double, log: RequestLog) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
