@@ -25,16 +25,16 @@ enum APNsSetup {
         .diagnostics([Diagnostic(error.diagnosticCode, at: config.reader.where(app.setting(error.setting, in: config.reader)), error.message)])
     }
 
-    /// Loads the key and builds the sender; notices (ephemeral key) go to stderr here.
-    /// `tokenStore` shares the provider token with every process using the same storage.
-    static func delivery(_ configuration: APNsConfiguration, config: GatewayConfig, app: AppConfig,
-                         tokenStore: (any ProviderTokenStore)?) -> Result<APNsDelivery, CLIFailure> {
-        do {
-            let delivery = try APNsDelivery(configuration: configuration, tokenStore: tokenStore)
-            for notice in delivery.notices { Output.error(notice) }
-            return .success(delivery)
+    /// The senders of `serve` and `send`: one provider token per (team, key), kept in
+    /// `tokenStore` for every process; one connection pool per (APNs URL, team, key); one
+    /// sender per app and environment. Its notices (an ephemeral key) are the caller's to show.
+    static func fleet(_ config: GatewayConfig, apps: [(AppConfig, APNsConfiguration)],
+                      tokenStore: (any ProviderTokenStore)?) -> Result<APNsFleet, CLIFailure> {
+        do throws(APNsFleet.Failure) {
+            return .success(try APNsFleet(apps: apps.map { APNsFleet.App(name: $0.0.name, configuration: $0.1) }, tokenStore: tokenStore))
         } catch {
-            return .failure(failure(error, config, app: app))
+            let app = apps.first { $0.0.name == error.app }?.0 ?? apps[0].0
+            return .failure(failure(error.error, config, app: app))
         }
     }
 

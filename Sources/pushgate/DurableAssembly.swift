@@ -97,10 +97,35 @@ struct DurableAssembly {
                          instance: InstanceID, defaultInFlight: Int, metrics: Metrics,
                          log: @escaping @Sendable (String) -> Void) -> DurableAssembly {
         let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: log) }
-        let d = settings.dispatcher
-        let dispatcher = Dispatcher(
-            storage: storage, sender: fleet.sender(app: "", environment: "", dryRun: false),
-            dryRunSender: fleet.sender(app: "", environment: "", dryRun: true), metrics: metrics,
+        let dispatcher = Self.dispatcher(
+            settings.dispatcher, storage: storage, fleet: fleet, instance: instance, defaultInFlight: defaultInFlight,
+            metrics: metrics, log: log, onDeadTokens: { webhook?.wake() },
+            housekeeping: {
+                _ = try? storage.purgeIdempotencyKeys(olderThan: SystemClock().wallSeconds() - settings.storage.idempotencyRetentionSeconds)
+                // The heartbeat `pushgate storage status` shows, once a minute.
+                _ = storage.checkWritable(now: SystemClock().wallSeconds())
+            })
+        let retention = Retention(storage: storage, options: .init(retentionSeconds: settings.storage.retentionSeconds,
+                                                                   liveActivityTokenRetentionSeconds: settings.storage.liveActivityTokenRetentionSeconds),
+                                  log: log)
+        return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook, retention: retention,
+                               campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
+                                                           idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds,
+                                                           transactionalMaxDevices: settings.lanes.transactionalMaxDevices,
+                                                           liveActivityLimits: settings.storage.liveActivityLimits))
+    }
+
+    /// The dispatcher of `serve` and of `send`: each campaign goes out with its app's
+    /// credentials in its environment, through the fleet's senders (`through` wraps each,
+    /// for `send` to notice the failure that stops it); a route whose key is held or whose
+    /// pool cannot reach APNs waits while the others go on.
+    static func dispatcher(_ d: DurableSettings.Dispatcher, storage: any CampaignStorage, fleet: APNsFleet, instance: InstanceID,
+                           defaultInFlight: Int, metrics: any OutboxMetrics, log: @escaping @Sendable (String) -> Void,
+                           onDeadTokens: @escaping @Sendable () -> Void = {}, housekeeping: @escaping @Sendable () -> Void = {},
+                           through wrap: @escaping @Sendable (any NotificationSender) -> any NotificationSender = { $0 }) -> Dispatcher {
+        Dispatcher(
+            storage: storage, sender: wrap(fleet.sender(app: "", environment: "", dryRun: false)),
+            dryRunSender: wrap(fleet.sender(app: "", environment: "", dryRun: true)), metrics: metrics,
             // A campaign's app and environment wait while their key is held (until its
             // pause ends or its next probe is due) or their pool cannot reach APNs (looked
             // at again every second: the transport probes on its own); other apps go on.
@@ -110,22 +135,8 @@ struct DurableAssembly {
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
                            retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds,
                            lease: LeaseTerms(instance: instance, seconds: d.leaseSeconds)),
-            log: log, onDeadTokens: { webhook?.wake() },
-            housekeeping: {
-                _ = try? storage.purgeIdempotencyKeys(olderThan: SystemClock().wallSeconds() - settings.storage.idempotencyRetentionSeconds)
-                // The heartbeat `pushgate storage status` shows, once a minute.
-                _ = storage.checkWritable(now: SystemClock().wallSeconds())
-            },
-            // Each campaign goes out with its app's credentials, in its environment.
-            senders: { message in fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun) })
-        let retention = Retention(storage: storage, options: .init(retentionSeconds: settings.storage.retentionSeconds,
-                                                                   liveActivityTokenRetentionSeconds: settings.storage.liveActivityTokenRetentionSeconds),
-                                  log: log)
-        return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook, retention: retention,
-                               campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
-                                                           idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds,
-                                                           transactionalMaxDevices: settings.lanes.transactionalMaxDevices,
-                                                           liveActivityLimits: settings.storage.liveActivityLimits))
+            log: log, onDeadTokens: onDeadTokens, housekeeping: housekeeping,
+            senders: { message in wrap(fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun)) })
     }
 
     /// `mkdir -p` of the folder a file goes in (the shipped `var/` does not exist in a fresh clone).

@@ -66,16 +66,15 @@ enum SendCommand {
         case .success(let value):
             prepared = value
         }
-        let delivery = prepared.delivery
         let limit: Int?
         let fingerprint: String
         switch confirm(prepared.plan, devicesPath: devicesPath, reader: prepared.reader, confirmed: confirmed, sendGuard: prepared.sendGuard)
             .flatMap({ limit in
-                SendStore.fingerprint(app: prepared.app.name, environment: delivery.environment.rawValue, dryRun: delivery.transport == nil,
+                SendStore.fingerprint(app: prepared.app.name, environment: prepared.apns.environment.rawValue, dryRun: prepared.isDryRun,
                                       campaign: prepared.campaignBytes, devicesPath: devicesPath).map { (limit, $0) }
             }) {
         case .failure(let failure):
-            delivery.transport?.shutdown()
+            prepared.fleet.shutdown()
             return args.fail(failure)
         case .success(let value): (limit, fingerprint) = value
         }
@@ -131,27 +130,32 @@ enum SendCommand {
                 return chosen
             }
             .flatMap { apns in
-                // One request per attempt: the outbox owns retries (RetryPolicy.outboxAttempt).
-                var sending = apns
-                sending.retry = .outboxAttempt
-                return APNsSetup.sharedTokens(gateway, apns).flatMap { APNsSetup.delivery(sending, config: gateway, app: app, tokenStore: $0) }
-                    .flatMap { delivery in checkChannel(plan, apns: apns, app: app, delivery: delivery, source: source).map { delivery } }
+                // The same fleet `serve` builds, of this app in this environment only.
+                var only = apns
+                only.environments = [apns.environment]
+                return APNsSetup.sharedTokens(gateway, apns)
+                    .flatMap { APNsSetup.fleet(gateway, apps: [(app, only)], tokenStore: $0) }
+                    .map { fleet in
+                        for notice in fleet.notices { Output.error(notice) }
+                        return PreparedSend(plan: plan, fleet: fleet, apns: only, reader: reader, sendGuard: gateway.sendGuard,
+                                            gateway: gateway, app: app, campaignBytes: bytes)
+                    }
+                    .flatMap { prepared in checkChannel(prepared, source: source).map { prepared } }
             }
-            .map { PreparedSend(plan: plan, delivery: $0, reader: reader, sendGuard: gateway.sendGuard, gateway: gateway, app: app,
-                                campaignBytes: bytes) }
     }
 
     /// A channel campaign's channel, read at Apple with the delivery's provider token before
     /// anything is sent (as `POST /v1/campaigns` does): an unknown channel, or a non-zero
     /// expiration to one that stores no message, is a finding (exit 1). No answer: go on.
-    static func checkChannel(_ plan: CampaignPlan, apns: APNsConfiguration, app: AppConfig, delivery: APNsDelivery,
-                             source: CampaignSource) -> Result<Void, CLIFailure> {
-        guard let channel = plan.channel, delivery.transport != nil else { return .success(()) }
-        let client = ChannelManagementClient(bundleId: app.bundleId, baseURL: apns.manageBaseURL, tokens: delivery.tokens,
+    static func checkChannel(_ prepared: PreparedSend, source: CampaignSource) -> Result<Void, CLIFailure> {
+        let (plan, apns) = (prepared.plan, prepared.apns)
+        guard let channel = plan.channel, !prepared.isDryRun,
+              let tokens = prepared.fleet.tokenManager(app: prepared.app.name, environment: apns.environment) else { return .success(()) }
+        let client = ChannelManagementClient(bundleId: prepared.app.bundleId, baseURL: apns.manageBaseURL, tokens: tokens,
                                              transport: CurlOneShot(caFile: apns.caFile, timeoutMilliseconds: Int(apns.requestTimeoutSeconds * 1000)),
                                              retry: apns.retry)
         guard let finding = ChannelCheck.finding(plan, channel: channel, client: client) else { return .success(()) }
-        delivery.transport?.shutdown()
+        prepared.fleet.shutdown()
         let location: DiagnosticLocation = if case .pointer(let path) = finding.location { source.location(of: path) } else { finding.location }
         return .failure(CLIFailure(message: Diagnostic(finding.code, at: location, finding.message).description, status: ExitStatus.findings))
     }
@@ -192,13 +196,18 @@ enum SendCommand {
 /// Everything `send` checked before anything is stored or sent.
 struct PreparedSend {
     let plan: CampaignPlan
-    let delivery: APNsDelivery
+    /// The app's senders, as `serve` has them: here one app in one environment.
+    let fleet: APNsFleet
+    /// The app's `apns` settings, in the campaign's environment.
+    let apns: APNsConfiguration
     let reader: DeviceLineReader?
     let sendGuard: SendGuard
     let gateway: GatewayConfig
     let app: AppConfig
     /// The campaign document as read (the quick form's as built): part of the send's fingerprint.
     let campaignBytes: [UInt8]
+
+    var isDryRun: Bool { apns.dryRun }
 }
 
 /// Where `send` gets its campaign: a file, standard input (`-`), or the quick form's

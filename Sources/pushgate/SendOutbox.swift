@@ -155,20 +155,29 @@ final class SendDeviceTokens: Sequence, IteratorProtocol {
 /// Notices the first failure that is not the device's (APNs unreachable, the signing key
 /// stopped): every other device would fail the same way, so the send stops there and
 /// says why once; what is not sent stays in the store for a later run.
-final class SendStopper: NotificationSender {
-    private let inner: any NotificationSender
+final class SendStopper: Sendable {
     private let first = Mutex<TransportFailure?>(nil)
-
-    init(_ inner: any NotificationSender) { self.inner = inner }
 
     var failure: TransportFailure? { first.withLock { $0 } }
 
-    nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult {
-        let result = await inner.send(request)
+    /// `sender`, with its answers watched.
+    @Sendable func watching(_ sender: any NotificationSender) -> any NotificationSender { Watched(inner: sender, stopper: self) }
+
+    func note(_ result: DeliveryResult) {
         if case .transportFailed(let failure) = result, failure.stopsTheSend {
             first.withLock { if $0 == nil { $0 = failure } }
         }
-        return result
+    }
+
+    private struct Watched: NotificationSender {
+        let inner: any NotificationSender
+        let stopper: SendStopper
+
+        nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult {
+            let result = await inner.send(request)
+            stopper.note(result)
+            return result
+        }
     }
 }
 
@@ -212,26 +221,21 @@ struct OutboxSend {
             let shown = TextSafety.quoted(store.folder)
             return finish(.configuration(error.code == .inUse ? "--store \(shown): \(error.message)" : "--store \(shown): \(error.description)"))
         }
-        let delivery = prepared.delivery
-        let stopper = SendStopper(delivery.sender)
-        let settings = prepared.gateway.durable.dispatcher
-        let transport = delivery.transport?.settings
-        let inFlight = settings.inFlight ?? DurableSettings.Dispatcher.defaultInFlight(
-            connections: transport?.connections ?? 1, streamsPerConnection: transport?.maxConcurrentStreams ?? 64)
-        let dispatcher = Dispatcher(
-            storage: storage, sender: stopper, dryRunSender: stopper, metrics: NoOutboxMetrics(),
-            heldUntil: { _ in stopper.failure != nil ? .greatestFiniteMagnitude : nil },
-            options: .init(inFlight: inFlight, claimBatch: settings.claimBatch, maxAttempts: settings.maxAttempts,
-                           retryBaseSeconds: settings.retryBaseSeconds, retryMaxSeconds: settings.retryMaxSeconds,
-                           lease: LeaseTerms(instance: me, seconds: settings.leaseSeconds)),
-            log: { Output.error($0) })
+        let fleet = prepared.fleet
+        let stopper = SendStopper()
+        let transport = fleet.transports.first?.settings
+        let dispatcher = DurableAssembly.dispatcher(
+            prepared.gateway.durable.dispatcher, storage: storage, fleet: fleet, instance: me,
+            defaultInFlight: DurableSettings.Dispatcher.defaultInFlight(connections: prepared.apns.connections,
+                                                                        streamsPerConnection: prepared.apns.maxConcurrentStreams),
+            metrics: NoOutboxMetrics(), log: { Output.error($0) }, through: stopper.watching)
         let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: .greatestFiniteMagnitude,
                                          transactionalMaxDevices: prepared.gateway.durable.lanes.transactionalMaxDevices)
-        var report = SendReport(json: json, dryRun: delivery.transport == nil, environment: delivery.environment.rawValue)
+        var report = SendReport(json: json, dryRun: prepared.isDryRun, environment: prepared.apns.environment.rawValue)
         let summary: CampaignSummary
         switch campaign(in: storage, campaigns: campaigns, store: store, report: &report) {
         case .failure(let failure):
-            delivery.transport?.shutdown()
+            fleet.shutdown()
             if store.temporary { store.remove() }
             return finish(failure)
         case .success(let found): summary = found
@@ -239,7 +243,7 @@ struct OutboxSend {
         if let failure = report.readFailure {
             // The list could not be read to its end: nothing of it is sent.
             _ = try? storage.changeLifecycle(id: summary.id, .cancel, now: SystemClock().wallSeconds())
-            delivery.transport?.shutdown()
+            fleet.shutdown()
             if store.temporary { store.remove() }
             report.printSummary()
             Output.error("pushgate send: --devices \(failure)")
@@ -248,7 +252,7 @@ struct OutboxSend {
         var interrupted = false
         if summary.finishedAt == nil {
             do throws(StorageError) { try dispatcher.start() } catch {
-                delivery.transport?.shutdown()
+                fleet.shutdown()
                 return finish(.configuration("--store \(TextSafety.quoted(store.folder)): \(error.description)"))
             }
             while true {
@@ -262,7 +266,7 @@ struct OutboxSend {
             let timeout = Double(transport?.timeoutMilliseconds ?? 10_000) / 1000
             _ = dispatcher.stop(deadlineSeconds: min(timeout, 10))
         }
-        delivery.transport?.shutdown()
+        fleet.shutdown()
         let stopped = stopper.failure
         let reportFailure = writeReport(storage: storage, campaign: summary, report: &report,
                                         notSent: stopped ?? TransportFailure(.notStarted, "the send was interrupted before this device was sent"))
@@ -277,7 +281,7 @@ struct OutboxSend {
         }
         if let stopped {
             var reason = stopped.message
-            if let hold = delivery.tokens.hold(), hold.kind == .paused {
+            if let hold = fleet.tokens.first?.hold(), hold.kind == .paused {
                 reason += " (until \(CampaignJSON.timestamp(Double(hold.until)))); run again after that"
             }
             Output.error("pushgate send: \(reason) (\(report.notSent) devices not sent)")
@@ -291,7 +295,7 @@ struct OutboxSend {
     }
 
     private func finish(_ failure: CLIFailure) -> Int32 {
-        prepared.delivery.transport?.shutdown()
+        prepared.fleet.shutdown()
         Output.error("pushgate send: \(failure.message)")
         return failure.status
     }
@@ -319,9 +323,9 @@ struct OutboxSend {
             let plan = prepared.plan
             let tokens = SendDeviceTokens(plan: plan, reader: prepared.reader, limit: deviceLimit,
                                           devicesPath: devicesPathShown, report: report)
-            let accepted = try campaigns.accept(plan, tokens: tokens, dryRun: prepared.delivery.transport == nil,
+            let accepted = try campaigns.accept(plan, tokens: tokens, dryRun: prepared.isDryRun,
                                                 idempotency: (key: SendStore.identityKey, sha256: fingerprint), rejectDuplicateTokens: false,
-                                                app: prepared.app.name, environment: prepared.delivery.environment.rawValue)
+                                                app: prepared.app.name, environment: prepared.apns.environment.rawValue)
             report = tokens.report
             if tokens.overLimit, let deviceLimit {
                 report.stop("more than \(deviceLimit) devices from \(TextSafety.quoted(devicesPathShown)), which could not be counted before sending "
@@ -351,7 +355,7 @@ struct OutboxSend {
     /// Every device's recorded result, in device order, a page at a time.
     private func writeReport(storage: SQLiteCampaignStorage, campaign: CampaignSummary, report: inout SendReport,
                              notSent: TransportFailure) -> CLIFailure? {
-        let dryRun = prepared.delivery.sender as? DryRunSender
+        let dryRun = prepared.fleet.sender(app: prepared.app.name, environment: prepared.apns.environment.rawValue, dryRun: true) as? DryRunSender
         let plan = prepared.plan
         var offset = 0
         let page = 4096

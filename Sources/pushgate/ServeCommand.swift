@@ -186,12 +186,9 @@ enum ServeCommand {
         // One provider token per (team, key), kept in the storage for every process; one
         // connection pool per (APNs URL, team, key); one sender per app and environment.
         let fleet: APNsFleet
-        do throws(APNsFleet.Failure) {
-            fleet = try APNsFleet(apps: config.apps.map { APNsFleet.App(name: $0.name, configuration: $0.apns) },
-                                  tokenStore: SharedProviderTokens(storage: storage))
-        } catch {
-            let app = config.apps.first { $0.name == error.app } ?? config.apps[0]
-            return .failure(APNsSetup.failure(error.error, config, app: app))
+        switch APNsSetup.fleet(config, apps: config.apps.map { ($0, $0.apns) }, tokenStore: SharedProviderTokens(storage: storage)) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let made): fleet = made
         }
         for notice in fleet.notices { log.message(.warn, notice) }
         let first = config.apps[0].apns
