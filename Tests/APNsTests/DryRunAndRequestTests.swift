@@ -5,11 +5,11 @@ import Testing
 @Suite struct DryRunAndRequestTests {
     @Test func dryRunSignsButSendsNothingAndRedactsTheToken() async throws {
         let config = APNsConfiguration(dryRun: true)
-        let delivery = try APNsDelivery(configuration: config)
-        #expect(delivery.transport == nil)
-        #expect(delivery.notices.contains { $0.contains("ephemeral") })
-        let results = await sendAll(delivery.sender, (0..<50).map { TestRequests.alert($0) })
-        #expect(delivery.tokens.mintedCount == 1)
+        let fleet = try APNsFleet(apps: [.init(name: "app", configuration: config)])
+        #expect(fleet.transports.isEmpty)
+        #expect(fleet.notices.contains { $0.contains("ephemeral") })
+        let results = await sendAll(fleet.sender(app: "app", configuration: config), (0..<50).map { TestRequests.alert($0) })
+        #expect(fleet.tokens.first?.mintedCount == 1)
         for (index, result) in results.enumerated() {
             guard case .dryRun(let request) = result else { Issue.record("got \(result)"); continue }
             #expect(request.url == "https://api.sandbox.push.apple.com/3/device/" + TestRequests.token(index))
@@ -23,8 +23,8 @@ import Testing
     @Test func topicOverrideReplacesTheCampaignsTopic() async throws {
         var config = APNsConfiguration(dryRun: true)
         config.topic = "com.example.other"
-        let delivery = try APNsDelivery(configuration: config)
-        guard case .dryRun(let request) = await delivery.sender.send(TestRequests.alert(1)) else { Issue.record("not a dry run"); return }
+        let fleet = try APNsFleet(apps: [.init(name: "app", configuration: config)])
+        guard case .dryRun(let request) = await fleet.sender(app: "app", configuration: config).send(TestRequests.alert(1)) else { Issue.record("not a dry run"); return }
         #expect(request.headers.filter { $0.name == "apns-topic" }.map(\.value) == ["com.example.other"])
     }
 

@@ -40,8 +40,8 @@ import Testing
     @Test func configurationSurfacesKeyErrorsAtStartUp() {
         var config = APNsConfiguration(teamId: "TEAM123456", keyId: "KEY1234567", keyFile: Self.fixture("test-key-encrypted.p8"))
         config.dryRun = true
-        #expect(throws: APNsConfigurationError.self) { try APNsDelivery(configuration: config) }
-        do { _ = try APNsDelivery(configuration: config) } catch {
+        #expect(throws: APNsConfigurationError.self) { try APNsDelivery.providerTokens(for: config) }
+        do { _ = try APNsDelivery.providerTokens(for: config) } catch {
             #expect(error.code == .keyEncrypted)
             #expect(error.setting == JSONPath.root.appending("apns").appending("keyFile"))
         }
