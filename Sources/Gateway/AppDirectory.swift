@@ -64,6 +64,31 @@ extension Problem {
     }
 }
 
+/// Which app a campaign is for: the one rule of the API (`POST /v1/campaigns`, previews,
+/// Live Activities) and of `pushgate send`, which only say it in their own words.
+public enum CampaignAppChoice: Equatable, Sendable {
+    /// `candidates[index]`.
+    case chosen(Int)
+    /// The document names one app, the path or `--app` another.
+    case disagree(named: String, given: String)
+    /// No candidate has that name (`inDocument`: the document's `"app"`, else the one given).
+    case unknown(String, inDocument: Bool)
+    /// Several candidates and none named.
+    case unnamed
+
+    /// `named`: the document's `"app"` string; `given`: the path's app or `--app`;
+    /// `documentHasApp`: the document has an `"app"` member that is not a string (the
+    /// planner reports it, with any app's words).
+    public static func of(named: String?, given: String?, candidates: [String], documentHasApp: Bool = false) -> CampaignAppChoice {
+        if let named, let given, named != given { return .disagree(named: named, given: given) }
+        guard let name = named ?? given else {
+            return !candidates.isEmpty && (candidates.count == 1 || documentHasApp) ? .chosen(0) : .unnamed
+        }
+        if let index = candidates.firstIndex(of: name) { return .chosen(index) }
+        return .unknown(name, inDocument: named != nil)
+    }
+}
+
 extension AppDirectory {
     /// The app a campaign document names in `"app"`, or the caller's only app. An app that
     /// does not exist or is not the caller's is 404 (pointer `/app`); no `"app"` when the
@@ -71,19 +96,19 @@ extension AppDirectory {
     /// report (any app's planner reads it the same way).
     public func campaignApp(_ json: JSON, for caller: Caller, inPath: GatewayApp? = nil) -> Result<GatewayApp, Problem> {
         let pointer = DiagnosticLocation.pointer(JSONPath.root.appending("app"))
-        let named = json.objectValue?["app"]?.stringValue
-        if let inPath {
-            guard let named, named != inPath.name else { return .success(inPath) }
+        let candidates = inPath.map { [$0] } ?? visible(to: caller)
+        switch CampaignAppChoice.of(named: json.objectValue?["app"]?.stringValue, given: inPath?.name, candidates: candidates.map(\.name),
+                                    documentHasApp: json.objectValue?["app"] != nil) {
+        case .chosen(let index):
+            return .success(candidates[index])
+        case .disagree(let named, let given):
             return .failure(.validation([Diagnostic(.invalidValue, at: pointer,
-                "the campaign is for app \(JSONWriter.quoted(TextSafety.excerpt(named, limit: 64))), the path for \(JSONWriter.quoted(inPath.name))")]))
+                "the campaign is for app \(JSONWriter.quoted(TextSafety.excerpt(named, limit: 64))), the path for \(JSONWriter.quoted(given))")]))
+        case .unknown(let named, _):
+            return .failure(.unknownApp(named, known: candidates.map(\.name), at: pointer))
+        case .unnamed:
+            return .failure(.validation([Diagnostic(.missing, at: pointer,
+                "several apps are configured: name one in \"app\" (\(Self.list(candidates.map(\.name))))")]))
         }
-        if let named {
-            if caller.mayUse(app: named), let app = apps.first(where: { $0.name == named }) { return .success(app) }
-            return .failure(.unknownApp(named, known: visible(to: caller).map(\.name), at: pointer))
-        }
-        let mine = visible(to: caller)
-        if mine.count == 1 || json.objectValue?["app"] != nil, let first = mine.first ?? apps.first { return .success(first) }
-        return .failure(.validation([Diagnostic(.missing, at: pointer,
-            "several apps are configured: name one in \"app\" (\(Self.list(mine.map(\.name))))")]))
     }
 }

@@ -137,19 +137,33 @@ extension AppConfig {
 }
 
 extension GatewayConfig {
-    /// The app of a campaign file: its `"app"`, `--app`, or the only app. A campaign and
-    /// `--app` that disagree, or an app that is not configured, is a usage error (exit 2).
+    /// The app of a campaign file: its `"app"`, `--app`, or the only app (the API's rule,
+    /// `CampaignAppChoice`). A campaign and `--app` that disagree, or an app that is not
+    /// configured, is a usage error (exit 2).
     func app(forCampaign bytes: [UInt8], at path: String, option: String?) -> Result<AppConfig, CLIFailure> {
-        let named = (try? JSONParser().parse(bytes))?.objectValue?["app"]?.stringValue
-        guard let named else { return app(named: option) }
         let place = Diagnostic(.unknownApp, at: .file(path, at: JSONPath.root.appending("app")), "").location.place
-        if let option, option != named {
-            return .failure(CLIFailure(message: "\(place): the campaign is for app \(TextSafety.quoted(named)), --app says \(TextSafety.quoted(option)) [unknownApp]",
+        return app(named: (try? JSONParser().parse(bytes))?.objectValue?["app"]?.stringValue, at: place, option: option)
+    }
+
+    /// The app `--app` names, or the only one.
+    func app(named name: String?) -> Result<AppConfig, CLIFailure> { app(named: nil, at: "", option: name) }
+
+    private func app(named: String?, at place: String, option: String?) -> Result<AppConfig, CLIFailure> {
+        let names = apps.map(\.name)
+        switch CampaignAppChoice.of(named: named, given: option, candidates: names) {
+        case .chosen(let index):
+            return .success(apps[index])
+        case .disagree(let named, let given):
+            return .failure(CLIFailure(message: "\(place): the campaign is for app \(TextSafety.quoted(named)), --app says \(TextSafety.quoted(given)) [unknownApp]",
                                        status: ExitStatus.usage))
+        case .unknown(let name, let inDocument):
+            return .failure(CLIFailure(
+                message: "\(inDocument ? place : "--app"): no app named \(TextSafety.quoted(name)) in \(TextSafety.escapedForDisplay(source)); the apps are \(ConfigReader.list(names)) [unknownApp]",
+                status: ExitStatus.usage))
+        case .unnamed:
+            return .failure(CLIFailure(
+                message: "\(TextSafety.escapedForDisplay(source)) configures \(apps.count) apps (\(ConfigReader.list(names))): choose one with --app NAME [unknownApp]",
+                status: ExitStatus.usage))
         }
-        if let app = apps.first(where: { $0.name == named }) { return .success(app) }
-        return .failure(CLIFailure(
-            message: "\(place): no app named \(TextSafety.quoted(named)) in \(TextSafety.escapedForDisplay(source)); the apps are \(ConfigReader.list(apps.map(\.name))) [unknownApp]",
-            status: ExitStatus.usage))
     }
 }

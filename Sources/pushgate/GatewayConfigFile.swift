@@ -213,21 +213,6 @@ extension ConfigReader {
 }
 
 extension GatewayConfig {
-    /// The app a command works on: `--app NAME`, or the only one. An unknown name, or no
-    /// name when there are several, is a usage error naming the apps there are.
-    func app(named name: String?) -> Result<AppConfig, CLIFailure> {
-        if let name {
-            if let app = apps.first(where: { $0.name == name }) { return .success(app) }
-            return .failure(CLIFailure(
-                message: "--app: no app named \(TextSafety.quoted(name)) in \(TextSafety.escapedForDisplay(source)); the apps are \(ConfigReader.list(apps.map(\.name))) [unknownApp]",
-                status: ExitStatus.usage))
-        }
-        if apps.count == 1 { return .success(apps[0]) }
-        return .failure(CLIFailure(
-            message: "\(TextSafety.escapedForDisplay(source)) configures \(apps.count) apps (\(ConfigReader.list(apps.map(\.name)))): choose one with --app NAME [unknownApp]",
-            status: ExitStatus.usage))
-    }
-
     /// The configuration and the app a command works on.
     static func load(path: String, app name: String?) -> Result<(GatewayConfig, AppConfig), CLIFailure> {
         load(path: path).flatMap { config in config.app(named: name).map { (config, $0) } }
