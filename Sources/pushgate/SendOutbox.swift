@@ -357,12 +357,23 @@ struct OutboxSend {
                              notSent: TransportFailure) -> CLIFailure? {
         let dryRun = prepared.fleet.sender(app: prepared.app.name, environment: prepared.apns.environment.rawValue, dryRun: true) as? DryRunSender
         let plan = prepared.plan
+        // The text report says nothing per delivered device: those are counted, not read.
+        var states: Set<DeliveryState>?
+        if !json {
+            do throws(StorageError) {
+                guard let final = try storage.campaign(id: campaign.id) else { return nil }
+                report.countAnswered(delivered: final.counts[.delivered] ?? 0, dryRuns: final.counts[.dryRun] ?? 0)
+            } catch {
+                return .configuration("--store \(TextSafety.quoted(storageFolder(storage))): cannot read the results: \(error.description)")
+            }
+            states = Set(DeliveryState.allCases).subtracting([.delivered, .dryRun])
+        }
         var offset = 0
         let page = 4096
         while true {
             let rows: [DeliveryResultRow]
             do throws(StorageError) {
-                rows = try storage.results(campaign: campaign.seq, states: nil, offset: offset, limit: page)
+                rows = try storage.results(campaign: campaign.seq, states: states, offset: offset, limit: page)
             } catch {
                 return .configuration("--store \(TextSafety.quoted(storageFolder(storage))): cannot read the results: \(error.description)")
             }

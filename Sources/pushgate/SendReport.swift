@@ -113,6 +113,12 @@ struct SendReport {
         if json { Output.writeBytes(Self.jsonLine(device.token, .transportFailed(why), environment: environment, notSent: true)) }
     }
 
+    /// Devices answered as they should be, counted without a line each (the text report).
+    mutating func countAnswered(delivered: Int, dryRuns: Int) {
+        self.delivered += delivered
+        self.dryRuns += dryRuns
+    }
+
     /// A device whose own variables make its payload invalid: never sent, counted as failed.
     mutating func recordRejected(_ device: Device, code: String, message: String) {
         failures[code, default: 0] += 1

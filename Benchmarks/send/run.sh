@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `pushgate send` against the bare libcurl program, process to process: N devices (default
+# 100,000) read from a file and sent to the local h2o sink (Benchmarks/sink/h2o.conf, TLS,
+# one thread, every answer 200), in ROUNDS (default 5) alternating pairs:
+#   bare  Benchmarks/bare-curl/bare_curl.c, the same N APNs-shaped requests over 2
+#         connections on 2 threads (pushgate's default pool), nothing else;
+#   send  `pushgate send --campaign C --devices FILE` (release build): the plan, the
+#         throwaway outbox (intake into SQLite, the dispatcher, the results), the report.
+# Each side is timed as a whole process (wall clock from start to exit, CPU from
+# /usr/bin/time). Prints each round, then the medians: the rates, send's rate as a ratio of
+# bare's (pair by pair), CPU per device of each, send's peak RSS, and the load average.
+# Usage: Benchmarks/send/run.sh [DEVICES] [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+devices=${1:-100000}
+rounds=${2:-5}
+bin=.build/release/pushgate
+bash scripts/release-build.sh --product pushgate >/dev/null
+fail_every=0
+source Benchmarks/durable/setup.sh
+cc -O2 -o "$work/bare_curl" Benchmarks/bare-curl/bare_curl.c -lcurl -lpthread
+body='{"aps":{"alert":{"title":"Price drop","body":"The jacket you saved is 20% off today"}},"deeplink":"https://example.com/product/42"}'
+# The campaign without the guard's confirmation inside: given on the command line.
+sed 's/,"confirm_devices":[0-9]*//' "$work/campaign.json" > "$work/send-campaign.json"
+
+now() { date +%s.%N; }
+echo "== $devices devices, $rounds rounds; sink h2o on port $port (1 thread, TLS); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+: > "$work/results"
+for round in $(seq "$rounds"); do
+  start=$(now)
+  /usr/bin/time -f "%U %S %M" -o "$work/bare.time" "$work/bare_curl" "https://127.0.0.1:$port" "$work/ca.pem" "$devices" "$body" 2 > "$work/bare.out"
+  end=$(now)
+  bare_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+  bare_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/bare.time")
+  start=$(now)
+  /usr/bin/time -f "%U %S %M" -o "$work/send.time" "$bin" send --campaign "$work/send-campaign.json" --devices "$work/tokens.txt" \
+    --config "$work/gateway.json" --confirm-devices "$devices" > "$work/send.out" 2> "$work/send.err" || { cat "$work/send.err"; exit 1; }
+  end=$(now)
+  grep -q "^delivered *$devices$" "$work/send.out" || { echo "send did not deliver every device:"; cat "$work/send.out"; exit 1; }
+  send_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+  send_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/send.time")
+  send_rss=$(awk '{print $3}' "$work/send.time")
+  ratio=$(awk -v a="$send_rate" -v b="$bare_rate" 'BEGIN {printf "%.3f", a/b}')
+  echo "round $round: bare $bare_rate/s ($bare_cpu µs CPU/device), send $send_rate/s ($send_cpu µs CPU/device, peak RSS $send_rss kB): ${ratio}× bare; load $(cut -d' ' -f1 /proc/loadavg)"
+  echo "$bare_rate $bare_cpu $send_rate $send_cpu $send_rss $ratio" >> "$work/results"
+done
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+col() { awk -v c="$1" '{print $c}' "$work/results" | median; }
+echo "median: bare $(col 1)/s at $(col 2) µs CPU/device; send $(col 3)/s at $(col 4) µs CPU/device, peak RSS $(col 5) kB; send/bare $(col 6)× (pair by pair); load average $(cut -d' ' -f1-3 /proc/loadavg)"
