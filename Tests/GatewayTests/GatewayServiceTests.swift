@@ -204,7 +204,7 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
     }
 
     @Test func logShortensDeviceTokens() {
-        let token = String(repeating: "ab", count: 32)
+        let token = TestTokens.device
         #expect(RequestLog.redactedPath("/v1/tokens/\(token)/register") == "/v1/tokens/abababab…/register")
         #expect(RequestLog.redactedPath("/v1/campaigns/c1") == "/v1/campaigns/c1")
     }

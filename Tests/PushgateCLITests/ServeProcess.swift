@@ -18,7 +18,7 @@ final class ServeProcess {
     init(config: String, environment: [String: String] = [:]) throws {
         process.executableURL = CLI.executable
         process.arguments = ["serve", "--config", config]
-        process.currentDirectoryURL = CLI.packageRoot
+        process.currentDirectoryURL = TestPaths.packageRoot
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -87,7 +87,7 @@ final class ServeProcess {
     static func dryRunConfig(_ name: String, in folder: URL, templates: String, keys: String, server: String = "") throws -> String {
         let path = folder.appendingPathComponent("\(name).json").path
         try """
-        {"topic": "com.example.shop", "routes": "\(CLI.packageRoot.path)/config/routes.json", "templates": "\(templates)",
+        {"topic": "com.example.shop", "routes": "\(TestPaths.packageRoot.path)/config/routes.json", "templates": "\(templates)",
          "apns": {"dryRun": true, "environment": "sandbox"},
          "server": {"listen": "127.0.0.1:0", "requestLog": "off", "apiKeys": \(keys)\(server)},
          "storage": {"path": "\(folder.path)/\(name).db"}}
@@ -109,7 +109,7 @@ extension FakeAPNsServer {
     /// `database`); `dispatcher`: more members of that section; `webhook`: that section's JSON.
     func gatewayConfig(database: String, inFlight: Int, claimBatch: Int = 20, storage: String? = nil, dispatcher: String = "",
                        maxBodyBytes: Int = 4194304, webhook: String? = nil, name: String = "gateway.json", apns: String = "") throws -> String {
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         let text = """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"url": "https://127.0.0.1:\(port)", "caFile": "\(caFile)", "teamId": "\(Self.teamId)",
