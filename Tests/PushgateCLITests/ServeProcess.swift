@@ -66,11 +66,15 @@ final class ServeProcess {
         return process.terminationStatus
     }
 
+    /// The server as any client reaches it (the suites' one `APIClient`).
+    var client: LiveClient { LiveClient(port: port) }
+
     /// `json` is sent as application/json; `body` with the caller's own Content-Type header.
+    /// `path` may carry its query already encoded (it goes on the wire as written).
     func request(_ method: String, _ path: String, json: [UInt8]? = nil, headers: [(String, String)] = [], body: [UInt8]? = nil) -> RawResponse? {
-        var all = headers
+        var all = headers.map { (name: $0.0, value: $0.1) }
         if json != nil { all.append(("Content-Type", "application/json")) }
-        return RawHTTPClient.exchange(port: port, method: method, path: path, headers: all, body: json ?? body ?? [])
+        return try? client.send(APIRequest(method, path, headers: all, body: json ?? body ?? []))
     }
 
     func object(_ method: String, _ path: String) -> JSONObject? {
