@@ -102,9 +102,9 @@ enum CampaignPartEndpoints {
         }
         let summary = try campaign(request, parameters, campaigns: campaigns, catching: storageProblem)
         let now = campaigns.clock.wallSeconds()
-        let started = try fromStorage(guardedStart(summary, confirmed: confirmed, sendGuard: sendGuard, now: now, start: { expected throws(StorageError) in
-            try campaigns.start(campaign: summary.id, expectedDevices: expected)
-        }), catching: storageProblem).get()
+        let started = try guardedStart(summary, confirmed: confirmed, sendGuard: sendGuard, now: now) { expected throws(Problem) in
+            try fromStorage(campaigns.start(campaign: summary.id, expectedDevices: expected), catching: storageProblem)
+        }
         return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
     }
 
@@ -117,7 +117,7 @@ enum CampaignPartEndpoints {
     /// checked again: a confirmation names one count, so it is refused; without one, the
     /// campaign starts if its new count is still within the guard.
     static func guardedStart(_ first: CampaignSummary, confirmed: Int?, sendGuard: SendGuard, now: Double,
-                             start: (_ expectedDevices: Int?) throws(StorageError) -> FillOutcome) throws(StorageError) -> Result<CampaignSummary, Problem> {
+                             start: (_ expectedDevices: Int?) throws(Problem) -> FillOutcome) throws(Problem) -> CampaignSummary {
         var summary = first
         for _ in 0..<startAttempts {
             // Started before (or never filled in parts): answered as it is, so a start
@@ -126,22 +126,22 @@ enum CampaignPartEndpoints {
                 // Cancelled (or expired) while its parts came in: it never starts.
                 let status = summary.status(at: now)
                 if status.isFinal {
-                    return .failure(Problem(status: 409, code: .campaignFinished, title: "Conflict",
-                                            detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
-                                            errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]))
+                    throw Problem(status: 409, code: .campaignFinished, title: "Conflict",
+                                  detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
+                                  errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")])
                 }
-                if summary.devices == 0 { return .failure(.noPartYet(summary.id)) }
+                if summary.devices == 0 { throw .noPartYet(summary.id) }
                 if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
                                                    at: .pointer(.root.appending("confirm_devices"))) {
-                    return .failure(.confirmationRequired(refusal))
+                    throw .confirmationRequired(refusal)
                 }
             }
             switch try start(summary.filling ? summary.devices : nil) {
-            case .started(let started), .unchanged(let started): return .success(started)
+            case .started(let started), .unchanged(let started): return started
             case .devicesChanged(let moved): summary = moved
             }
         }
-        return .failure(.partsStillArriving(summary))
+        throw .partsStillArriving(summary)
     }
 
     /// The start's body: none, or `{"confirm_devices": N}`.
