@@ -6,11 +6,6 @@ public enum AASADecision: Sendable, Equatable {
     case excluded(AASARule)
     /// No rule matched.
     case notMatched
-
-    public var opensApp: Bool {
-        if case .opens = self { return true }
-        return false
-    }
 }
 
 extension AASADocument {

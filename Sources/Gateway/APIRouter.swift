@@ -14,7 +14,9 @@ public struct PathParameters: Sendable {
     public subscript(name: String) -> String? { values[name] }
 }
 
-public typealias APIHandler = @Sendable (HTTPRequest, PathParameters) -> HTTPResponse
+/// An endpoint: its answer, or the problem it throws (`GatewayService` renders every
+/// problem, in one place).
+public typealias APIHandler = @Sendable (HTTPRequest, PathParameters) throws(Problem) -> HTTPResponse
 
 /// A mutable builder whose `build()` returns a frozen, Sendable router (hummingbird's
 /// pattern). Literal segments win over `{parameters}`; two patterns that would match the

@@ -17,20 +17,20 @@ public struct AppDirectory: Sendable {
     }
 
     /// The app named in a request's path.
-    public func app(named name: String, for caller: Caller) -> Result<GatewayApp, Problem> {
-        if caller.mayUse(app: name), let app = apps.first(where: { $0.name == name }) { return .success(app) }
-        return .failure(.unknownApp(name, known: visible(to: caller).map(\.name)))
+    public func app(named name: String, for caller: Caller) throws(Problem) -> GatewayApp {
+        if caller.mayUse(app: name), let app = apps.first(where: { $0.name == name }) { return app }
+        throw .unknownApp(name, known: visible(to: caller).map(\.name))
     }
 
     /// The app of a request that names none (the paths without `/v1/apps/{app}`, a
     /// campaign without `"app"`): the only app the caller may use.
-    public func onlyApp(for caller: Caller, path: String) -> Result<GatewayApp, Problem> {
+    public func onlyApp(for caller: Caller, path: String) throws(Problem) -> GatewayApp {
         let mine = visible(to: caller)
-        if mine.count == 1 { return .success(mine[0]) }
-        return .failure(Problem(
+        if mine.count == 1 { return mine[0] }
+        throw Problem(
             status: 404, code: .notFound, title: "Not Found",
             detail: "several apps are configured: name one (\(path.isEmpty ? "" : path + "; ")apps: \(Self.list(mine.map(\.name))))",
-            errors: [Diagnostic(.unknownApp, at: .none, "name the app; the apps are \(Self.list(mine.map(\.name)))")]))
+            errors: [Diagnostic(.unknownApp, at: .none, "name the app; the apps are \(Self.list(mine.map(\.name)))")])
     }
 
     /// The apps whose route tables list `host` (case-insensitive, port ignored).
@@ -94,21 +94,21 @@ extension AppDirectory {
     /// does not exist or is not the caller's is 404 (pointer `/app`); no `"app"` when the
     /// caller has several is 422 `missing`. A non-string `"app"` is left to the planner to
     /// report (any app's planner reads it the same way).
-    public func campaignApp(_ json: JSON, for caller: Caller, inPath: GatewayApp? = nil) -> Result<GatewayApp, Problem> {
+    public func campaignApp(_ json: JSON, for caller: Caller, inPath: GatewayApp? = nil) throws(Problem) -> GatewayApp {
         let pointer = DiagnosticLocation.pointer(JSONPath.root.appending("app"))
         let candidates = inPath.map { [$0] } ?? visible(to: caller)
         switch CampaignAppChoice.of(named: json.objectValue?["app"]?.stringValue, given: inPath?.name, candidates: candidates.map(\.name),
                                     documentHasApp: json.objectValue?["app"] != nil) {
         case .chosen(let index):
-            return .success(candidates[index])
+            return candidates[index]
         case .disagree(let named, let given):
-            return .failure(.validation([Diagnostic(.invalidValue, at: pointer,
-                "the campaign is for app \(JSONWriter.quoted(TextSafety.excerpt(named, limit: 64))), the path for \(JSONWriter.quoted(given))")]))
+            throw .validation([Diagnostic(.invalidValue, at: pointer,
+                "the campaign is for app \(JSONWriter.quoted(TextSafety.excerpt(named, limit: 64))), the path for \(JSONWriter.quoted(given))")])
         case .unknown(let named, _):
-            return .failure(.unknownApp(named, known: candidates.map(\.name), at: pointer))
+            throw .unknownApp(named, known: candidates.map(\.name), at: pointer)
         case .unnamed:
-            return .failure(.validation([Diagnostic(.missing, at: pointer,
-                "several apps are configured: name one in \"app\" (\(Self.list(candidates.map(\.name))))")]))
+            throw .validation([Diagnostic(.missing, at: pointer,
+                "several apps are configured: name one in \"app\" (\(Self.list(candidates.map(\.name))))")])
         }
     }
 }

@@ -18,7 +18,7 @@ struct CampaignListFilter: Sendable, Equatable {
     /// nil: every state.
     var statuses: [CampaignStatus]?
 
-    static func read(_ request: HTTPRequest, limit: Int, before: Int64?) -> Result<CampaignListFilter, Problem> {
+    static func read(_ request: HTTPRequest, limit: Int, before: Int64?) throws(Problem) -> CampaignListFilter {
         var errors: [Diagnostic] = []
         var filter = CampaignListFilter(limit: limit, before: before)
         // Each is given once (`QueryParameters` refuses a repeated one first).
@@ -43,7 +43,8 @@ struct CampaignListFilter: Sendable, Equatable {
             }
             filter.statuses = statuses
         }
-        return errors.isEmpty ? .success(filter) : .failure(.invalidQuery(errors))
+        guard errors.isEmpty else { throw .invalidQuery(errors) }
+        return filter
     }
 
     struct Page {

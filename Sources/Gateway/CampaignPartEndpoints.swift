@@ -22,59 +22,56 @@ enum CampaignPartEndpoints {
     static let maxPart = 1_000_000
 
     static func register(in builder: inout APIRouterBuilder, sendGuard: SendGuard, campaigns: DurableCampaigns) {
-        builder.add("PUT", "/v1/campaigns/{id}/parts/{part}", operation: "campaigns.parts.put") { request, parameters in
-            put(request, parameters, campaigns: campaigns)
+        builder.add("PUT", "/v1/campaigns/{id}/parts/{part}", operation: "campaigns.parts.put") { request, parameters throws(Problem) in
+            try put(request, parameters, campaigns: campaigns)
         }
-        builder.add("POST", "/v1/campaigns/{id}/start", operation: "campaigns.start") { request, parameters in
-            start(request, parameters, sendGuard: sendGuard, campaigns: campaigns)
+        builder.add("POST", "/v1/campaigns/{id}/start", operation: "campaigns.start") { request, parameters throws(Problem) in
+            try start(request, parameters, sendGuard: sendGuard, campaigns: campaigns)
         }
     }
 
     /// The campaign at `{id}` if the caller may see it (another key's is answered as one
     /// that does not exist, as on every campaign endpoint).
-    static func campaign(_ request: HTTPRequest, _ parameters: PathParameters,
-                         campaigns: DurableCampaigns) throws(StorageError) -> Result<CampaignSummary, Problem> {
-        guard let summary = try campaigns.storage.campaign(id: parameters["id"] ?? ""), parameters.caller.sees(owner: summary.owner)
-        else { return .failure(.notFound(request.path)) }
+    static func campaign(_ request: HTTPRequest, _ parameters: PathParameters, campaigns: DurableCampaigns,
+                         catching: (StorageError) -> Problem?) throws(Problem) -> CampaignSummary {
+        guard let summary = try fromStorage(campaigns.storage.campaign(id: parameters["id"] ?? ""), catching: catching),
+              parameters.caller.sees(owner: summary.owner)
+        else { throw .notFound(request.path) }
         parameters.notes.app = summary.app
-        return .success(summary)
+        return summary
     }
 
-    static func put(_ request: HTTPRequest, _ parameters: PathParameters, campaigns: DurableCampaigns) -> HTTPResponse {
+    static func put(_ request: HTTPRequest, _ parameters: PathParameters, campaigns: DurableCampaigns) throws(Problem) -> HTTPResponse {
         guard let part = QueryParameters.wholeNumber(parameters["part"] ?? ""), (1...maxPart).contains(part) else {
-            return Problem.validation([Diagnostic(.invalidValue, at: .parameter("part"),
-                                                  "expected a part number from 1 to \(maxPart) in plain digits")]).response
+            throw .validation([Diagnostic(.invalidValue, at: .parameter("part"),
+                                          "expected a part number from 1 to \(maxPart) in plain digits")])
         }
         guard let contentType = request.header("content-type"), DeviceLines.isNDJSON(contentType) else {
-            return Problem.unsupportedPartType(request.header("content-type")).response
+            throw .unsupportedPartType(request.header("content-type"))
         }
-        return CampaignEndpoints.storing { () throws(StorageError) in
-            let summary: CampaignSummary
-            switch try campaign(request, parameters, campaigns: campaigns) {
-            case .failure(let problem): return problem.response
-            case .success(let found): summary = found
-            }
-            // A cancelled (or expired) campaign will never send: it takes no more devices.
-            let status = summary.status(at: campaigns.clock.wallSeconds())
-            if status.isFinal {
-                return Problem.notFilling(id: summary.id, detail: "campaign \(summary.id) is \(status.rawValue): it takes no parts").response
-            }
-            // Whether it still takes parts is otherwise storage's to say, in the append's
-            // transaction: a part stored before is answered as before even after the start.
-            let lines = DeviceLines(body: request.body, start: 0, firstLine: 1)
-            if let problem = PartLines.problem(lines) { return problem.response }
-            let tokens = lines.lazy.compactMap { try? $0.token.get() }
-            switch try campaigns.appendPart(campaign: summary.id, part: part, sha256: SHA256.hex(request.body), tokens: tokens) {
-            case .appended(let receipt): return receiptResponse(receipt, campaign: summary.id, replayed: false)
-            case .alreadyAppended(let receipt): return receiptResponse(receipt, campaign: summary.id, replayed: true)
-            }
-        } catching: { error in
+        let storageProblem = { (error: StorageError) -> Problem? in
             switch error.code {
-            case .partConflict: Problem.partConflict(part: part, campaign: parameters["id"] ?? "").response
-            case .notFilling: Problem.notFilling(id: parameters["id"] ?? "", detail: error.message).response
-            case .campaignNotFound: Problem.notFound(request.path).response
+            case .partConflict: .partConflict(part: part, campaign: parameters["id"] ?? "")
+            case .notFilling: .notFilling(id: parameters["id"] ?? "", detail: error.message)
+            case .campaignNotFound: .notFound(request.path)
             default: nil
             }
+        }
+        let summary = try campaign(request, parameters, campaigns: campaigns, catching: storageProblem)
+        // A cancelled (or expired) campaign will never send: it takes no more devices.
+        let status = summary.status(at: campaigns.clock.wallSeconds())
+        if status.isFinal {
+            throw .notFilling(id: summary.id, detail: "campaign \(summary.id) is \(status.rawValue): it takes no parts")
+        }
+        // Whether it still takes parts is otherwise storage's to say, in the append's
+        // transaction: a part stored before is answered as before even after the start.
+        let lines = DeviceLines(body: request.body, start: 0, firstLine: 1)
+        if let problem = PartLines.problem(lines) { throw problem }
+        let tokens = lines.lazy.compactMap { try? $0.token.get() }
+        switch try fromStorage(campaigns.appendPart(campaign: summary.id, part: part, sha256: SHA256.hex(request.body), tokens: tokens),
+                               catching: storageProblem) {
+        case .appended(let receipt): return receiptResponse(receipt, campaign: summary.id, replayed: false)
+        case .alreadyAppended(let receipt): return receiptResponse(receipt, campaign: summary.id, replayed: true)
         }
     }
 
@@ -94,32 +91,21 @@ enum CampaignPartEndpoints {
         return jsonResponse(status: replayed ? 200 : 201, w.bytes, headers: replayed ? [("Idempotent-Replayed", "true")] : [])
     }
 
-    static func start(_ request: HTTPRequest, _ parameters: PathParameters, sendGuard: SendGuard, campaigns: DurableCampaigns) -> HTTPResponse {
-        let confirmed: Int?
-        switch confirmation(request) {
-        case .failure(let problem): return problem.response
-        case .success(let given): confirmed = given
-        }
-        return CampaignEndpoints.storing { () throws(StorageError) in
-            let summary: CampaignSummary
-            switch try campaign(request, parameters, campaigns: campaigns) {
-            case .failure(let problem): return problem.response
-            case .success(let found): summary = found
-            }
-            let now = campaigns.clock.wallSeconds()
-            switch try guardedStart(summary, confirmed: confirmed, sendGuard: sendGuard, now: now, start: { expected throws(StorageError) in
-                try campaigns.start(campaign: summary.id, expectedDevices: expected)
-            }) {
-            case .failure(let problem): return problem.response
-            case .success(let started): return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
-            }
-        } catching: { error in
+    static func start(_ request: HTTPRequest, _ parameters: PathParameters, sendGuard: SendGuard, campaigns: DurableCampaigns) throws(Problem) -> HTTPResponse {
+        let confirmed = try confirmation(request)
+        let storageProblem = { (error: StorageError) -> Problem? in
             switch error.code {
-            case .notFilling: Problem.noPartYet(parameters["id"] ?? "").response
-            case .campaignNotFound: Problem.notFound(request.path).response
+            case .notFilling: .noPartYet(parameters["id"] ?? "")
+            case .campaignNotFound: .notFound(request.path)
             default: nil
             }
         }
+        let summary = try campaign(request, parameters, campaigns: campaigns, catching: storageProblem)
+        let now = campaigns.clock.wallSeconds()
+        let started = try guardedStart(summary, confirmed: confirmed, sendGuard: sendGuard, now: now) { expected throws(Problem) in
+            try fromStorage(campaigns.start(campaign: summary.id, expectedDevices: expected), catching: storageProblem)
+        }
+        return jsonResponse(CampaignJSON.summary(started, now: campaigns.clock.wallSeconds()))
     }
 
     /// Checks of the guard against a count that moved before a start gives up (422): parts
@@ -131,7 +117,7 @@ enum CampaignPartEndpoints {
     /// checked again: a confirmation names one count, so it is refused; without one, the
     /// campaign starts if its new count is still within the guard.
     static func guardedStart(_ first: CampaignSummary, confirmed: Int?, sendGuard: SendGuard, now: Double,
-                             start: (_ expectedDevices: Int?) throws(StorageError) -> FillOutcome) throws(StorageError) -> Result<CampaignSummary, Problem> {
+                             start: (_ expectedDevices: Int?) throws(Problem) -> FillOutcome) throws(Problem) -> CampaignSummary {
         var summary = first
         for _ in 0..<startAttempts {
             // Started before (or never filled in parts): answered as it is, so a start
@@ -140,34 +126,30 @@ enum CampaignPartEndpoints {
                 // Cancelled (or expired) while its parts came in: it never starts.
                 let status = summary.status(at: now)
                 if status.isFinal {
-                    return .failure(Problem(status: 409, code: .campaignFinished, title: "Conflict",
-                                            detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
-                                            errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")]))
+                    throw Problem(status: 409, code: .campaignFinished, title: "Conflict",
+                                  detail: "campaign \(summary.id) is \(status.rawValue); it cannot be started",
+                                  errors: [Diagnostic(.campaignFinished, at: .parameter("id"), "the campaign is \(status.rawValue)")])
                 }
-                if summary.devices == 0 { return .failure(.noPartYet(summary.id)) }
+                if summary.devices == 0 { throw .noPartYet(summary.id) }
                 if let refusal = sendGuard.problem(devices: summary.devices, confirmed: confirmed,
                                                    at: .pointer(.root.appending("confirm_devices"))) {
-                    return .failure(.confirmationRequired(refusal))
+                    throw .confirmationRequired(refusal)
                 }
             }
             switch try start(summary.filling ? summary.devices : nil) {
-            case .started(let started), .unchanged(let started): return .success(started)
+            case .started(let started), .unchanged(let started): return started
             case .devicesChanged(let moved): summary = moved
             }
         }
-        return .failure(.partsStillArriving(summary))
+        throw .partsStillArriving(summary)
     }
 
     /// The start's body: none, or `{"confirm_devices": N}`.
-    static func confirmation(_ request: HTTPRequest) -> Result<Int?, Problem> {
-        if request.body.isEmpty { return .success(nil) }
-        let json: JSON
-        switch JSONBody.decode(request) {
-        case .failure(let problem): return .failure(problem)
-        case .success(let parsed): json = parsed
-        }
+    static func confirmation(_ request: HTTPRequest) throws(Problem) -> Int? {
+        if request.body.isEmpty { return nil }
+        let json = try JSONBody.decode(request)
         guard let object = json.objectValue else {
-            return .failure(.validation([Diagnostic(.wrongType, at: .pointer(.root), "expected an object: {\"confirm_devices\": N}, or no body")]))
+            throw .validation([Diagnostic(.wrongType, at: .pointer(.root), "expected an object: {\"confirm_devices\": N}, or no body")])
         }
         var errors: [Diagnostic] = []
         var confirmed: Int?
@@ -186,7 +168,8 @@ enum CampaignPartEndpoints {
                 errors.append(Diagnostic(.wrongType, at: at, "expected the campaign's device count (a whole number)"))
             }
         }
-        return errors.isEmpty ? .success(confirmed) : .failure(.validation(errors))
+        guard errors.isEmpty else { throw .validation(errors) }
+        return confirmed
     }
 }
 

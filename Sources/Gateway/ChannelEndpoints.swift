@@ -18,33 +18,33 @@ public typealias ChannelClientLookup = @Sendable (_ app: String, _ environment: 
 /// `upstreamBusy` at once.
 enum ChannelEndpoints {
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, clients: ChannelClientLookup?) {
-        builder.addPerApp("GET", "/channels", operation: "channels.list", apps: apps) { request, _, app in
-            perform(request, app: app, clients: clients) { _ in .success(.list) }
+        builder.addPerApp("GET", "/channels", operation: "channels.list", apps: apps) { request, _, app throws(Problem) in
+            try perform(request, app: app, clients: clients) { _ in .list }
         }
-        builder.addPerApp("POST", "/channels", operation: "channels.create", apps: apps) { request, _, app in
-            perform(request, app: app, clients: clients, bodyEnvironment: true) { body in
-                guard let body else { return .failure(.validation([Diagnostic(.missing, at: .pointer(.root), "a JSON body is required")])) }
+        builder.addPerApp("POST", "/channels", operation: "channels.create", apps: apps) { request, _, app throws(Problem) in
+            try perform(request, app: app, clients: clients, bodyEnvironment: true) { body throws(Problem) in
+                guard let body else { throw .validation([Diagnostic(.missing, at: .pointer(.root), "a JSON body is required")]) }
                 var reader = ConfigReader(document: nil)
                 let object = reader.section(body, at: .root, keys: ["message_storage_policy", "environment"])
                 guard object["message_storage_policy"] != nil || !reader.isValid else {
-                    return .failure(.validation(reader.diagnostics + [Diagnostic(.missing, at: .pointer(.root.appending("message_storage_policy")),
-                        "give Apple's message-storage-policy: 0 (no message stored) or 1 (most recent message stored)")]))
+                    throw .validation(reader.diagnostics + [Diagnostic(.missing, at: .pointer(.root.appending("message_storage_policy")),
+                        "give Apple's message-storage-policy: 0 (no message stored) or 1 (most recent message stored)")])
                 }
                 let value = reader.integer(object, "message_storage_policy", at: .root, in: 0...1, default: nil)
                 guard reader.isValid, let value, let policy = ChannelStoragePolicy(rawValue: value) else {
-                    return .failure(.validation(reader.diagnostics))
+                    throw .validation(reader.diagnostics)
                 }
-                return .success(.create(policy))
+                return .create(policy)
             }
         }
         for (method, operation) in [("GET", "channels.show"), ("DELETE", "channels.delete")] {
-            builder.addPerApp(method, "/channels/{channel}", operation: operation, apps: apps) { request, parameters, app in
-                perform(request, app: app, clients: clients) { _ in
+            builder.addPerApp(method, "/channels/{channel}", operation: operation, apps: apps) { request, parameters, app throws(Problem) in
+                try perform(request, app: app, clients: clients) { _ throws(Problem) in
                     let id = decodedChannelId(parameters["channel"] ?? "")
                     if let problem = BroadcastChannelID.problem(with: id) {
-                        return .failure(.validation([Diagnostic(.invalidChannelId, at: .parameter("channel"), problem)]))
+                        throw .validation([Diagnostic(.invalidChannelId, at: .parameter("channel"), problem)])
                     }
-                    return .success(method == "GET" ? .read(channelId: id) : .delete(channelId: id))
+                    return method == "GET" ? .read(channelId: id) : .delete(channelId: id)
                 }
             }
         }
@@ -60,19 +60,16 @@ enum ChannelEndpoints {
     /// Reads the environment (`?environment=` or the create body's `environment`), builds
     /// the operation, asks Apple and answers.
     static func perform(_ request: HTTPRequest, app: GatewayApp, clients: ChannelClientLookup?, bodyEnvironment: Bool = false,
-                        _ make: (JSON?) -> Result<ChannelOperation, Problem>) -> HTTPResponse {
+                        _ make: (JSON?) throws(Problem) -> ChannelOperation) throws(Problem) -> HTTPResponse {
         var environmentName: String?
         var body: JSON?
         if bodyEnvironment {
             if !request.body.isEmpty || request.header("content-type") != nil {
-                switch JSONBody.decode(request) {
-                case .failure(let problem): return problem.response
-                case .success(let json): body = json
-                }
+                body = try JSONBody.decode(request)
             }
             if let value = body?.objectValue?["environment"] {
                 guard let text = value.stringValue else {
-                    return Problem.validation([Diagnostic(.wrongType, at: .pointer(.root.appending("environment")), "expected a string, found \(value.kindDescription)")]).response
+                    throw .validation([Diagnostic(.wrongType, at: .pointer(.root.appending("environment")), "expected a string, found \(value.kindDescription)")])
                 }
                 environmentName = text
             }
@@ -80,7 +77,7 @@ enum ChannelEndpoints {
             // Given once at most (`QueryParameters`); not one of Apple's environments is a bad query.
             environmentName = request.queryValue("environment")
             if environmentName.map({ APNsEnvironment(rawValue: $0) == nil }) ?? false {
-                return Problem.invalidQuery([Diagnostic(.invalidValue, at: .parameter("environment"), "expected \"sandbox\" or \"production\"")]).response
+                throw .invalidQuery([Diagnostic(.invalidValue, at: .parameter("environment"), "expected \"sandbox\" or \"production\"")])
             }
         }
         var environment = app.environment
@@ -89,27 +86,23 @@ enum ChannelEndpoints {
                 let message = "app \(JSONWriter.quoted(app.name)) sends in \(app.environments.map { JSONWriter.quoted($0.rawValue) }.joined(separator: " and ")) only (apns.environments), not \(JSONWriter.quoted(TextSafety.excerpt(environmentName, limit: 64)))"
                 // 422, not 400: the value is one of Apple's; the configuration refuses it.
                 let location: DiagnosticLocation = bodyEnvironment ? .pointer(.root.appending("environment")) : .parameter("environment")
-                return Problem.validation([Diagnostic(.invalidValue, at: location, message)]).response
+                throw .validation([Diagnostic(.invalidValue, at: location, message)])
             }
             environment = chosen
         }
-        let operation: ChannelOperation
-        switch make(body) {
-        case .failure(let problem): return problem.response
-        case .success(let value): operation = value
-        }
-        guard let client = clients?(app.name, environment) else { return Problem.channelsUnavailable.response }
+        let operation = try make(body)
+        guard let client = clients?(app.name, environment) else { throw .channelsUnavailable }
         let appName = app.name
-        return .handOff({ [environment] in
+        return .handOff(throwing: { [environment] () throws(Problem) in
             let result = runAndWait { await client.perform(operation) }
             switch result.outcome {
             case .success(let answer):
                 let status = if case .created = answer { 201 } else { 200 }
                 return jsonResponse(status: status, ChannelJSON.render(answer, app: appName, environment: environment, requestId: result.requestId))
             case .failure(let failure):
-                return Problem.channelFailure(failure, requestId: result.requestId, operation: operation).response
+                throw .channelFailure(failure, requestId: result.requestId, operation: operation)
             }
-        }, busy: { Problem.upstreamBusy.response })
+        }, busy: .upstreamBusy)
     }
 }
 

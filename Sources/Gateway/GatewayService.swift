@@ -43,9 +43,7 @@ public final class GatewayService: HTTPResponder {
         metrics.requestStarted()
         let (requestID, clientRequestID) = requestIDs(request)
         var keyName: String?
-        var app: String?
         var operation = "unmatched"
-        var response: HTTPResponse
         // Who asked: the peer, or the client a trusted proxy names. When its forwarding
         // headers cannot be read exactly, nothing is routed (the client is not known)
         // and the line is logged under the peer.
@@ -55,36 +53,30 @@ public final class GatewayService: HTTPResponder {
         let match = router.match(method: request.method, path: request.path)
         var anyHost = false
         if case .found(let name, _, _, let parameters) = match { (operation, anyHost) = (name, parameters.anyHost) }
-        if case .failure(let problem) = resolved {
-            response = Problem.forwarding(problem).response
-        } else if keyring.isEmpty, let refusal = LoopbackOnly.problem(request, anyHost: anyHost) {
+        var notes: RequestNotes?
+        let response = Self.rendering { () throws(Problem) in
+            if case .failure(let problem) = resolved { throw Problem.forwarding(problem) }
             // No keys: only this machine's programs are served, never a web page (DNS rebinding).
-            response = refusal.response
-        } else {
+            if keyring.isEmpty, let refusal = LoopbackOnly.problem(request, anyHost: anyHost) { throw refusal }
             switch match {
             case .notFound:
-                response = Problem.notFound(request.path).response
+                throw Problem.notFound(request.path)
             case .methodNotAllowed(let allowed):
-                response = Problem.methodNotAllowed(request.method, allowed: allowed).response
+                throw Problem.methodNotAllowed(request.method, allowed: allowed)
             case .found(_, let isPublic, let handler, let parameters):
-                switch admit(request, client: client, isPublic: isPublic) {
-                case .failure(let problem):
-                    response = problem.response
-                case .success(let key):
-                    keyName = key?.name
-                    var context = parameters
-                    // No keys configured: one operator, who sees everything.
-                    context.caller = key.map(Caller.init(key:)) ?? .open
-                    // One rule for every endpoint's query string (QueryParameters).
-                    if let problem = QueryParameters.shapeProblem(request.query, taken: parameters.queryNames) {
-                        response = problem.response
-                    } else {
-                        response = handler(request, context)
-                    }
-                    app = context.notes.app
-                }
+                let key = try admit(request, client: client, isPublic: isPublic)
+                keyName = key?.name
+                var context = parameters
+                // No keys configured: one operator, who sees everything.
+                context.caller = key.map(Caller.init(key:)) ?? .open
+                notes = context.notes
+                // One rule for every endpoint's query string (QueryParameters).
+                if let problem = QueryParameters.shapeProblem(request.query, taken: parameters.queryNames) { throw problem }
+                return try handler(request, context)
             }
         }
+        // The app the handler named, also when it threw.
+        let app = notes?.app
         let asked = Asked(request: request, client: client, operation: operation, keyName: keyName, requestID: requestID,
                           clientRequestID: clientRequestID, started: started, app: app)
         // An answer handed to the upstream pool is counted and logged once it is made
@@ -182,7 +174,7 @@ public final class GatewayService: HTTPResponder {
     private func answerEarly(_ request: HTTPRequest, problem: Problem) -> HTTPResponse {
         let started = clock.wallSeconds()
         let (requestID, clientRequestID) = requestIDs(request)
-        var response = problem.response
+        var response = Self.rendering { () throws(Problem) in throw problem }
         response.headers.append(("X-Request-Id", requestID))
         let operation: String
         if case .found(let name, _, _, _) = router.match(method: request.method, path: request.path) {
@@ -210,29 +202,29 @@ public final class GatewayService: HTTPResponder {
     /// `pushgate hash-key` checks), not this limit.
     public static let authFailureLimit = RateLimit(perSecond: 1.0 / 6, burst: 10)
 
-    private func admit(_ request: HTTPRequest, client: ClientAddress, isPublic: Bool) -> Result<APIKey?, Problem> {
-        if isPublic || keyring.isEmpty { return .success(nil) }
+    private func admit(_ request: HTTPRequest, client: ClientAddress, isPublic: Bool) throws(Problem) -> APIKey? {
+        if isPublic || keyring.isEmpty { return nil }
         let authorizations = request.headers.filter { $0.name == "authorization" }
         guard let authorization = authorizations.first?.value else {
-            return .failure(.unauthorized("missing Authorization: Bearer <key>"))
+            throw .unauthorized("missing Authorization: Bearer <key>")
         }
         if authorizations.count > 1 {
-            return .failure(.framing(FramingViolation(.duplicateAuthorization, "Authorization appears \(authorizations.count) times")))
+            throw .framing(FramingViolation(.duplicateAuthorization, "Authorization appears \(authorizations.count) times"))
         }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         let key = parts.count == 2 && parts[0].lowercased() == "bearer" ? keyring.authenticate(bearer: String(parts[1])) : nil
         guard let key else {
             if case .limited(let retryAfter) = authFailures.take(key: client.limitKey, limit: failedAuthenticationLimit) {
-                return .failure(.tooManyFailedLogins(retryAfterSeconds: retryAfter))
+                throw .tooManyFailedLogins(retryAfterSeconds: retryAfter)
             }
-            return .failure(.unauthorized(parts.count == 2 && parts[0].lowercased() == "bearer"
-                ? "unknown API key" : "the Authorization header must be 'Bearer <key>'"))
+            throw .unauthorized(parts.count == 2 && parts[0].lowercased() == "bearer"
+                ? "unknown API key" : "the Authorization header must be 'Bearer <key>'")
         }
         if let limit = key.rateLimit ?? defaultRateLimit,
            case .limited(let retryAfter) = rateLimiter.take(key: key.name, limit: limit) {
-            return .failure(.rateLimited(retryAfterSeconds: retryAfter))
+            throw .rateLimited(retryAfterSeconds: retryAfter)
         }
-        return .success(key)
+        return key
     }
 
     private func finish(_ request: HTTPRequest, client: ClientAddress, response: HTTPResponse, operation: String, keyName: String?,
@@ -249,6 +241,23 @@ public final class GatewayService: HTTPResponder {
     }
 }
 
+extension GatewayService {
+    /// `body`'s answer, or the problem it threw as an `application/problem+json` answer:
+    /// the one place a thrown problem becomes a response (handlers, the checks around
+    /// them, answers made before routing and work handed to the upstream pool).
+    static func rendering(_ body: () throws(Problem) -> HTTPResponse) -> HTTPResponse {
+        do throws(Problem) { return try body() } catch { return error.response }
+    }
+}
+
+extension HTTPResponse {
+    /// `HTTPResponse.handOff` for an endpoint: `work` runs on the upstream pool and may
+    /// throw its problem; `busy` answers when that pool's queue is full.
+    static func handOff(throwing work: @escaping @Sendable () throws(Problem) -> HTTPResponse, busy: Problem) -> HTTPResponse {
+        .handOff({ GatewayService.rendering(work) }, busy: { GatewayService.rendering { () throws(Problem) in throw busy } })
+    }
+}
+
 /// 16 random hex digits: enough to find one request in the logs.
 func randomRequestID() -> String {
     Hex.padded(UInt64.random(in: .min ... .max), width: 16)
@@ -258,15 +267,15 @@ func randomRequestID() -> String {
 public enum JSONBody {
     public static let parser = JSONParser(maxDepth: 32, maxBytes: 64 << 20)
 
-    public static func decode(_ request: HTTPRequest) -> Result<JSON, Problem> {
+    public static func decode(_ request: HTTPRequest) throws(Problem) -> JSON {
         let contentType = request.header("content-type")
         guard let contentType, isJSON(contentType) else {
-            return .failure(.unsupportedMediaType(contentType))
+            throw .unsupportedMediaType(contentType)
         }
         do throws(JSONParseError) {
-            return .success(try parser.parse(request.body))
+            return try parser.parse(request.body)
         } catch {
-            return .failure(.malformedJSON(error))
+            throw .malformedJSON(error)
         }
     }
 

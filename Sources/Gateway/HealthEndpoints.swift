@@ -30,13 +30,13 @@ enum HealthEndpoints {
         builder.add("GET", "/healthz", operation: "healthz", public: true) { _, _ in
             jsonResponse(healthy)
         }
-        builder.add("GET", "/readyz", operation: "readyz", public: !privateProbes) { request, parameters in
-            guard parameters.caller.isAdmin else { return Problem.notFound(request.path).response }
+        builder.add("GET", "/readyz", operation: "readyz", public: !privateProbes) { request, parameters throws(Problem) in
+            guard parameters.caller.isAdmin else { throw .notFound(request.path) }
             let answer = monitor.latest
             return jsonResponse(status: answer.status, answer.body)
         }
-        builder.add("GET", "/metrics", operation: "metrics", public: !privateProbes) { request, parameters in
-            guard parameters.caller.isAdmin else { return Problem.notFound(request.path).response }
+        builder.add("GET", "/metrics", operation: "metrics", public: !privateProbes) { request, parameters throws(Problem) in
+            guard parameters.caller.isAdmin else { throw .notFound(request.path) }
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                                 body: Array(metrics.render().utf8))
         }

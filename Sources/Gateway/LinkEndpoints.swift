@@ -9,18 +9,11 @@ enum LinkEndpoints {
     static let maxBatch = 1000
 
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, metrics: Metrics) {
-        builder.addPerApp("POST", "/links/check", operation: "links.check", apps: apps) { request, _, app in
-            let json: JSON
-            switch JSONBody.decode(request) {
-            case .failure(let problem): return problem.response
-            case .success(let parsed): json = parsed
-            }
-            switch parseLinks(json) {
-            case .failure(let problem):
-                return problem.response
-            case .success(.single(let link)):
+        builder.addPerApp("POST", "/links/check", operation: "links.check", apps: apps) { request, _, app throws(Problem) in
+            switch try parseLinks(try JSONBody.decode(request)) {
+            case .single(let link):
                 return jsonResponse(LinkResultJSON.line(check(link, app: app, metrics: metrics)))
-            case .success(.batch(let links)):
+            case .batch(let links):
                 var w = JSONWriter(capacity: 256 * links.count + 64)
                 var accepted = 0
                 w.object { w in
@@ -56,10 +49,10 @@ enum LinkEndpoints {
         // per host: every app whose table lists the host, one `details` entry each. Any
         // Host, also with no keys: it is the public file, chosen by the Host.
         let aasa = AASAByHost(apps.apps)
-        builder.add("GET", "/.well-known/apple-app-site-association", operation: "aasa", public: true, anyHost: true) { request, parameters in
+        builder.add("GET", "/.well-known/apple-app-site-association", operation: "aasa", public: true, anyHost: true) { request, parameters throws(Problem) in
             guard let (body, names) = aasa.document(forHost: request.header("host") ?? "") else {
-                return Problem(status: 404, code: .notFound, title: "Not Found",
-                               detail: "no app lists the host \(JSONWriter.quoted(TextSafety.excerpt(request.header("host") ?? "", limit: 64))) in its route table").response
+                throw Problem(status: 404, code: .notFound, title: "Not Found",
+                              detail: "no app lists the host \(JSONWriter.quoted(TextSafety.excerpt(request.header("host") ?? "", limit: 64))) in its route table")
             }
             parameters.notes.app = names
             return jsonResponse(body)
@@ -78,12 +71,12 @@ enum LinkEndpoints {
     }
 
     /// `{"link": "…"}` or `{"links": ["…", …]}`; every problem at once.
-    static func parseLinks(_ json: JSON) -> Result<Links, Problem> {
+    static func parseLinks(_ json: JSON) throws(Problem) -> Links {
         var r = ConfigReader(document: nil)
         let root = JSONPath.root
         guard case .object(let object) = json else {
             r.report(.wrongType, at: root, "expected an object with \"link\" or \"links\", found \(json.kindDescription)")
-            return .failure(.validation(r.diagnostics))
+            throw .validation(r.diagnostics)
         }
         r.rejectUnknownKeys(object, at: root, keys: ["link", "links"])
         var links: Links?
@@ -108,8 +101,8 @@ enum LinkEndpoints {
         case (nil, nil):
             r.report(.missing, at: root.appending("link"), "expected \"link\" (a string) or \"links\" (an array)")
         }
-        guard r.isValid, let links else { return .failure(.validation(r.diagnostics)) }
-        return .success(links)
+        guard r.isValid, let links else { throw .validation(r.diagnostics) }
+        return links
     }
 }
 

@@ -55,13 +55,13 @@ enum LiveActivityEndpoints {
 
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, configuredIsDryRun: Bool, sendGuard: SendGuard,
                          campaigns: DurableCampaigns, metrics: Metrics, clock: any TimeSource) {
-        builder.add("POST", "/v1/live-activities/tokens", operation: "liveActivities.tokens") { request, parameters in
-            registerToken(request, parameters, apps: apps, storage: campaigns.storage, limits: campaigns.liveActivityLimits, clock: clock)
+        builder.add("POST", "/v1/live-activities/tokens", operation: "liveActivities.tokens") { request, parameters throws(Problem) in
+            try registerToken(request, parameters, apps: apps, storage: campaigns.storage, limits: campaigns.liveActivityLimits, clock: clock)
         }
         for event in [LiveActivity.Event.update, .end] {
-            builder.add("POST", "/v1/live-activities/{activity}/\(event.rawValue)", operation: "liveActivities.\(event.rawValue)") { request, parameters in
-                send(event, request, parameters, apps: apps, configuredIsDryRun: configuredIsDryRun, sendGuard: sendGuard,
-                     campaigns: campaigns, metrics: metrics)
+            builder.add("POST", "/v1/live-activities/{activity}/\(event.rawValue)", operation: "liveActivities.\(event.rawValue)") { request, parameters throws(Problem) in
+                try send(event, request, parameters, apps: apps, configuredIsDryRun: configuredIsDryRun, sendGuard: sendGuard,
+                         campaigns: campaigns, metrics: metrics)
             }
         }
     }
@@ -75,14 +75,10 @@ enum LiveActivityEndpoints {
     }
 
     static func registerToken(_ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory,
-                              storage: any CampaignStorage, limits: LiveActivityLimits, clock: any TimeSource) -> HTTPResponse {
-        let json: JSON
-        switch JSONBody.decode(request) {
-        case .failure(let problem): return problem.response
-        case .success(let parsed): json = parsed
-        }
+                              storage: any CampaignStorage, limits: LiveActivityLimits, clock: any TimeSource) throws(Problem) -> HTTPResponse {
+        let json = try JSONBody.decode(request)
         guard case .object(let object) = json else {
-            return Problem.validation([Diagnostic(.wrongType, at: .pointer(.root), "expected an object with kind, token and activity_id")]).response
+            throw .validation([Diagnostic(.wrongType, at: .pointer(.root), "expected an object with kind, token and activity_id")])
         }
         var errors: [Diagnostic] = []
         let root = JSONPath.root
@@ -138,57 +134,45 @@ enum LiveActivityEndpoints {
         if case let value? = object["app"], value.stringValue == nil {
             errors.append(Diagnostic(.wrongType, at: .pointer(root.appending("app")), "expected the app's name (a string)"))
         }
-        guard errors.isEmpty, let kind, let token else { return Problem.validation(errors).response }
-        let app: GatewayApp
-        switch apps.campaignApp(json, for: parameters.caller) {
-        case .failure(let problem): return problem.response
-        case .success(let found): app = found
-        }
+        guard errors.isEmpty, let kind, let token else { throw .validation(errors) }
+        let app = try apps.campaignApp(json, for: parameters.caller)
         parameters.notes.app = app.name
         let time = clock.millisecondsSince1970()
-        do throws(StorageError) {
-            // The replaced token is not counted against the caps, and is forgotten only once
-            // the new one is kept: a refused report loses nothing.
-            let registration = try storage.registerLiveActivityToken(LiveActivityToken(app: app.name, token: token, kind: kind, activity: activity),
-                                                                     atMilliseconds: time, limits: limits, replacing: replaces)
-            guard case .registered(let dead) = registration else {
-                return Problem.registryFull(registration, app: app.name, activity: activity).response
-            }
-            var replaced = false
-            if let replaces, replaces != token { replaced = try storage.forgetLiveActivityToken(app: app.name, token: replaces) }
-            var w = JSONWriter()
-            w.object { w in
-                w.member("app", app.name)
-                w.member("kind", kind.name)
-                w.member("token", token)
-                w.member("activity_id", orNull: kind == .update ? activity : nil)
-                w.member("registered_at_ms", time)
-                w.member("was_dead", dead != nil)
-                w.member("replaced", replaced)
-            }
-            w.raw("\n")
-            return jsonResponse(status: 201, w.bytes)
-        } catch {
-            return Problem.storageUnavailable(error).response
+        // The replaced token is not counted against the caps, and is forgotten only once
+        // the new one is kept: a refused report loses nothing.
+        let registration = try fromStorage(storage.registerLiveActivityToken(LiveActivityToken(app: app.name, token: token, kind: kind, activity: activity),
+                                                                             atMilliseconds: time, limits: limits, replacing: replaces))
+        guard case .registered(let dead) = registration else {
+            throw .registryFull(registration, app: app.name, activity: activity)
         }
+        var replaced = false
+        if let replaces, replaces != token { replaced = try fromStorage(storage.forgetLiveActivityToken(app: app.name, token: replaces)) }
+        var w = JSONWriter()
+        w.object { w in
+            w.member("app", app.name)
+            w.member("kind", kind.name)
+            w.member("token", token)
+            w.member("activity_id", orNull: kind == .update ? activity : nil)
+            w.member("registered_at_ms", time)
+            w.member("was_dead", dead != nil)
+            w.member("replaced", replaced)
+        }
+        w.raw("\n")
+        return jsonResponse(status: 201, w.bytes)
     }
 
     /// The body is a campaign without `devices`: its `live_activity` (optional) says the
     /// rest of the content, the path the event; the devices are the activity's tokens.
     static func send(_ event: LiveActivity.Event, _ request: HTTPRequest, _ parameters: PathParameters, apps: AppDirectory,
-                     configuredIsDryRun: Bool, sendGuard: SendGuard, campaigns: DurableCampaigns, metrics: Metrics) -> HTTPResponse {
+                     configuredIsDryRun: Bool, sendGuard: SendGuard, campaigns: DurableCampaigns, metrics: Metrics) throws(Problem) -> HTTPResponse {
         let activity = parameters["activity"] ?? ""
         guard isActivityID(activity) else {
-            return Problem.validation([Diagnostic(.invalidValue, at: .parameter("activity"),
-                                                  "expected the activity's id (letters, digits, '-', '.', '_', at most 128)")]).response
+            throw .validation([Diagnostic(.invalidValue, at: .parameter("activity"),
+                                          "expected the activity's id (letters, digits, '-', '.', '_', at most 128)")])
         }
-        let json: JSON
-        switch JSONBody.decode(request) {
-        case .failure(let problem): return problem.response
-        case .success(let parsed): json = parsed
-        }
+        let json = try JSONBody.decode(request)
         guard case .object(var campaign) = json else {
-            return Problem.validation([Diagnostic(.wrongType, at: .pointer(.root), "expected a campaign object (without devices)")]).response
+            throw .validation([Diagnostic(.wrongType, at: .pointer(.root), "expected a campaign object (without devices)")])
         }
         var errors: [Diagnostic] = []
         if campaign["devices"] != nil {
@@ -219,44 +203,36 @@ enum LiveActivityEndpoints {
             errors.append(Diagnostic(.conflictingFields, at: .pointer(JSONPath.root.appending("live_activity").appending("event")),
                                      "the path says \(event.rawValue); leave event out or say \(JSONWriter.quoted(event.rawValue))"))
         }
-        guard errors.isEmpty else { return Problem.validation(errors).response }
-        let app: GatewayApp
-        switch apps.campaignApp(json, for: parameters.caller) {
-        case .failure(let problem): return problem.response
-        case .success(let found): app = found
-        }
+        guard errors.isEmpty else { throw .validation(errors) }
+        let app = try apps.campaignApp(json, for: parameters.caller)
         parameters.notes.app = app.name
-        do throws(StorageError) {
-            let tokens = try campaigns.storage.liveActivityTokens(app: app.name, activity: activity)
-            guard !tokens.isEmpty else {
-                let message = "no live update token is registered for activity \(JSONWriter.quoted(activity)) of app \(JSONWriter.quoted(app.name)) (POST /v1/live-activities/tokens), or APNs called every one dead"
-                return Problem(status: 404, code: .notFound, title: "Not Found", detail: message,
-                               errors: [Diagnostic(.unknownActivity, at: .parameter("activity"), message)]).response
-            }
-            content.members.removeAll { $0.key == "event" }
-            content.members.insert(JSONMember(key: "event", value: .string(event.rawValue)), at: 0)
-            campaign.members.removeAll { $0.key == "live_activity" }
-            campaign.members.append(JSONMember(key: "live_activity", value: .object(content)))
-            campaign.members.append(JSONMember(key: "devices", value: .array(tokens.map(JSON.string))))
-            let plan: CampaignPlan
-            switch app.plan(json: .object(campaign)) {
-            case .failure(let rejection): return CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics).response
-            case .success(let planned): plan = planned
-            }
-            let schedule = campaigns.scheduleProblems(plan.campaign)
-            if !schedule.isEmpty { return Problem.validation(schedule).response }
-            // The same guard as POST /v1/campaigns: an activity's tokens are its devices.
-            if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
-                                               at: .pointer(.root.appending("confirm_devices"))) {
-                return Problem.confirmationRequired(refusal).response
-            }
-            return CampaignEndpoints.answer(
-                try campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
-                                     idempotency: nil, rejectDuplicateTokens: false, app: app.name,
-                                     environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
-                key: nil)
-        } catch {
-            return Problem.storageUnavailable(error).response
+        let tokens = try fromStorage(campaigns.storage.liveActivityTokens(app: app.name, activity: activity))
+        guard !tokens.isEmpty else {
+            let message = "no live update token is registered for activity \(JSONWriter.quoted(activity)) of app \(JSONWriter.quoted(app.name)) (POST /v1/live-activities/tokens), or APNs called every one dead"
+            throw Problem(status: 404, code: .notFound, title: "Not Found", detail: message,
+                          errors: [Diagnostic(.unknownActivity, at: .parameter("activity"), message)])
         }
+        content.members.removeAll { $0.key == "event" }
+        content.members.insert(JSONMember(key: "event", value: .string(event.rawValue)), at: 0)
+        campaign.members.removeAll { $0.key == "live_activity" }
+        campaign.members.append(JSONMember(key: "live_activity", value: .object(content)))
+        campaign.members.append(JSONMember(key: "devices", value: .array(tokens.map(JSON.string))))
+        let plan: CampaignPlan
+        switch app.plan(json: .object(campaign)) {
+        case .failure(let rejection): throw CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics)
+        case .success(let planned): plan = planned
+        }
+        let schedule = campaigns.scheduleProblems(plan.campaign)
+        if !schedule.isEmpty { throw .validation(schedule) }
+        // The same guard as POST /v1/campaigns: an activity's tokens are its devices.
+        if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
+                                           at: .pointer(.root.appending("confirm_devices"))) {
+            throw .confirmationRequired(refusal)
+        }
+        return try CampaignEndpoints.answer(
+            try fromStorage(campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
+                                             idempotency: nil, rejectDuplicateTokens: false, app: app.name,
+                                             environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner)),
+            key: nil)
     }
 }

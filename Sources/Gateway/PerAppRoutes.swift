@@ -13,7 +13,7 @@ public final class RequestNotes: Sendable {
     }
 }
 
-public typealias AppHandler = @Sendable (HTTPRequest, PathParameters, GatewayApp) -> HTTPResponse
+public typealias AppHandler = @Sendable (HTTPRequest, PathParameters, GatewayApp) throws(Problem) -> HTTPResponse
 
 extension APIRouterBuilder {
     /// An endpoint of one app, in the one style every per-app endpoint uses: the app in
@@ -22,21 +22,15 @@ extension APIRouterBuilder {
     /// keeps its short paths. An unknown app, or one the key may not use, is 404.
     mutating func addPerApp(_ method: String, _ suffix: String, operation: String, apps: AppDirectory,
                             _ handler: @escaping AppHandler) {
-        add(method, "/v1/apps/{app}" + suffix, operation: operation) { request, parameters in
-            switch apps.app(named: parameters["app"] ?? "", for: parameters.caller) {
-            case .failure(let problem): return problem.response
-            case .success(let app):
-                parameters.notes.app = app.name
-                return handler(request, parameters, app)
-            }
+        add(method, "/v1/apps/{app}" + suffix, operation: operation) { request, parameters throws(Problem) in
+            let app = try apps.app(named: parameters["app"] ?? "", for: parameters.caller)
+            parameters.notes.app = app.name
+            return try handler(request, parameters, app)
         }
-        add(method, "/v1" + suffix, operation: operation) { request, parameters in
-            switch apps.onlyApp(for: parameters.caller, path: "use /v1/apps/{app}" + suffix) {
-            case .failure(let problem): return problem.response
-            case .success(let app):
-                parameters.notes.app = app.name
-                return handler(request, parameters, app)
-            }
+        add(method, "/v1" + suffix, operation: operation) { request, parameters throws(Problem) in
+            let app = try apps.onlyApp(for: parameters.caller, path: "use /v1/apps/{app}" + suffix)
+            parameters.notes.app = app.name
+            return try handler(request, parameters, app)
         }
     }
 }

@@ -7,40 +7,29 @@ import StrictJSON
 enum PreviewEndpoint {
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, metrics: Metrics) {
         // The campaign names its app ("app"), as every campaign does; the path may name it too.
-        builder.add("POST", "/v1/notifications/preview", operation: "notifications.preview") { request, parameters in
-            preview(request, parameters, inPath: nil, apps: apps, metrics: metrics)
+        builder.add("POST", "/v1/notifications/preview", operation: "notifications.preview") { request, parameters throws(Problem) in
+            try preview(request, parameters, inPath: nil, apps: apps, metrics: metrics)
         }
-        builder.add("POST", "/v1/apps/{app}/notifications/preview", operation: "notifications.preview") { request, parameters in
-            switch apps.app(named: parameters["app"] ?? "", for: parameters.caller) {
-            case .failure(let problem): return problem.response
-            case .success(let app): return preview(request, parameters, inPath: app, apps: apps, metrics: metrics)
-            }
+        builder.add("POST", "/v1/apps/{app}/notifications/preview", operation: "notifications.preview") { request, parameters throws(Problem) in
+            try preview(request, parameters, inPath: try apps.app(named: parameters["app"] ?? "", for: parameters.caller), apps: apps, metrics: metrics)
         }
     }
 
     static func preview(_ request: HTTPRequest, _ parameters: PathParameters, inPath: GatewayApp?, apps: AppDirectory,
-                        metrics: Metrics) -> HTTPResponse {
-        let json: JSON
-        switch JSONBody.decode(request) {
-        case .failure(let problem): return problem.response
-        case .success(let parsed): json = parsed
-        }
-        let app: GatewayApp
-        switch apps.campaignApp(json, for: parameters.caller, inPath: inPath) {
-        case .failure(let problem): return problem.response
-        case .success(let found): app = found
-        }
+                        metrics: Metrics) throws(Problem) -> HTTPResponse {
+        let json = try JSONBody.decode(request)
+        let app = try apps.campaignApp(json, for: parameters.caller, inPath: inPath)
         parameters.notes.app = app.name
         switch app.plan(json: json) {
         case .failure(let rejection):
-            return CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics).response
+            throw CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics)
         case .success(let plan):
             do throws(PayloadError) {
                 var body = try CampaignPreview(plan: plan) { _ in APNsID.random() }.json
                 body.append(UInt8(ascii: "\n"))
                 return jsonResponse(body)
             } catch {
-                return CampaignProblems.problem(for: CampaignRejection(problems: [error]), app: app.name, metrics: metrics).response
+                throw CampaignProblems.problem(for: CampaignRejection(problems: [error]), app: app.name, metrics: metrics)
             }
         }
     }

@@ -46,7 +46,7 @@ enum QueryParameters {
 
     /// The whole-number parameters among `integers`, each in its range. Which parameters
     /// may be given, and how often, was checked before the handler (`shapeProblem`).
-    static func read(_ request: HTTPRequest, integers: [String: ClosedRange<Int>]) -> Result<[String: Int], Problem> {
+    static func read(_ request: HTTPRequest, integers: [String: ClosedRange<Int>]) throws(Problem) -> [String: Int] {
         var errors: [Diagnostic] = []
         var values: [String: Int] = [:]
         for item in request.query {
@@ -56,8 +56,8 @@ enum QueryParameters {
                 errors.append(Diagnostic(.invalidValue, at: .parameter(item.name), "expected a whole number \(bound) in plain digits"))
             }
         }
-        guard errors.isEmpty else { return .failure(.invalidQuery(errors)) }
-        return .success(values)
+        guard errors.isEmpty else { throw .invalidQuery(errors) }
+        return values
     }
 
     /// Decimal digits only (no sign, no space) that fit an Int; nil otherwise.

@@ -9,7 +9,7 @@ import Timing
 enum TokenEndpoints {
     static func register(in builder: inout APIRouterBuilder, apps: AppDirectory, storage: any CampaignStorage,
                          clock: any TimeSource) {
-        builder.addPerApp("POST", "/tokens/{token}/register", operation: "tokens.register", apps: apps) { request, parameters, app in
+        builder.addPerApp("POST", "/tokens/{token}/register", operation: "tokens.register", apps: apps) { request, parameters, app throws(Problem) in
             let text = parameters["token"] ?? ""
             let token: String
             // In a path the token is bare hex (the spaces and <> of pasted Xcode logs are
@@ -17,51 +17,40 @@ enum TokenEndpoints {
             let separator = text.unicodeScalars.first { [" ", "<", ">"].contains($0) }
             switch separator.map({ .failure(ValueProblem("not hex: \(TextSafety.quoted($0)) (a token in the path is hex digits only)")) }) ?? DeviceToken.normalize(text) {
             case .failure(let problem):
-                return Problem.validation([Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .parameter("token"),
-                                                      "\(TextSafety.excerpt(text)): \(problem.message)")]).response
+                throw .validation([Diagnostic(PayloadErrorCode.invalidToken.diagnosticCode, at: .parameter("token"),
+                                              "\(TextSafety.excerpt(text)): \(problem.message)")])
             case .success(let normalized): token = normalized
             }
             let time = clock.millisecondsSince1970()
-            do throws(StorageError) {
-                let dead = try storage.registerToken(token, app: app.name, atMilliseconds: time)
-                var w = JSONWriter()
-                w.object { w in
-                    w.member("token", token)
-                    w.member("registered_at_ms", time)
-                    w.member("was_dead", dead != nil)
-                    if let dead {
-                        w.member("dead_since_ms", dead.timestampMilliseconds)
-                        w.member("dead_reason", dead.reason)
-                    }
+            let dead = try fromStorage(storage.registerToken(token, app: app.name, atMilliseconds: time))
+            var w = JSONWriter()
+            w.object { w in
+                w.member("token", token)
+                w.member("registered_at_ms", time)
+                w.member("was_dead", dead != nil)
+                if let dead {
+                    w.member("dead_since_ms", dead.timestampMilliseconds)
+                    w.member("dead_reason", dead.reason)
                 }
-                w.raw("\n")
-                return jsonResponse(w.bytes)
-            } catch {
-                return Problem.storageUnavailable(error).response
             }
+            w.raw("\n")
+            return jsonResponse(w.bytes)
         }
 
-        builder.addPerApp("GET", "/tokens/dead", operation: "tokens.dead", apps: apps) { request, _, app in
-            switch QueryParameters.read(request, integers: ["since": 0...Int.max, "limit": 1...1000]) {
-            case .failure(let problem): return problem.response
-            case .success(let values):
-                let since = Int64(values["since"] ?? 0)
-                let limit = values["limit"] ?? 100
-                var after: (Int64, String)?
-                if let cursor = request.queryValue("cursor") {
-                    guard let parsed = DeadTokenCursor.parse(cursor) else {
-                        return Problem.invalidQuery([Diagnostic(.invalidValue, at: .parameter("cursor"),
-                                                                "expected the value of a previous page's next_cursor")]).response
-                    }
-                    after = parsed
+        builder.addPerApp("GET", "/tokens/dead", operation: "tokens.dead", apps: apps) { request, _, app throws(Problem) in
+            let values = try QueryParameters.read(request, integers: ["since": 0...Int.max, "limit": 1...1000])
+            let since = Int64(values["since"] ?? 0)
+            let limit = values["limit"] ?? 100
+            var after: (Int64, String)?
+            if let cursor = request.queryValue("cursor") {
+                guard let parsed = DeadTokenCursor.parse(cursor) else {
+                    throw .invalidQuery([Diagnostic(.invalidValue, at: .parameter("cursor"),
+                                                    "expected the value of a previous page's next_cursor")])
                 }
-                do throws(StorageError) {
-                    let tokens = try storage.deadTokens(app: app.name, sinceMilliseconds: since, after: after, limit: limit)
-                    return jsonResponse(render(tokens, since: since, limit: limit, path: request.path))
-                } catch {
-                    return Problem.storageUnavailable(error).response
-                }
+                after = parsed
             }
+            let tokens = try fromStorage(storage.deadTokens(app: app.name, sinceMilliseconds: since, after: after, limit: limit))
+            return jsonResponse(render(tokens, since: since, limit: limit, path: request.path))
         }
     }
 

@@ -16,7 +16,8 @@ public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is set once in init and only handed to MHD, which is
     // thread-safe; `stopped` guards the one call that ends it; `gate` stops itself once.
     private let daemon: OpaquePointer
-    private let context: ServerContext
+    /// Internal, not private: the tests read its pools' load and its heap trims.
+    let context: ServerContext
     private let contextPointer: UnsafeMutableRawPointer
     private let stopped = Mutex(false)
     private let gate: ConnectionGate
@@ -138,15 +139,6 @@ public final class HTTPServer: @unchecked Sendable {
         stopDaemon()
         return drained
     }
-
-    /// Requests waiting for or running on the worker pool.
-    public var workerLoad: Int { context.pool.load }
-
-    /// Hand-offs waiting for or running on the upstream pool.
-    public var upstreamLoad: Int { context.upstream.load }
-
-    /// Heap trims done so far (one after each quiet spell that follows big requests).
-    public var heapTrims: Int { context.trim.count.load(ordering: .relaxed) }
 
     /// Whether libmicrohttpd's own answers (to malformed later requests and chunks) are
     /// replaced by the responder's problems; false only with a libmicrohttpd whose

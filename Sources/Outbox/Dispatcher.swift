@@ -162,18 +162,6 @@ public final class Dispatcher: Sendable {
         return inFlight == 0
     }
 
-    /// Waits until no delivery is queued or in flight, or the deadline passes.
-    public func waitUntilIdle(deadlineSeconds: Double) async -> Bool {
-        let deadline = clock.wallSeconds() + deadlineSeconds
-        while true {
-            if inFlight == 0, (try? storage.queueDepth()) == 0 { return true }
-            // Checked after the look, not before: a waiter resumed late (a busy pool) still
-            // sees work that finished meanwhile.
-            if clock.wallSeconds() >= deadline { return false }
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
-    }
-
     /// How long results may wait in memory for the next claim's transaction before they
     /// get one of their own. Results not yet recorded are part of the in-flight window
     /// (what a crash sends again), so waiting costs no safety; it saves a commit (an fsync,

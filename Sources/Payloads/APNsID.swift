@@ -11,11 +11,6 @@ public enum APNsID {
         return random(using: &rng)
     }
 
-    /// `00000000-0000-4000-8000-00000000000n`-style ids for stable previews and tests.
-    public static func sequential(_ n: Int) -> String {
-        format(high: 0x4000, low: (UInt64(0x8) << 60) | UInt64(truncatingIfNeeded: n) & 0x0000_FFFF_FFFF_FFFF)
-    }
-
     static func format(high: UInt64, low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { out in
             var i = 0

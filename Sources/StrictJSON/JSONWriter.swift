@@ -628,15 +628,6 @@ public struct JSONWriter: Sendable {
         return (i + length, o + length)
     }
 
-    /// Decimal digits of `value`, without going through a String.
-    @inlinable
-    public static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            let n = writeDecimal(value, into: digits.baseAddress!)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[0..<n]))
-        }
-    }
-
     /// Writes the digits (at most 20 bytes) into `out`; returns how many.
     @inlinable
     static func writeDecimal(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {

@@ -1,20 +1,18 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Codegen
 
 @Suite struct EngineSourceTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The embedded copy is the source the gateway compiles: every file of
     /// Sources/DeepLinks/Engine, TextSafety and Hex, byte for byte.
     @Test func embeddedFilesAreTheCompiledSources() throws {
-        let engine = Self.packageRoot.appendingPathComponent("Sources/DeepLinks/Engine")
+        let engine = TestPaths.packageRoot.appendingPathComponent("Sources/DeepLinks/Engine")
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: engine.path).filter { $0.hasSuffix(".swift") }.sorted()
         let expected = onDisk.map { "Sources/DeepLinks/Engine/" + $0 } + ["Sources/StrictJSON/TextSafety.swift", "Sources/StrictJSON/Hex.swift"]
         #expect(EngineSource.files.map(\.path) == expected)
         for file in EngineSource.files {
-            let text = try String(contentsOf: Self.packageRoot.appendingPathComponent(file.path), encoding: .utf8)
+            let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(file.path), encoding: .utf8)
             #expect(file.text == text, "\(file.path) differs from its embedded copy")
         }
     }

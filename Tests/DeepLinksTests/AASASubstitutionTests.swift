@@ -1,6 +1,13 @@
 import Testing
 import DeepLinks
 
+extension AASADecision {
+    var opensApp: Bool {
+        if case .opens = self { return true }
+        return false
+    }
+}
+
 @Suite struct AASASubstitutionTests {
     let app = "A1B2C3D4E5.com.example.shop"
 

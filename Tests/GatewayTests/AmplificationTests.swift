@@ -96,7 +96,7 @@ import Testing
             for route in routes {
                 let body = bodies.next()
                 let contentType = contentTypes[(round + checked) % contentTypes.count]
-                let token = round % 2 == 0 ? String(repeating: "ab", count: 32) : String(repeating: "\u{202E}g", count: 5000)
+                let token = round % 2 == 0 ? TestTokens.device : String(repeating: "\u{202E}g", count: 5000)
                 var request = HTTPRequest(method: route.method, path: Self.concretePath(route.pattern, token: token),
                                           query: [("limit", String(repeating: "9", count: 5000)), ("x" + String(repeating: "y", count: 5000), "1")],
                                           headers: [("content-type", contentType), ("idempotency-key", String(repeating: "\u{7}", count: 9000))],

@@ -60,13 +60,15 @@ extension LiveGateway {
     func start(_ first: Int, confirmed: Int?, confirmAbove: Int, moves: [Int]) throws -> (Result<CampaignSummary, Problem>, [Int?]) {
         var asked: [Int?] = []
         var moves = moves[...]
-        let outcome = try CampaignPartEndpoints.guardedStart(filling(first), confirmed: confirmed, sendGuard: SendGuard(confirmAbove: confirmAbove),
-                                                             now: 1001) { expected throws(StorageError) -> FillOutcome in
-            asked.append(expected)
-            if let next = moves.popFirst() { return .devicesChanged(filling(next)) }
-            var started = filling(expected ?? 0)
-            started.filling = false
-            return .started(started)
+        let outcome = Result { () throws(Problem) in
+            try CampaignPartEndpoints.guardedStart(filling(first), confirmed: confirmed, sendGuard: SendGuard(confirmAbove: confirmAbove),
+                                                   now: 1001) { expected throws(Problem) -> FillOutcome in
+                asked.append(expected)
+                if let next = moves.popFirst() { return .devicesChanged(filling(next)) }
+                var started = filling(expected ?? 0)
+                started.filling = false
+                return .started(started)
+            }
         }
         return (outcome, asked)
     }

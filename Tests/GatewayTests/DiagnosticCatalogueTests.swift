@@ -5,6 +5,7 @@ import HTTPServer
 import Payloads
 import Storage
 import StrictJSON
+import TestSupport
 import Testing
 @testable import Gateway
 
@@ -59,7 +60,7 @@ import Testing
     /// the sources is a catalogued code.
     @Test func noSourceInventsACode() throws {
         let all = DiagnosticCatalogue.all
-        let sources = Fixtures.root.appendingPathComponent("Sources")
+        let sources = TestPaths.packageRoot.appendingPathComponent("Sources")
         let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         #expect(files.count > 50)

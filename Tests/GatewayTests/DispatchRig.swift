@@ -5,6 +5,20 @@ import Timing
 @testable import Gateway
 @testable import Outbox
 
+extension Dispatcher {
+    /// Waits until no delivery is queued or in flight, or the deadline passes.
+    func waitUntilIdle(deadlineSeconds: Double) async -> Bool {
+        let deadline = clock.wallSeconds() + deadlineSeconds
+        while true {
+            if inFlight == 0, (try? storage.queueDepth()) == 0 { return true }
+            // Checked after the look, not before: a waiter resumed late (a busy pool) still
+            // sees work that finished meanwhile.
+            if clock.wallSeconds() >= deadline { return false }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+    }
+}
+
 /// One stored campaign sent by a real dispatcher through the real transport to the fake
 /// APNs, as `serve` sends it: the rig the stop, cancel and pause tests share.
 struct DispatchRig {

@@ -13,7 +13,7 @@ import TestSupport
 /// collapse ids that are not plain text, an NDJSON campaign whose body cannot be built,
 /// HEAD, query strings, the JSON request log and the probes' details.
 @Suite struct HostileClientTests {
-    static let token = String(repeating: "ab", count: 32)
+    static let token = TestTokens.device
 
     func problem(_ response: RawResponse?) throws -> (status: Int, code: String?, errors: [JSONObject]) {
         let response = try #require(response)

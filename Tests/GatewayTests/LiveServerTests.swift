@@ -57,11 +57,7 @@ final class GatedSender: NotificationSender {
 }
 
 enum Fixtures {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func bytes(_ relative: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: root.appendingPathComponent(relative)))
-    }
+    static func bytes(_ relative: String) throws -> [UInt8] { try TestPaths.bytes(relative) }
 
     static func routeTable() throws -> RouteTable {
         try RouteTable(jsonBytes: try bytes("config/routes.json"), source: "config/routes.json")
@@ -91,12 +87,6 @@ enum Fixtures {
     }
 }
 
-/// A fresh database file in its own temporary folder.
-func temporaryDatabasePath() -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-gateway-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder.appendingPathComponent("gateway.db").path
-}
 
 /// A live server on an ephemeral loopback port with the shipped route table and templates.
 final class LiveGateway {
@@ -142,16 +132,35 @@ final class LiveGateway {
         _ = dispatcher.stop(deadlineSeconds: 1)
     }
 
+    /// The gateway through its socket, as any client reaches it.
+    var live: LiveClient { LiveClient(port: port) }
+
+    /// The gateway's responder called in this process: the same answers, no socket.
+    var inProcess: InProcessClient { InProcessClient(service) }
+
+    func client(_ transport: Transport) -> any APIClient {
+        switch transport {
+        case .inProcess: inProcess
+        case .live: live
+        }
+    }
+
+    /// `path` may carry its query already encoded (it goes on the wire as written).
     func request(_ method: String, _ path: String, json body: String? = nil, headers: [(String, String)] = []) -> RawResponse? {
-        var all = headers
-        if body != nil { all.append(("Content-Type", "application/json")) }
-        return RawHTTPClient.exchange(port: port, method: method, path: path, headers: all, body: Array((body ?? "").utf8))
+        try? live.call(method, path, json: body, headers: headers.map { (name: $0.0, value: $0.1) })
     }
 
     func object(_ response: RawResponse?) throws -> JSONObject {
         let response = try #require(response)
         return try #require(try JSONParser().parse(response.body).objectValue)
     }
+}
+
+/// How a suite reaches a `LiveGateway`; a suite that takes it as an argument runs both ways,
+/// and both must answer alike.
+enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inProcess, live
+    var testDescription: String { rawValue }
 }
 
 @Suite struct LiveServerTests {

@@ -8,6 +8,17 @@ import Testing
 @testable import HTTPServer
 import TestSupport
 
+extension HTTPServer {
+    /// Requests waiting for or running on the worker pool.
+    var workerLoad: Int { context.pool.load }
+
+    /// Hand-offs waiting for or running on the upstream pool.
+    var upstreamLoad: Int { context.upstream.load }
+
+    /// Heap trims done so far (one after each quiet spell that follows big requests).
+    var heapTrims: Int { context.trim.count.load(ordering: .relaxed) }
+}
+
 /// Echoes what it saw, so tests can check what the server delivered.
 struct EchoResponder: HTTPResponder {
     var delayMicroseconds: UInt32 = 0

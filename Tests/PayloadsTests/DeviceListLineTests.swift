@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Payloads
 
 @Suite struct DeviceListLineTests {
@@ -7,7 +8,7 @@ import Testing
     }
 
     @Test func blankAndCommentLinesAreSkippedTokensAreTrimmedTheRestIsAProblem() {
-        let token = String(repeating: "ab", count: 32)
+        let token = TestTokens.device
         for skipped in ["", " ", "\t \r", "# a comment", "  #indented comment"] {
             guard case .skipped = Self.line(skipped) else { Issue.record("\(skipped.debugDescription) not skipped"); continue }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Payloads
+import TestSupport
 import Testing
 
 /// Byte-for-byte previews of the shipped example campaigns (one per shipped template, an
@@ -29,7 +30,7 @@ import Testing
     }
 
     private func compare(_ actual: [UInt8], golden: String) throws {
-        let url = Fixtures.packageRoot.appendingPathComponent("Tests/PayloadsTests/Goldens/\(golden)")
+        let url = TestPaths.packageRoot.appendingPathComponent("Tests/PayloadsTests/Goldens/\(golden)")
         if ProcessInfo.processInfo.environment["PUSHGATE_UPDATE_GOLDENS"] == "1" {
             try Data(actual).write(to: url)
             return

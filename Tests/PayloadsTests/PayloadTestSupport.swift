@@ -3,15 +3,11 @@ import Foundation
 import Payloads
 import StrictJSON
 import Testing
+import TestSupport
 
 /// Shared fixtures: the shipped route table and templates, and small campaign builders.
 enum Fixtures {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: packageRoot.appendingPathComponent(relativePath)))
-    }
+    static func bytes(_ relativePath: String) throws -> [UInt8] { try TestPaths.bytes(relativePath) }
 
     static let routes: RouteTable = {
         // The shipped file; a broken one fails every test that uses it, loudly.
@@ -34,8 +30,8 @@ enum Fixtures {
         CampaignPlanner(bundleId: "com.example.shop", links: routes, templates: templates, requireDevices: requireDevices)
     }
 
-    static let tokenA = String(repeating: "ab", count: 32)
-    static let tokenB = String(repeating: "cd", count: 32)
+    static let tokenA = TestTokens.device
+    static let tokenB = TestTokens.other
 
     /// Plans campaign JSON text with the shipped routes and templates.
     static func plan(_ json: String, templates: TemplateLibrary = shippedTemplates) -> Result<CampaignPlan, CampaignRejection> {

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AASACLITests {
-    static let fixtures = CLI.packageRoot.appendingPathComponent("Tests/PushgateCLITests/Fixtures")
+    static let fixtures = TestPaths.packageRoot.appendingPathComponent("Tests/PushgateCLITests/Fixtures")
 
     func fixture(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
 

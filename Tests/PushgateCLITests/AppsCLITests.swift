@@ -128,7 +128,7 @@ import Testing
     @Test func eachAppMayOverrideItsAPNsTopic() throws {
         let own = TwoApps.gateway().replacingOccurrences(of: #""keyId": "NEWSKEY001"}"#, with: #""keyId": "NEWSKEY001", "topic": "org.example.news.beta"}"#)
         let dir = try Self.folder(own)
-        try dir.write("news.json", #"{"alert": {"body": "Hi"}, "deeplink": "news://article/x", "devices": ["\#(String(repeating: "ab", count: 32))"]}"#)
+        try dir.write("news.json", #"{"alert": {"body": "Hi"}, "deeplink": "news://article/x", "devices": ["\#(TestTokens.device)"]}"#)
         func topic(_ app: String, _ campaign: String) throws -> JSON? {
             let r = try CLI.run(["send", "--config", dir.path("gateway.json"), "--app", app, "--campaign", dir.path(campaign), "--json"],
                                 environment: Self.environment)

@@ -11,10 +11,6 @@ struct CLIResult {
 }
 
 enum CLI {
-    /// The package root (two levels above this file's folder).
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The executable next to the test bundle in `.build/<config>/`.
     static var executable: URL {
         let bundle = Bundle(for: Marker.self).bundleURL
@@ -24,7 +20,7 @@ enum CLI {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        return packageRoot.appendingPathComponent(".build/debug/pushgate")
+        return TestPaths.packageRoot.appendingPathComponent(".build/debug/pushgate")
     }
 
     final class Marker {}
@@ -44,7 +40,7 @@ enum CLI {
             process.executableURL = executable
             process.arguments = arguments
         }
-        process.currentDirectoryURL = workingDirectory ?? packageRoot
+        process.currentDirectoryURL = workingDirectory ?? TestPaths.packageRoot
         if let environment { process.environment = environment }
         let out = Pipe.closedOnExec(), err = Pipe.closedOnExec(), input = Pipe.closedOnExec()
         process.standardOutput = out

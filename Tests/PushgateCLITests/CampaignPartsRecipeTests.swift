@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct CampaignPartsRecipeTests {
     /// The `sh` block of docs/tour.md that creates a campaign with `?parts=true`.
     static func recipe() throws -> String {
-        let tour = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/tour.md"), encoding: .utf8)
+        let tour = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/tour.md"), encoding: .utf8)
         let blocks = tour.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "\n```").first ?? "" }
         return try #require(blocks.first { $0.contains("parts=true") }, "docs/tour.md lost its recipe for campaigns in parts")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 @Suite struct CampaignsCommandTests {
@@ -7,7 +8,7 @@ import Testing
     func freshConfig() throws -> (config: String, database: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-campaigns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         let config = folder.appendingPathComponent("gateway.json").path
         try """
         {"routes": "\(root)/config/routes.json", "templates": "\(root)/Templates", "apns": {"dryRun": true},
@@ -29,7 +30,7 @@ import Testing
     @Test func listsWhatTheServerAccepted() throws {
         let (config, _) = try freshConfig()
         let server = try ServeProcess(config: config)
-        let body = Array(#"{"alert":{"body":"Hi"},"devices":["\#(String(repeating: "ab", count: 32))"]}"#.utf8)
+        let body = Array(#"{"alert":{"body":"Hi"},"devices":["\#(TestTokens.device)"]}"#.utf8)
         let accepted = try #require(server.request("POST", "/v1/campaigns", json: body))
         #expect(accepted.status == 202)
         let id = try #require(try JSONParser().parse(accepted.body).objectValue?["id"]?.stringValue)

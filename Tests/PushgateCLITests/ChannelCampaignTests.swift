@@ -74,7 +74,7 @@ import TestSupport
         #expect(headers.isDisjoint(with: ["apns-topic", "apns-id"]), "\(headers)")
 
         // A device campaign of the same app is signed with the same provider token.
-        let device = String(repeating: "ab", count: 32)
+        let device = TestTokens.device
         let pushed = try Self.create(server, Array(#"{"alert": "Goal!", "devices": ["\#(device)"]}"#.utf8))
         _ = try #require(Self.finished(server, pushed))
         let signers = Set(fake.log().compactMap { $0.string("tokenSha") })
@@ -132,7 +132,7 @@ import TestSupport
         defer { fake.stop() }
         let server = try ServeProcess(config: try Self.config(fake))
         defer { _ = server.terminate() }
-        let device = String(repeating: "ab", count: 32)
+        let device = TestTokens.device
         let cases: [([UInt8], String, String)] = [
             (Self.campaign("not base64"), "invalidChannelId", "/channel"),
             (Self.campaign(Self.stored, #", "devices": ["\#(device)"]"#), "conflictingFields", "/devices"),
@@ -193,7 +193,7 @@ import TestSupport
         #expect(Self.broadcasts(fake, Self.stored).map { $0.int("status") ?? 0 } == [200])
 
         let list = fake.directory.appendingPathComponent("devices.txt")
-        try String(repeating: "ab", count: 32).write(to: list, atomically: true, encoding: .utf8)
+        try TestTokens.device.write(to: list, atomically: true, encoding: .utf8)
         let refused = try CLI.run(["send", "--campaign", file.path, "--devices", list.path], environment: environment)
         #expect(refused.status == 2 && refused.stderr.contains("conflictingFields"), "\(refused.stderr)")
         #expect(Self.broadcasts(fake, Self.stored).count == 1, "nothing more was sent")

@@ -63,7 +63,7 @@ import TestSupport
         #expect(refused.status == 502 && Self.object(refused.body)?.string("code") == "apnsRefused")
         #expect(Self.firstError(refused.body)?.string("code") == "FeatureNotEnabled")
 
-        let dry = try ServeProcess(config: ServeProcess.dryRunConfig("dry", in: fake.directory, templates: CLI.packageRoot.appendingPathComponent("Templates").path, keys: "[]"))
+        let dry = try ServeProcess(config: ServeProcess.dryRunConfig("dry", in: fake.directory, templates: TestPaths.packageRoot.appendingPathComponent("Templates").path, keys: "[]"))
         defer { _ = dry.terminate() }
         let unavailable = try #require(dry.request("POST", "/v1/channels", json: Self.body(#"{"message_storage_policy": 0}"#)))
         #expect(unavailable.status == 409 && Self.object(unavailable.body)?.string("code") == "channelsUnavailable")

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct CodegenCLITests {
-    static let golden = CLI.packageRoot.appendingPathComponent("Tests/PushgateCLITests/Fixtures/codegen/AppRoute.swift.golden")
+    static let golden = TestPaths.packageRoot.appendingPathComponent("Tests/PushgateCLITests/Fixtures/codegen/AppRoute.swift.golden")
 
     /// The typed layer for the shipped table, byte for byte (the engine after it is the
     /// embedded source, checked against the compiled files by CodegenTests). To update:
@@ -44,7 +45,7 @@ import Testing
         #expect(same.stdout.contains("up to date with the route table"))
 
         // Another table: one more alias host.
-        let routes = try String(contentsOf: CLI.packageRoot.appendingPathComponent("config/routes.json"), encoding: .utf8)
+        let routes = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("config/routes.json"), encoding: .utf8)
         let changed = dir.appendingPathComponent("routes.json")
         try routes.replacingOccurrences(of: "\"www.example.com\"]", with: "\"www.example.com\", \"m.example.com\"]")
             .write(to: changed, atomically: true, encoding: .utf8)

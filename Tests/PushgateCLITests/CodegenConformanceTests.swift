@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import StrictJSON
 
@@ -27,7 +28,7 @@ import StrictJSON
     /// samples, and the line-level edge cases of `check-link --stdin`.
     static func corpus() throws -> Data {
         var data = Data()
-        let whatwg = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/urltestdata.json")
+        let whatwg = TestPaths.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/urltestdata.json")
         guard case .array(let entries) = try JSONParser().parse(Array(try Data(contentsOf: whatwg))) else {
             Issue.record("corpus is not an array")
             return data
@@ -35,7 +36,7 @@ import StrictJSON
         for entry in entries {
             if let input = entry.objectValue?["input"]?.stringValue { data.append(Data((input + "\n").utf8)) }
         }
-        data.append(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/sample-links.txt")))
+        data.append(try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("config/sample-links.txt")))
         data.append(Data("https://example.com/product/1\r\n\n\r\nshop://help/a/b\ntiny://deal/1\n".utf8))
         data.append(Data([0x68, 0x74, 0x74, 0x70, 0x73, 0x3A, 0x2F, 0x2F, 0xC3, 0x28, 0x0A, 0xFF, 0x0A]))  // invalid UTF-8
         data.append(Data(("https://example.com/help/" + String(repeating: "a", count: 2100) + "\n").utf8))

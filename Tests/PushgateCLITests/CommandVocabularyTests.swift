@@ -1,6 +1,7 @@
 import Foundation
 import OptionTable
 @testable import pushgate
+import TestSupport
 import Testing
 
 /// Every command's help, usage errors and did-you-mean, driven by the declarations
@@ -111,7 +112,7 @@ import Testing
     /// docs/cli.md is the reference the program prints; regenerate it with
     /// `.build/debug/pushgate help --markdown > docs/cli.md`.
     @Test func theReferencePageIsWhatTheProgramPrints() throws {
-        let page = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let page = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         let r = try CLI.run(["help", "--markdown"])
         #expect(r.status == 0)
         #expect(r.stdout == HelpCommand.reference)

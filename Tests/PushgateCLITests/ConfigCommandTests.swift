@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// `pushgate config check|print`, `PUSHGATE_<SECTION>_<KEY>` overrides, `PUSHGATE_CONFIG`
@@ -15,7 +16,7 @@ import Testing
     static func folder(_ gateway: String) throws -> TempDir {
         let dir = try TempDir()
         try dir.write("conf/gateway.json", gateway)
-        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
+        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
         try dir.write("Templates/.keep", "")
         return dir
     }
@@ -170,7 +171,7 @@ import Testing
         #expect(r.stderr.contains("conf/routes.json#/app/teamId: team ID \"short\" must be 10 characters of A-Z and 0-9 [invalidValue]"))
         #expect(r.stderr.contains("conf/routes.json#/routes: there must be at least one route [invalidValue]"))
         // Templates are checked once the configuration itself loads.
-        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
+        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
         let templates = try CLI.run(["config", "check", "--config", dir.path("conf/gateway.json")], environment: Self.environment())
         #expect(templates.status == 2)
         #expect(templates.stderr.contains("Templates/bad.json#/strings/titel: unknown key \"titel\"; expected one of: title, subtitle, body [unknownKey]"))
@@ -182,7 +183,7 @@ import Testing
     /// with `unknownTemplate`. A folder the configuration names must exist.
     @Test func aConfigurationWithoutTemplatesStartsWithNone() throws {
         let dir = try TempDir()
-        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: CLI.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
+        try dir.write("conf/routes.json", String(decoding: try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent("config/routes.json")), as: UTF8.self))
         try dir.write("conf/gateway.json", #"{"apns": {"dryRun": true}, "server": {"listen": "127.0.0.1:0", "requestLog": "off"}, "storage": {"path": "gateway.db"}}"#)
         let config = dir.path("conf/gateway.json")
         let check = try CLI.run(["config", "check", "--config", config], environment: Self.environment())

@@ -23,7 +23,7 @@ extension PreviewPageBrowserTests {
             {"tokens": {"\(failing)": [{"status": 400, "reason": "BadDeviceToken"}],
                         "\(hostile)": [{"status": 400, "reason": "<img src=x onerror=window.__pwned=1><b>bold</b>"}],
                         "\(dead)": [{"status": 410, "reason": "Unregistered", "timestamp": 1796000000000}],
-                        "\(String(repeating: "ab", count: 32))": [{"status": 400, "reason": "BadDeviceToken"}],
+                        "\(TestTokens.device)": [{"status": 400, "reason": "BadDeviceToken"}],
                         "\(String(repeating: "ac", count: 32))": [{"status": 400, "reason": "DeviceTokenNotForTopic"}],
                         "\(String(repeating: "ad", count: 32))": [{"status": 410, "reason": "Unregistered", "timestamp": 1796100000000}]}}
             """)

@@ -13,7 +13,7 @@ import TestSupport
     /// app, and whose guard asks campaigns to more than 2 devices to confirm their count.
     static func config(_ name: String, in folder: URL, storage: String = "") throws -> String {
         let path = folder.appendingPathComponent("\(name).json").path
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         try """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"dryRun": true, "environment": "sandbox"},

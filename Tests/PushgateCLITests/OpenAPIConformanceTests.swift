@@ -16,7 +16,7 @@ import TestSupport
 /// the CPython 3.11 of Debian 12 can fail parsing in two threads at once ("AST
 /// constructor recursion depth mismatch"), which hypothesis does while generating.
 @Suite(.serialized) struct OpenAPIConformanceTests {
-    static let root = CLI.packageRoot
+    static let root = TestPaths.packageRoot
     static let schemathesis = root.appendingPathComponent(".build/api-venv/bin/schemathesis")
 
     static func environmentReady() -> Bool {
@@ -105,7 +105,7 @@ import TestSupport
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         let sendAt = formatter.string(from: Date(timeIntervalSinceNow: 86_400))
-        let body = #"{"alert": {"title": "Your order is ready"}, "send_at": "\#(sendAt)", "devices": ["\#(String(repeating: "ab", count: 32))"]}"#
+        let body = #"{"alert": {"title": "Your order is ready"}, "send_at": "\#(sendAt)", "devices": ["\#(TestTokens.device)"]}"#
         var headers = [("Content-Type", "application/json")]
         if let authorization { headers.append(("Authorization", authorization)) }
         let response = try #require(RawHTTPClient.exchange(port: port, method: "POST", path: "/v1/campaigns", headers: headers, body: Array(body.utf8)))

@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// The configuration the Debian package installs in /etc/pushgate is the repository's, with
@@ -7,7 +8,7 @@ import Testing
 /// (Tests/Package/deb-test.sh checks the installed copy with `pushgate config check`.)
 @Suite struct PackagedConfigurationTests {
     static func object(_ path: String) throws -> JSONObject {
-        let bytes = try [UInt8](Data(contentsOf: CLI.packageRoot.appendingPathComponent(path)))
+        let bytes = try [UInt8](Data(contentsOf: TestPaths.packageRoot.appendingPathComponent(path)))
         return try #require(try JSONParser().parse(bytes).objectValue)
     }
 

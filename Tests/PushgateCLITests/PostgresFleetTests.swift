@@ -368,7 +368,7 @@ final class WebhookReceiverProcess {
 
     init(hang: String, in folder: URL) throws {
         log = folder.appendingPathComponent("webhook-\(UUID().uuidString).jsonl").path
-        let script = CLI.packageRoot.appendingPathComponent("Tests/PushgateCLITests/Fixtures/webhook_receiver.py").path
+        let script = TestPaths.packageRoot.appendingPathComponent("Tests/PushgateCLITests/Fixtures/webhook_receiver.py").path
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script, "--log", log, "--hang", hang]
         let output = Pipe.closedOnExec()

@@ -1,9 +1,10 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 @Suite struct PreviewCommandTests {
-    static let token = String(repeating: "ab", count: 32)
+    static let token = TestTokens.device
 
     /// A file in a fresh temporary folder, removed by the caller.
     private func temporaryFile(_ name: String, _ contents: String) throws -> URL {
@@ -90,8 +91,8 @@ import Testing
     @Test func configPathsAreRelativeToTheConfigFile() throws {
         // Run from elsewhere: routes.json and ../Templates are found beside the config.
         let tmp = FileManager.default.temporaryDirectory
-        let r = try CLI.run(["preview", "--campaign", CLI.packageRoot.appendingPathComponent("config/campaigns/order-ready.json").path,
-                             "--config", CLI.packageRoot.appendingPathComponent("config/gateway.json").path],
+        let r = try CLI.run(["preview", "--campaign", TestPaths.packageRoot.appendingPathComponent("config/campaigns/order-ready.json").path,
+                             "--config", TestPaths.packageRoot.appendingPathComponent("config/gateway.json").path],
                             workingDirectory: tmp)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("template order_ready, locale pl-PL"))

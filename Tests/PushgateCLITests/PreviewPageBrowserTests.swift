@@ -11,7 +11,7 @@ import TestSupport
 /// compares what the page shows with the preview API's answers. Screenshots go to
 /// `.build/ui-artifacts/`.
 @Suite(.serialized) struct PreviewPageBrowserTests {
-    static let root = CLI.packageRoot
+    static let root = TestPaths.packageRoot
     static let python = root.appendingPathComponent(".build/browser-venv/bin/python")
     static let browserFiles = ["/usr/bin/chromium", "/usr/bin/chromedriver"]
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// `-` for standard input, the quick `send --device --alert`, and `--config` on the
@@ -11,7 +12,7 @@ import Testing
 
     @Test func aCampaignFromStandardInputIsTheSameAsFromItsFile() throws {
         let file = "config/campaigns/inline-alert.json"
-        let bytes = try Data(contentsOf: CLI.packageRoot.appendingPathComponent(file))
+        let bytes = try Data(contentsOf: TestPaths.packageRoot.appendingPathComponent(file))
         let fromFile = try CLI.run(["preview", "--campaign", file, "--json"], environment: Self.env)
         let fromStdin = try CLI.run(["preview", "--campaign", "-", "--json"], stdin: bytes, environment: Self.env)
         #expect(fromFile.status == 0 && fromStdin.status == 0)

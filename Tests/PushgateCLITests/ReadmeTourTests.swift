@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's console blocks, run: every `$ ` command of "A five-minute tour" against the
@@ -7,7 +8,7 @@ import Testing
 /// in the README.
 @Suite struct ReadmeTourTests {
     @Test func everyTourCommandPrintsWhatTheReadmeShows() throws {
-        let readme = try ReadmeConsole(path: CLI.packageRoot.appendingPathComponent("README.md").path)
+        let readme = try ReadmeConsole(path: TestPaths.packageRoot.appendingPathComponent("README.md").path)
         let steps = readme.steps(inSection: "A five-minute tour")
         #expect(steps.count >= 8, "the tour lost its commands")
         let dir = try TempDir()
@@ -33,11 +34,11 @@ import Testing
     /// `make run`'s block: after the command line `make` echoes, the lines `serve` writes at
     /// start-up with the shipped configuration, the two "what next" lines last.
     @Test func makeRunStartsAsTheReadmeShows() throws {
-        let readme = try ReadmeConsole(path: CLI.packageRoot.appendingPathComponent("README.md").path)
+        let readme = try ReadmeConsole(path: TestPaths.packageRoot.appendingPathComponent("README.md").path)
         let step = try #require(readme.steps(inSection: "The two commands").first { $0.command == "make run" })
         let echoed = try #require(step.expected.firstIndex { $0.hasPrefix(".build/debug/pushgate serve") })
         #expect(step.expected[echoed] == ".build/debug/pushgate serve --config config/gateway.json")
-        #expect(try String(contentsOf: CLI.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
+        #expect(try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
             .contains("\t" + step.expected[echoed] + "\n"), "the Makefile's run target is not the command the README shows")
         let dir = try TempDir()
         let server = try ServeProcess(config: "config/gateway.json", environment: [
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func theReadmeIsAFrontPage() throws {
-        let text = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count <= 300, "README.md has \(lines.count) lines; details belong in docs/")
         let long = lines.filter { $0.count > 400 }

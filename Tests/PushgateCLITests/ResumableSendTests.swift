@@ -16,11 +16,11 @@ import TestSupport
             let dir = FileManager.default.temporaryDirectory
             stdout = dir.appendingPathComponent("send-out-\(UUID().uuidString)")
             stderr = dir.appendingPathComponent("send-err-\(UUID().uuidString)")
-            FileManager.default.createFile(atPath: stdout.path, contents: nil)
-            FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
             process.executableURL = CLI.executable
             process.arguments = arguments
-            process.currentDirectoryURL = CLI.packageRoot
+            process.currentDirectoryURL = TestPaths.packageRoot
             process.environment = environment
             process.standardOutput = try FileHandle(forWritingTo: stdout)
             process.standardError = try FileHandle(forWritingTo: stderr)

@@ -122,7 +122,7 @@ import TestSupport
         let folder = try TempDir()
         let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let hash = try CLI.run(["hash-key", key]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let config = try ServeProcess.dryRunConfig("direct", in: folder.url, templates: CLI.packageRoot.path + "/Templates",
+        let config = try ServeProcess.dryRunConfig("direct", in: folder.url, templates: TestPaths.packageRoot.path + "/Templates",
                                                    keys: #"[{"name": "live", "sha256": "\#(hash)"}]"#)
         let serve = try ServeProcess(config: config)
         let base = "http://127.0.0.1:\(serve.port)/v1/routes"
@@ -142,14 +142,14 @@ import TestSupport
         let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let hash = try CLI.run(["hash-key", key]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try folder.write("gateway.json", """
-        {"topic": "com.example.shop", "routes": "\(CLI.packageRoot.path)/config/routes.json", "templates": "\(CLI.packageRoot.path)/Templates",
+        {"topic": "com.example.shop", "routes": "\(TestPaths.packageRoot.path)/config/routes.json", "templates": "\(TestPaths.packageRoot.path)/Templates",
          "apns": {"dryRun": true, "environment": "sandbox"},
          "server": {"listen": "127.0.0.1:0", "trustedProxies": ["127.0.0.1"],
                     "apiKeys": [{"name": "live", "sha256": "\(hash)"}]},
          "storage": {"path": "\(folder.path("gateway.db"))"}}
         """)
         let serve = try ServeProcess(config: folder.path("gateway.json"))
-        let template = try String(contentsOf: CLI.packageRoot.appendingPathComponent("config/h2o-proxy.conf"), encoding: .utf8)
+        let template = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("config/h2o-proxy.conf"), encoding: .utf8)
         let h2o = try H2O(config: template, upstream: serve.port, tls: tls, folder: folder)
         let proxy = "https://127.0.0.1:\(h2o.port)"
         func curl(_ path: String, from source: String, key: String? = nil, headers: [String] = [], count: Int = 1,

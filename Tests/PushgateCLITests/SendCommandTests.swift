@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 @Suite struct SendCommandTests {
-    static let fixtures = CLI.packageRoot.appendingPathComponent("Tests/APNsTests/Fixtures")
+    static let fixtures = TestPaths.packageRoot.appendingPathComponent("Tests/APNsTests/Fixtures")
     static let campaign = "config/campaigns/inline-alert.json"
 
     /// The environment without any PUSHGATE_APNS_* the developer may have set.

@@ -40,7 +40,7 @@ import TestSupport
 
     @Test func theCampaignFileCanCarryTheConfirmation() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("guard-campaign-\(UUID().uuidString).json")
-        let text = try String(contentsOf: CLI.packageRoot.appendingPathComponent(Self.campaign), encoding: .utf8)
+        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(Self.campaign), encoding: .utf8)
         try text.replacingOccurrences(of: "\"badge\": 1,", with: "\"badge\": 1, \"confirm_devices\": 4,")
             .write(to: file, atomically: true, encoding: .utf8)
         let r = try CLI.run(["send", "--campaign", file.path], environment: Self.environment(confirmAbove: 2))
@@ -72,7 +72,7 @@ import TestSupport
 extension SendGuardCLITests {
     @Test func schedulingIsRefusedBySendWhichSendsAtOnce() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("guard-sched-\(UUID().uuidString).json")
-        try #"{"alert":{"body":"x"},"send_at":"2099-01-01T00:00:00Z","expires_at":"2099-01-02T00:00:00Z","devices":["\#(String(repeating: "ab", count: 32))"]}"#
+        try #"{"alert":{"body":"x"},"send_at":"2099-01-01T00:00:00Z","expires_at":"2099-01-02T00:00:00Z","devices":["\#(TestTokens.device)"]}"#
             .write(to: file, atomically: true, encoding: .utf8)
         let r = try CLI.run(["send", "--campaign", file.path], environment: SendCommandTests.environment())
         #expect(r.status == 1)

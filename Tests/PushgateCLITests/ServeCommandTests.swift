@@ -45,7 +45,7 @@ import TestSupport
     static func writeConfig(_ server: String) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         let config = """
         {"routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"dryRun": true}, "server": \(server), "storage": {"path": "pushgate.db"}}

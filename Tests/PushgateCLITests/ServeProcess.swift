@@ -18,7 +18,7 @@ final class ServeProcess {
     init(config: String, environment: [String: String] = [:]) throws {
         process.executableURL = CLI.executable
         process.arguments = ["serve", "--config", config]
-        process.currentDirectoryURL = CLI.packageRoot
+        process.currentDirectoryURL = TestPaths.packageRoot
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -66,11 +66,15 @@ final class ServeProcess {
         return process.terminationStatus
     }
 
+    /// The server as any client reaches it (the suites' one `APIClient`).
+    var client: LiveClient { LiveClient(port: port) }
+
     /// `json` is sent as application/json; `body` with the caller's own Content-Type header.
+    /// `path` may carry its query already encoded (it goes on the wire as written).
     func request(_ method: String, _ path: String, json: [UInt8]? = nil, headers: [(String, String)] = [], body: [UInt8]? = nil) -> RawResponse? {
-        var all = headers
+        var all = headers.map { (name: $0.0, value: $0.1) }
         if json != nil { all.append(("Content-Type", "application/json")) }
-        return RawHTTPClient.exchange(port: port, method: method, path: path, headers: all, body: json ?? body ?? [])
+        return try? client.send(APIRequest(method, path, headers: all, body: json ?? body ?? []))
     }
 
     func object(_ method: String, _ path: String) -> JSONObject? {
@@ -87,7 +91,7 @@ final class ServeProcess {
     static func dryRunConfig(_ name: String, in folder: URL, templates: String, keys: String, server: String = "") throws -> String {
         let path = folder.appendingPathComponent("\(name).json").path
         try """
-        {"topic": "com.example.shop", "routes": "\(CLI.packageRoot.path)/config/routes.json", "templates": "\(templates)",
+        {"topic": "com.example.shop", "routes": "\(TestPaths.packageRoot.path)/config/routes.json", "templates": "\(templates)",
          "apns": {"dryRun": true, "environment": "sandbox"},
          "server": {"listen": "127.0.0.1:0", "requestLog": "off", "apiKeys": \(keys)\(server)},
          "storage": {"path": "\(folder.path)/\(name).db"}}
@@ -109,7 +113,7 @@ extension FakeAPNsServer {
     /// `database`); `dispatcher`: more members of that section; `webhook`: that section's JSON.
     func gatewayConfig(database: String, inFlight: Int, claimBatch: Int = 20, storage: String? = nil, dispatcher: String = "",
                        maxBodyBytes: Int = 4194304, webhook: String? = nil, name: String = "gateway.json", apns: String = "") throws -> String {
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         let text = """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"url": "https://127.0.0.1:\(port)", "caFile": "\(caFile)", "teamId": "\(Self.teamId)",

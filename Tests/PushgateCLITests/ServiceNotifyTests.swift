@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import pushgate
+import TestSupport
 import Testing
 
 /// `pushgate serve` under systemd's `Type=notify`: the readiness datagrams, received the way
@@ -54,7 +55,7 @@ import Testing
     func serveSaysReadyOnceItAnswersAndStoppingAtTheSignal(abstract: Bool) throws {
         let socket = try NotifySocket(abstract: abstract)
         let dir = try TempDir()
-        let config = try ServeProcess.dryRunConfig("notify", in: dir.url, templates: "\(CLI.packageRoot.path)/Templates", keys: "[]")
+        let config = try ServeProcess.dryRunConfig("notify", in: dir.url, templates: "\(TestPaths.packageRoot.path)/Templates", keys: "[]")
         let server = try ServeProcess(config: config, environment: ["NOTIFY_SOCKET": socket.name])
         let ready = try #require(socket.receive(), "no READY=1 within 60 s: \(server.stderrText)")
         #expect(ready == "READY=1\nSTATUS=listening on 127.0.0.1:\(server.port)")
@@ -70,7 +71,7 @@ import Testing
     @Test func aStorageThatTakesNoWriteFailsTheStartWithoutReady() throws {
         let socket = try NotifySocket(abstract: true)
         let dir = try TempDir()
-        let config = try ServeProcess.dryRunConfig("nowrite", in: dir.url, templates: "\(CLI.packageRoot.path)/Templates", keys: "[]")
+        let config = try ServeProcess.dryRunConfig("nowrite", in: dir.url, templates: "\(TestPaths.packageRoot.path)/Templates", keys: "[]")
         let migrate = try CLI.run(["storage", "migrate", "--config", config])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let refuse = "SELECT RAISE(ABORT, 'refused by the test')"

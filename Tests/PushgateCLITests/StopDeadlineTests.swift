@@ -8,7 +8,7 @@ import TestSupport
 /// the deadline plus a second, and nothing lost at the next start.
 @Suite(.serialized) struct StopDeadlineTests {
     static func config(fake: FakeAPNsServer, database: String, name: String) throws -> String {
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         let text = """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"url": "https://127.0.0.1:\(fake.port)", "caFile": "\(fake.caFile)", "teamId": "\(FakeAPNsServer.teamId)",

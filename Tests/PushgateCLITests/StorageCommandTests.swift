@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// `pushgate storage migrate|status` on SQLite (the PostgreSQL side runs in
@@ -9,7 +10,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         let config = folder.appendingPathComponent("gateway.json").path
         try """
         {"routes": "\(root)/config/routes.json", "templates": "\(root)/Templates", "apns": {"dryRun": true},

@@ -21,7 +21,7 @@ import TestSupport
     static let timeoutSeconds = 3
 
     static func config(_ fake: FakeAPNsServer, silentPort: Int) throws -> String {
-        let root = CLI.packageRoot.path
+        let root = TestPaths.packageRoot.path
         let text = """
         {"topic": "com.example.shop", "routes": "\(root)/config/routes.json", "templates": "\(root)/Templates",
          "apns": {"url": "https://127.0.0.1:\(fake.port)", "caFile": "\(fake.caFile)", "teamId": "\(FakeAPNsServer.teamId)",
@@ -108,7 +108,7 @@ import TestSupport
             #expect(response?.status == 200, "\(probe): \(response.map { String(decoding: $0.body, as: UTF8.self) } ?? "no answer")")
             #expect(seconds < 2, "\(probe) took \(seconds) s while channel calls waited on Apple")
         }
-        let device = String(repeating: "ab", count: 32)
+        let device = TestTokens.device
         let (ordinary, ordinarySeconds) = Self.timed {
             server.request("POST", "/v1/campaigns", json: Array(#"{"alert": "Hi", "devices": ["\#(device)"]}"#.utf8), headers: Self.bearer(Self.keyB))
         }

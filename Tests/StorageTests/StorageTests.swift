@@ -1,15 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import Storage
 @testable import PostgresStorage
-
-/// A fresh database file in a temporary folder, removed with the test's storage.
-func temporaryDatabasePath() -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-storage-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder.appendingPathComponent("test.db").path
-}
 
 func token(_ n: Int) -> String {
     let hex = String(n, radix: 16)

@@ -2,6 +2,16 @@ import Testing
 @testable import StrictJSON
 import DeepLinks
 
+extension JSONWriter {
+    /// `writeDecimal`'s digits of `value`, appended to `out`.
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            let n = writeDecimal(value, into: digits.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[0..<n]))
+        }
+    }
+}
+
 @Suite struct JSONWriterAPITests {
     @Test func objectsArraysAndMembersGetTheirCommas() {
         var w = JSONWriter()

@@ -96,6 +96,13 @@ public struct RawResponse {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
+    public init(status: Int, headers: [(String, String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        length = body.count
+    }
+
     public init?(parsing data: [UInt8]) {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = data.indices.first(where: { i in i + 4 <= data.count && Array(data[i..<i + 4]) == separator }) else {

@@ -43,5 +43,5 @@ public enum TwoApps {
         """
     }
 
-    public static let alertCampaign = #"{"alert": {"body": "Hi"}, "deeplink": "https://example.com/product/42", "devices": ["\#(String(repeating: "ab", count: 32))"]}"#
+    public static let alertCampaign = #"{"alert": {"body": "Hi"}, "deeplink": "https://example.com/product/42", "devices": ["\#(TestTokens.device)"]}"#
 }
