@@ -255,8 +255,11 @@ struct OutboxSend {
                 fleet.shutdown()
                 return finish(.configuration("--store \(TextSafety.quoted(store.folder)): \(error.description)"))
             }
+            // Looked at often at first (a small send ends in milliseconds), then every 0.1 s.
+            var interval = 0.002
             while true {
-                if signals.received(within: 0.1) { interrupted = true; break }
+                if signals.received(within: interval) { interrupted = true; break }
+                interval = min(0.1, interval * 2)
                 if stopper.failure != nil { break }
                 guard let now = try? storage.campaign(id: summary.id) else { continue }
                 if now.finishedAt != nil { break }
