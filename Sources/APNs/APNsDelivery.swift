@@ -1,5 +1,7 @@
 import StrictJSON
 import Timing
+import Crypto
+import CurlClient
 
 /// Wires a configuration into a ready sender: loads the key (failing at start-up with a
 /// message naming the file), shares one token manager, and picks dry run or libcurl.

@@ -4,6 +4,8 @@ import TestSupport
 import Timing
 @testable import Gateway
 @testable import Outbox
+import Crypto
+import CurlClient
 
 /// One stored campaign sent by a real dispatcher through the real transport to the fake
 /// APNs, as `serve` sends it: the rig the stop, cancel and pause tests share.
