@@ -57,7 +57,7 @@ let package = Package(
         // Same release setting as APNs, for the same per-request bookkeeping.
         .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "Payloads", "Timing", "OSThreads"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "Timing", "OSThreads", "Crypto", "CurlClient"],
+        .target(name: "APNs", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "Timing", "Crypto", "CurlClient"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // The HTTP/1.1 server the service runs on.
@@ -69,7 +69,7 @@ let package = Package(
         // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.
         .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "OSThreads", "Crypto", "CurlClient"]),
         // The service's API: endpoints, auth, limits, metrics, OpenAPI.
-        .target(name: "Gateway", dependencies: ["HTTPServer", "OSThreads", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Crypto", "CurlClient", "Storage", "Timing", "PreviewPage", "Outbox"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "OSThreads", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Crypto", "Storage", "Timing", "PreviewPage", "Outbox"]),
 
         .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "CurlClient", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
 
