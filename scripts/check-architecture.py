@@ -54,6 +54,12 @@ LAYERS = [
     ["pushgate", "PushgateBench"],
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+# Arrows down the layers that the design still rules out.
+FORBIDDEN = {
+    "APNs": {"Storage", "PostgresStorage", "HTTPServer"},  # talks to Apple; keeps nothing
+    "PostgresStorage": {"CurlClient", "HTTPServer"},
+    "Outbox": {"HTTPServer"},                               # runs in `send` too: no HTTP serving
+}
 # What each layer is for, printed beside the graph.
 ROLES = {
     "StrictJSON": "strict parser, one JSON writer, Diagnostic",
@@ -175,6 +181,8 @@ def main():
             if is_production(t) and d in LAYER and name in LAYER and LAYER[d] >= LAYER[name]:
                 problems.append(f"Package.swift: {name} (layer {LAYER[name]}) depends on {d} (layer {LAYER[d]}): "
                                 "arrows point to lower layers only")
+            if d in FORBIDDEN.get(name, ()):
+                problems.append(f"Package.swift: {name} depends on {d}, an arrow the design rules out (FORBIDDEN)")
         if t["type"] in ("system", "plugin") or name in c_modules:
             continue
         # Rules 1 and 2, file by file.
