@@ -80,6 +80,7 @@ let package = Package(
         .testTarget(name: "OptionTableTests", dependencies: ["OptionTable"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
         .testTarget(name: "OSThreadsTests", dependencies: ["OSThreads"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON"], exclude: ["Goldens"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Crypto", "CurlClient", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
