@@ -19,10 +19,10 @@ enum CAFile {
             let reason = errno == EFBIG ? "bigger than 4 MiB" : String(cString: strerror(errno))
             throw APNsConfigurationError(.caFileUnreadable, at: JSONPath.root.appending("apns").appending("caFile"), "cannot read CA file \(shown): \(reason)")
         }
-        let count = PEMCertificates.count(in: pem)
+        let (count, because) = PEMCertificates.decode(pem)
         guard count > 0 else {
             throw APNsConfigurationError(.caFileNotPEM, at: JSONPath.root.appending("apns").appending("caFile"),
-                                         "CA file \(shown) holds no PEM certificate (a '-----BEGIN CERTIFICATE-----' block OpenSSL can decode)")
+                                         "CA file \(shown) holds no PEM certificate (a '-----BEGIN CERTIFICATE-----' block OpenSSL can decode)" + because)
         }
         return count
     }

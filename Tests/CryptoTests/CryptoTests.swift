@@ -54,9 +54,13 @@ import Testing
         #expect(ERR_peek_error() == 0)
     }
 
-    @Test func textWithoutCertificatesCountsNone() {
-        #expect(PEMCertificates.count(in: Array("not a certificate\n".utf8)) == 0)
-        #expect(PEMCertificates.count(in: Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8)) == 0)
+    @Test func textWithoutCertificatesCountsNoneAndSaysWhy() {
+        let none = PEMCertificates.decode(Array("not a certificate\n".utf8))
+        #expect(none.count == 0)
+        #expect(none.because.hasPrefix(" (OpenSSL: error:") && none.because.contains("PEM routines"), "\(none.because)")
+        let broken = PEMCertificates.decode(Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8))
+        #expect(broken.count == 0)
+        #expect(broken.because.hasPrefix(" (OpenSSL: error:"), "\(broken.because)")
         #expect(ERR_peek_error() == 0)
     }
 
