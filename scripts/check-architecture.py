@@ -88,7 +88,7 @@ IMPORT = re.compile(r"^\s*((?:@\w+\s+)*)(?:(public|package|internal|fileprivate|
 
 
 def package():
-    out = subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, check=True,
+    out = subprocess.run([os.environ.get("SWIFT", "swift"), "package", "dump-package"], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)
 
