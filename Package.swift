@@ -21,8 +21,12 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
-        // Typed wrappers for variadic C functions Swift cannot call directly.
-        .target(name: "CShims", dependencies: ["CCurl", "CMicroHTTPD"], path: "Sources/CShims"),
+        // One shim per C library: typed wrappers for what Swift cannot call directly
+        // (variadic functions, struct layouts). Each is imported by its owner only
+        // (docs/architecture.md; scripts/check-architecture.py).
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .target(name: "CLinuxShims"),
 
         // Pure logic: no C, no I/O.
         .target(name: "StrictJSON"),
@@ -32,7 +36,9 @@ let package = Package(
         .target(name: "OSThreads"),
         // Commands as data: declared options, their parser, the generated usage.
         .target(name: "OptionTable", dependencies: ["StrictJSON"]),
-        .target(name: "DeepLinks", dependencies: ["StrictJSON"]),
+        // The only module that imports OpenSSL: P-256 keys, ES256, SHA-256, HMAC, constant-time comparison.
+        .target(name: "Crypto", dependencies: ["COpenSSL", "StrictJSON"]),
+        .target(name: "DeepLinks", dependencies: ["StrictJSON", "Crypto"]),
         .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON"]),
         // The app's half of the route table: the Swift router generator. It embeds the link
         // engine's sources (Sources/DeepLinks/Engine, TextSafety) at build time.
@@ -47,35 +53,40 @@ let package = Package(
         // Release builds skip the run-time exclusivity checks here: the transport thread's
         // per-request bookkeeping paid ~1,100 instructions a request for them (callgrind,
         // `make bench`'s apns). Debug builds, which the tests run, keep them.
-        .target(name: "APNs", dependencies: ["Payloads", "StrictJSON", "Timing", "OSThreads", "COpenSSL", "CCurl", "CShims"],
+        // The only module that imports libcurl: the HTTP/2 multiplexer and one blocking request.
+        // Same release setting as APNs, for the same per-request bookkeeping.
+        .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "Payloads", "Timing", "OSThreads"],
+                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .target(name: "APNs", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "Timing", "Crypto", "CurlClient"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // The HTTP/1.1 server the service runs on.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CShims", "StrictJSON", "Timing", "OSThreads"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "CLinuxShims", "StrictJSON", "Timing", "OSThreads"]),
         // Durable campaigns: the SQLite outbox behind a storage protocol.
         .target(name: "Storage", dependencies: ["CSQLite", "StrictJSON", "Timing"]),
         // The same storage contract in PostgreSQL (libpq), for several instances sharing one database.
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Timing"]),
         // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.
-        .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "OSThreads", "COpenSSL", "CCurl", "CShims"]),
+        .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "OSThreads", "Crypto", "CurlClient"]),
         // The service's API: endpoints, auth, limits, metrics, OpenAPI.
-        .target(name: "Gateway", dependencies: ["HTTPServer", "OSThreads", "DeepLinks", "Payloads", "APNs", "StrictJSON", "COpenSSL", "CCurl", "CShims", "Storage", "Timing", "PreviewPage", "Outbox"]),
+        .target(name: "Gateway", dependencies: ["HTTPServer", "OSThreads", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Crypto", "Storage", "Timing", "PreviewPage", "Outbox"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
+        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
 
-        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "StrictJSON", "Storage", "PostgresStorage"],
+        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Storage", "PostgresStorage"],
                           path: "Benchmarks/PushgateBench"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "DeepLinks"]),
         .testTarget(name: "OptionTableTests", dependencies: ["OptionTable"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
         .testTarget(name: "OSThreadsTests", dependencies: ["OSThreads"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
         .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "TestSupport"], exclude: ["Goldens"]),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Crypto", "CurlClient", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
         .target(name: "TestSupport", dependencies: ["StrictJSON", "Timing", "Storage", "HTTPServer"], path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CLinuxShims", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Crypto", "CurlClient", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "TestSupport", "StrictJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON", "TestSupport"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport", "Storage", "PostgresStorage"], exclude: ["Fixtures"]),

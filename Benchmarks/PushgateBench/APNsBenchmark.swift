@@ -2,6 +2,8 @@ import APNs
 import Foundation
 import Payloads
 import Synchronization
+import Crypto
+import CurlClient
 
 /// `apns`: the libcurl transport against a local h2o sink, next to h2load's rate and a
 /// bare libcurl program's against the same sink in the same run (1 connection, 100

@@ -1,6 +1,7 @@
 import Payloads
 import StrictJSON
 import Timing
+import CurlClient
 
 /// Delivers through an HTTP/2 transport: adds the shared provider token, reads APNs's
 /// answer into a `DeliveryResult`, retries what Apple calls transient, and refreshes the

@@ -1,5 +1,6 @@
 import StrictJSON
 import Timing
+import CurlClient
 
 /// The senders of several apps, sharing what Apple lets them share: one provider token
 /// manager per signing key (team, key id, key file) and one HTTP/2 connection pool per

@@ -1,4 +1,4 @@
-import COpenSSL
+import Crypto
 import StrictJSON
 #if canImport(Glibc)
 import Glibc
@@ -19,20 +19,10 @@ enum CAFile {
             let reason = errno == EFBIG ? "bigger than 4 MiB" : String(cString: strerror(errno))
             throw APNsConfigurationError(.caFileUnreadable, at: JSONPath.root.appending("apns").appending("caFile"), "cannot read CA file \(shown): \(reason)")
         }
-        defer { ERR_clear_error() }
-        let count = pem.withUnsafeBytes { raw -> Int in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return 0 }
-            defer { BIO_free(bio) }
-            var count = 0
-            while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) {
-                X509_free(certificate)
-                count += 1
-            }
-            return count
-        }
+        let (count, because) = PEMCertificates.decode(pem)
         guard count > 0 else {
             throw APNsConfigurationError(.caFileNotPEM, at: JSONPath.root.appending("apns").appending("caFile"),
-                                         "CA file \(shown) holds no PEM certificate (a '-----BEGIN CERTIFICATE-----' block OpenSSL can decode)")
+                                         "CA file \(shown) holds no PEM certificate (a '-----BEGIN CERTIFICATE-----' block OpenSSL can decode)" + because)
         }
         return count
     }

@@ -1,6 +1,7 @@
 import Payloads
 import StrictJSON
 import Timing
+import CurlClient
 
 /// Apple's broadcast channel management API for one app in one environment: create, read,
 /// list and delete channels (`/1/apps/<bundle id>/channels`, `…/all-channels`) on the

@@ -1,4 +1,6 @@
 import Payloads
+import Crypto
+import CurlClient
 
 /// Sends one notification and reports what became of it, after every retry. The one
 /// entry point the CLI, the HTTP service and the dispatcher use.

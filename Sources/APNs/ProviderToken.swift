@@ -1,4 +1,5 @@
 import StrictJSON
+import Crypto
 
 /// A signed ES256 provider token (JWT). Its description is redacted so that printing or
 /// logging one by accident leaks nothing; `bearerValue` is for the `authorization` header.

@@ -1,6 +1,8 @@
+import CurlClient
 import Payloads
 import Synchronization
 import Timing
+import Crypto
 
 /// One provider token per signing key, shared by every connection and worker and, through
 /// a `ProviderTokenStore`, by every process that signs with the key.
@@ -20,7 +22,7 @@ import Timing
 /// holds every send, and lets one through as a probe after `probeBackoff` (doubling per
 /// refused probe); the first answer that is not about the key ends the stop. Pause and stop
 /// are one `KeyHold`, read by `hold()`.
-public final class ProviderTokenManager: Sendable {
+public final class ProviderTokenManager: Sendable, RefusedKeyListener {
     public static let maximumAgeSeconds: Int64 = 50 * 60
     public static let minimumIntervalSeconds: Int64 = 20 * 60
     /// How often a cached token is compared with the store (another process may have
@@ -214,7 +216,12 @@ public final class ProviderTokenManager: Sendable {
 
     /// A ticket for a request admitted now: a pause or stop after this takes it back if it
     /// has not gone out.
-    public func ticket() -> KeyTicket { KeyTicket(tokens: self, epoch: Withdrawal.epoch) }
+    public func ticket() -> KeyTicket { KeyTicket(withdrawal: withdrawal, holder: self, epoch: Withdrawal.epoch) }
+
+    /// The transport's word that an answer to a request under this key was a 403.
+    public func refusedOnTheWire(status: Int, body: [UInt8]) {
+        refusedOnTheWire(APNsErrorBody(body, status: status).reason)
+    }
 
     /// The transport read an answer refusing the key (403 with a reason that
     /// `KeyHold.stopsTheKey`; `ExpiredProviderToken` aside, which a new token may cure): the

@@ -1,6 +1,11 @@
+import Crypto
 import StrictJSON
 
 extension RouteTable {
+    /// SHA-256 (lowercase hex) of `fingerprintText`: what `pushgate routes fingerprint`
+    /// prints, `GET /v1/routes` reports and a generated router carries as `tableFingerprint`.
+    public var fingerprint: String { SHA256.hex(Array(fingerprintText.utf8)) }
+
     /// The table's meaning as one compact JSON text, the same for every spelling of the file
     /// (whitespace, member order, `"t"` or `{"type": "t"}`): `app`, `hosts`,
     /// `passthroughQuery`, then each route in file order with its parameters in pattern

@@ -1,8 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import COpenSSL
-import APNs
+import Crypto
 
 /// One caller's key as the configuration stores it: a name and the SHA-256 of the key,
 /// never the key itself.
@@ -42,9 +41,7 @@ public struct APIKeyring: Sendable {
         for key in keys {
             let stored = Array(key.sha256.utf8)
             guard stored.count == digest.count else { continue }
-            let equal = stored.withUnsafeBytes { a in
-                digest.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }
-            }
+            let equal = ConstantTime.equal(stored, digest)
             if equal && found == nil { found = key }
         }
         return found

@@ -4,6 +4,7 @@ import Outbox
 import Payloads
 import Storage
 import StrictJSON
+import Crypto
 
 /// `POST /v1/campaigns` (202 once the campaign and every device row are committed),
 /// `GET /v1/campaigns` and `GET /v1/campaigns/{id}`.

@@ -4,6 +4,7 @@ import Outbox
 import Payloads
 import Storage
 import StrictJSON
+import Crypto
 
 extension DiagnosticCode {
     /// A part number sent again with other devices (409); the first body stays.

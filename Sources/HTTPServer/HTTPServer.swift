@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CMicroHTTPD
-import CShims
+internal import CLinuxShims
+internal import CMicroHTTPD
+internal import CMicroHTTPDShims
 import Synchronization
 import Timing
 

@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Synchronization
 
 /// A request running on the worker pool (or the upstream pool) while its libmicrohttpd

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CShims
+internal import CLinuxShims
 import Dispatch
 import OSThreads
 import Synchronization

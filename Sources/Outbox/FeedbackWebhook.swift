@@ -4,6 +4,7 @@ import Storage
 import StrictJSON
 import Synchronization
 import Timing
+import Crypto
 
 /// Sends dead tokens and finished campaigns to the configured webhook in signed batches.
 /// The batches come from the database's outboxes (`feedback_outbox`, `campaign_events`)

@@ -1,31 +1,18 @@
-import APNs
-import CCurl
-import CShims
+import CurlClient
 
-/// One blocking HTTP POST through a libcurl easy handle, for the feedback webhook (a
-/// few requests a minute at most: the HTTP/2 APNs transport would be overkill).
+/// One blocking HTTP POST for the feedback webhook (a few requests a minute at most: the
+/// HTTP/2 APNs transport would be overkill), through CurlClient's `BlockingRequest`, the
+/// one channel management uses too: TLS 1.2+, verified.
 enum WebhookPoster {
     /// The HTTP status, or why there was none.
     static func post(url: String, body: [UInt8], headers: [String], timeoutSeconds: Int) -> Result<Int, WebhookFailure> {
-        guard let easy = CurlEasyHandle() else { return .failure(WebhookFailure("libcurl could not be initialised")) }
-        let list = CurlHeaderList(headers)
-        let handle = easy.pointer
-        pg_curl_easy_setopt_string(handle, CURLOPT_URL, url)
-        pg_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        pg_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT, timeoutSeconds)
-        pg_curl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-        pg_curl_easy_setopt_long(handle, CURLOPT_POST, 1)
-        pg_curl_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.pointer))
-        pg_curl_easy_setopt_write_function(handle) { _, size, count, _ in size * count }  // the answer's body is not needed
-        let code: CURLcode = body.withUnsafeBytes { raw in
-            pg_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(raw.count))
-            pg_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            return curl_easy_perform(handle)
+        // HTTP/1.1, or HTTP/2 where TLS offers it; proxies from the environment apply.
+        let exchange = BlockingRequest(httpVersion: .negotiated, timeoutMilliseconds: timeoutSeconds * 1000,
+                                       usesProxyEnvironment: true, keepsAnswer: false)
+        switch exchange.perform(OneShotRequest(method: "POST", url: url, headerLines: headers, body: body)) {
+        case .success(let answer): return .success(answer.status)
+        case .failure(let failure): return .failure(WebhookFailure(failure.message))
         }
-        guard code == CURLE_OK else { return .failure(WebhookFailure(String(cString: curl_easy_strerror(code)))) }
-        var status = 0
-        pg_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(status)
     }
 }
 

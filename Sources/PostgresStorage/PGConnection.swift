@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLibPQ
+internal import CLibPQ
 import Storage
 
 /// A value sent as a statement parameter. Everything goes as text except bytes (binary),

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// A prepared statement; finalised in `deinit`. Parameters are bound by 1-based index,
 /// columns read by 0-based index, as in SQLite's C API.

@@ -3,6 +3,7 @@ import Payloads
 import Gateway
 import OptionTable
 import StrictJSON
+import CurlClient
 
 /// `pushgate channels create|list|show|delete`: an app's broadcast channels at Apple's
 /// channel management API, signed with the app's provider token (the one its pushes use,

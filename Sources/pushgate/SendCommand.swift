@@ -10,6 +10,7 @@ import Outbox
 import Payloads
 import StrictJSON
 import Timing
+import CurlClient
 
 /// `pushgate send --campaign FILE|- [--devices FILE|-] [--config PATH] [--dry-run] [--json]`
 /// and the quick form `pushgate send --device TOKEN --alert TEXT [--deeplink URL]`: plans

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import APNs
+import Crypto
+import CurlClient
 import Outbox
 import Payloads
 import Storage

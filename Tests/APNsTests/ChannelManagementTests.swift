@@ -4,6 +4,8 @@ import Foundation
 import StrictJSON
 import Testing
 import TestSupport
+import Crypto
+import CurlClient
 
 /// The channel management client against the fake's management API: Apple's paths,
 /// headers and answers, the same provider token as pushes, and Apple's errors.

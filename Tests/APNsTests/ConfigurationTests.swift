@@ -1,6 +1,7 @@
 import APNs
 import StrictJSON
 import Testing
+import CurlClient
 
 @Suite struct ConfigurationTests {
     /// The section read by the one configuration reader, and every problem it found.

@@ -5,6 +5,8 @@ import StrictJSON
 import Testing
 import TestSupport
 import Timing
+import Crypto
+import CurlClient
 
 @Suite struct DeliveryTests {
     @Test func deliversAndTheFakeAcceptsEveryHeaderAndTheToken() async throws {

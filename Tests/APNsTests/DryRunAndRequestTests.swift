@@ -1,6 +1,8 @@
 import APNs
 import Payloads
 import Testing
+import Crypto
+import CurlClient
 
 @Suite struct DryRunAndRequestTests {
     @Test func dryRunSignsButSendsNothingAndRedactsTheToken() async throws {

@@ -1,5 +1,6 @@
 @testable import APNs
 import Testing
+@testable import CurlClient
 
 /// `HeaderText` keeps what `String(decoding:as: UTF8.self)` of the same bytes would be,
 /// inline up to 40 bytes and as a String beyond.

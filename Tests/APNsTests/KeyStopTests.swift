@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import TestSupport
 import Timing
+import Crypto
+import CurlClient
 
 /// APNs refusing the signing key stops the key, not every device: the sends that met the
 /// refusal and every send after it answer `keyStopped` (the latter without a request),

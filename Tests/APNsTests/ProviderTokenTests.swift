@@ -4,6 +4,7 @@ import TestSupport
 import StrictJSON
 import Testing
 import TestSupport
+import Crypto
 
 @Suite struct ProviderTokenTests {
     @Test func base64URLHasNoPaddingAndRoundTrips() {

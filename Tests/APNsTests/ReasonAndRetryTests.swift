@@ -1,5 +1,6 @@
 @testable import APNs
 import Testing
+@testable import CurlClient
 
 @Suite struct ReasonAndRetryTests {
     @Test func everyDocumentedReasonMapsBothWays() {

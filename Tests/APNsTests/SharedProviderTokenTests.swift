@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import Crypto
 
 /// A `ProviderTokenStore` in memory: what several processes sharing one storage see.
 final class MemoryTokenStore: ProviderTokenStore {

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import StrictJSON
 import Testing
+import Crypto
 
 @Suite struct SigningKeyTests {
     static func fixture(_ name: String) -> String { FakeAPNs.fixtures.appendingPathComponent(name).path }

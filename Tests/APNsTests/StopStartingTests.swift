@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import Crypto
+import CurlClient
 
 /// The first step of a stop (`stopStartingRequests`): no request starts any more, not one
 /// waiting in the transport's queue, not a client's own retry; each comes back

@@ -3,6 +3,8 @@ import Foundation
 import StrictJSON
 import Testing
 import TestSupport
+import Crypto
+import CurlClient
 
 /// A single misbehaving stream, or a misbehaving server, must not hurt devices that did
 /// nothing wrong; no device is sent more often than the documented bound

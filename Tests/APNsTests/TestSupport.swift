@@ -3,6 +3,8 @@ import Foundation
 import Payloads
 import TestSupport
 import Timing
+import Crypto
+import CurlClient
 
 enum TestRequests {
     /// A 64-hex-digit device token, distinct per `index`.

@@ -2,6 +2,8 @@ import APNs
 import Foundation
 import Testing
 import TestSupport
+import Crypto
+import CurlClient
 
 /// Tasks that prefer a transport's task thread (`CurlHTTP2Transport.executors`, as `send` runs
 /// its devices) run on that thread and end exactly as tasks on the shared pool do: the

@@ -8,6 +8,8 @@ import StrictJSON
 import TestSupport
 import Testing
 @testable import Gateway
+import Crypto
+import CurlClient
 
 /// docs/errors.md, the program and the OpenAPI document list the same codes: a code added
 /// anywhere without the others fails here, and so does a catalogued code that is gone.

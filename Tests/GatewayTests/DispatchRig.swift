@@ -4,6 +4,8 @@ import TestSupport
 import Timing
 @testable import Gateway
 @testable import Outbox
+import Crypto
+import CurlClient
 
 extension Dispatcher {
     /// Waits until no delivery is queued or in flight, or the deadline passes.

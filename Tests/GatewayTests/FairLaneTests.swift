@@ -6,6 +6,8 @@ import TestSupport
 import Timing
 @testable import Gateway
 @testable import Outbox
+import Crypto
+import CurlClient
 
 /// The dispatcher with fair lanes: a small campaign behind a big one, and APNs'
 /// `Retry-After` between the dispatcher's own attempts.

@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 @testable import Gateway
 @testable import Outbox
+import Crypto
 
 /// A loopback HTTP receiver that fails the first `failures` requests with 503.
 final class WebhookReceiver: HTTPResponder {

@@ -13,6 +13,7 @@ import Testing
 import TestSupport
 @testable import Gateway
 @testable import Outbox
+import Crypto
 
 /// Answers by token prefix so one campaign can exercise every outcome; can be slowed to
 /// keep sends in flight.

@@ -8,6 +8,7 @@ import Testing
 import TestSupport
 @testable import Gateway
 @testable import Outbox
+import Crypto
 
 /// Retention with an injected clock: only what is old and finished goes, dead tokens
 /// stay, and over many campaigns the file stops growing (freed pages are reused and given

@@ -8,6 +8,8 @@ import TestSupport
 import Timing
 @testable import Gateway
 @testable import Outbox
+import Crypto
+import CurlClient
 
 /// Holds the key (TooManyProviderTokenUpdates) for everything sent before the first pause ends,
 /// as APNs does when another process minted a token for the key; records each send.

@@ -1,4 +1,4 @@
-#include "CShims.h"
+#include "CCurlShims.h"
 
 CURLcode pg_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);

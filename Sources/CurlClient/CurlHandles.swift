@@ -1,9 +1,9 @@
-import CCurl
-import CShims
+internal import CCurl
+internal import CCurlShims
 
 /// libcurl's process-wide initialisation, done once before the first handle.
-public enum CurlGlobal {
-    public static let initialised: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+enum CurlGlobal {
+    static let initialised: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 }
 
 /// Owns a `CURLM` multi handle. `curl_multi_wakeup` may be called from any thread; every
@@ -21,12 +21,12 @@ final class CurlMultiHandle: @unchecked Sendable {
     func wakeup() { curl_multi_wakeup(pointer) }
 }
 
-/// Owns a `CURL` easy handle; reused from request to request. Also used, one request
-/// at a time, by the feedback webhook.
-public final class CurlEasyHandle {
-    public let pointer: UnsafeMutableRawPointer
+/// Owns a `CURL` easy handle; reused from request to request by the multiplexer, one per
+/// request by `BlockingRequest`.
+final class CurlEasyHandle {
+    let pointer: UnsafeMutableRawPointer
 
-    public init?() {
+    init?() {
         guard CurlGlobal.initialised, let easy = curl_easy_init() else { return nil }
         pointer = easy
     }
@@ -35,10 +35,10 @@ public final class CurlEasyHandle {
 }
 
 /// Owns a `curl_slist` of header lines.
-public final class CurlHeaderList {
-    public private(set) var pointer: UnsafeMutablePointer<curl_slist>?
+final class CurlHeaderList {
+    private(set) var pointer: UnsafeMutablePointer<curl_slist>?
 
-    public init(_ lines: [String]) {
+    init(_ lines: [String]) {
         for line in lines { pointer = curl_slist_append(pointer, line) }
     }
 

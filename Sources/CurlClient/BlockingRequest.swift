@@ -1,86 +1,73 @@
-import CCurl
-import CShims
-import OSThreads
+internal import CCurl
+internal import CCurlShims
 
-/// One HTTP/2 request and its answer, for the few requests that are not pushes (channel
-/// management): any method, the answer's headers APNs uses, and its body.
-public struct OneShotRequest: Sendable, Equatable {
-    public var method: String
-    /// The whole URL: base URL and path.
-    public var url: String
-    public var headerLines: [String]
-    public var body: [UInt8]
-
-    public init(method: String, url: String, headerLines: [String], body: [UInt8] = []) {
-        self.method = method
-        self.url = url
-        self.headerLines = headerLines
-        self.body = body
+/// One request on an easy handle of its own, blocking the calling thread until the answer:
+/// the one libcurl path for what is not a push. Channel management (`CurlOneShot`) and
+/// the feedback webhook both send through it, so both verify TLS 1.2+ the same way.
+public struct BlockingRequest: Sendable {
+    public enum HTTPVersion: Sendable, Equatable {
+        /// HTTP/2: over TLS (ALPN) for `https://`, with prior knowledge for `http://`.
+        case http2
+        /// libcurl's choice: HTTP/1.1 for `http://`, HTTP/2 where TLS's ALPN offers it.
+        case negotiated
     }
-}
 
-public struct OneShotResponse: Sendable, Equatable {
-    public var status: Int
-    /// The answer's headers by lower-case name (the last value of a repeated one).
-    public var headers: [String: String]
-    public var body: [UInt8]
-
-    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-}
-
-/// Sends one request and waits for its answer; the libcurl one below, or a test's.
-public protocol OneShotTransport: Sendable {
-    func perform(_ request: OneShotRequest) async -> Result<OneShotResponse, TransportFailure>
-}
-
-/// A blocking libcurl easy handle per request, on a thread of its own: channel management
-/// is a handful of requests, for which the multiplexed push transport would be overkill.
-/// HTTP/2 over TLS 1.2+ (verified; `caFile` for a local server), or cleartext with prior
-/// knowledge to a loopback `http://` URL, as the push transport does.
-public struct CurlOneShot: OneShotTransport {
-    public var caFile: String?
+    public var httpVersion: HTTPVersion
+    /// The whole exchange, connection included.
     public var timeoutMilliseconds: Int
+    /// nil: bounded by `timeoutMilliseconds` only.
+    public var connectTimeoutMilliseconds: Int?
+    /// PEM CA bundle to verify the server with, instead of the system's.
+    public var caFile: String?
+    /// Whether `https_proxy` and friends in the environment apply.
+    public var usesProxyEnvironment: Bool
+    /// Whether the answer's headers and body are kept (else only its status).
+    public var keepsAnswer: Bool
 
-    public init(caFile: String? = nil, timeoutMilliseconds: Int = 10_000) {
-        self.caFile = caFile
+    public init(httpVersion: HTTPVersion, timeoutMilliseconds: Int, connectTimeoutMilliseconds: Int? = nil,
+                caFile: String? = nil, usesProxyEnvironment: Bool = false, keepsAnswer: Bool = true) {
+        self.httpVersion = httpVersion
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.caFile = caFile
+        self.usesProxyEnvironment = usesProxyEnvironment
+        self.keepsAnswer = keepsAnswer
     }
 
-    public func perform(_ request: OneShotRequest) async -> Result<OneShotResponse, TransportFailure> {
-        await withCheckedContinuation { continuation in
-            let settings = self
-            let started = DetachedThread.start(name: "pg-oneshot") { continuation.resume(returning: settings.performBlocking(request)) }
-            if !started { continuation.resume(returning: .failure(TransportFailure(.transportError, "cannot start a thread for the request"))) }
-        }
-    }
-
-    func performBlocking(_ request: OneShotRequest) -> Result<OneShotResponse, TransportFailure> {
+    /// The answer (any status), or why none came: the failure's message is libcurl's.
+    /// `request.headerLines` go out as given (`name:` with no value removes one of libcurl's).
+    public func perform(_ request: OneShotRequest) -> Result<OneShotResponse, TransportFailure> {
         guard let easy = CurlEasyHandle() else { return .failure(TransportFailure(.transportError, "libcurl could not be initialised")) }
         let collector = AnswerCollector()
-        let list = CurlHeaderList(request.headerLines + ["content-type:" + (request.body.isEmpty ? "" : " application/json"), "accept:", "expect:"])
+        let list = CurlHeaderList(request.headerLines)
         let e = easy.pointer
-        let version = request.url.hasPrefix("https://") ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
         _ = pg_curl_easy_setopt_string(e, CURLOPT_URL, request.url)
-        _ = pg_curl_easy_setopt_long(e, CURLOPT_HTTP_VERSION, Int(version))
+        switch httpVersion {
+        case .http2:
+            let version = request.url.hasPrefix("https://") ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+            _ = pg_curl_easy_setopt_long(e, CURLOPT_HTTP_VERSION, Int(version))
+        case .negotiated:
+            break
+        }
         _ = pg_curl_easy_setopt_long(e, CURLOPT_NOSIGNAL, 1)
-        _ = pg_curl_easy_setopt_string(e, CURLOPT_PROXY, "")
+        if !usesProxyEnvironment { _ = pg_curl_easy_setopt_string(e, CURLOPT_PROXY, "") }
         _ = pg_curl_easy_setopt_long(e, CURLOPT_FOLLOWLOCATION, 0)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
-        _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, min(timeoutMilliseconds, 5_000))
+        if let connectTimeoutMilliseconds { _ = pg_curl_easy_setopt_long(e, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds) }
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSL_VERIFYPEER, 1)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSL_VERIFYHOST, 2)
         _ = pg_curl_easy_setopt_long(e, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         if let caFile { _ = pg_curl_easy_setopt_string(e, CURLOPT_CAINFO, caFile) }
         _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list.pointer))
-        let context = Unmanaged.passUnretained(collector).toOpaque()
-        _ = pg_curl_easy_setopt_write_function(e, oneShotWriteBody)
-        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_WRITEDATA, context)
-        _ = pg_curl_easy_setopt_header_function(e, oneShotReadHeader)
-        _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HEADERDATA, context)
+        if keepsAnswer {
+            let context = Unmanaged.passUnretained(collector).toOpaque()
+            _ = pg_curl_easy_setopt_write_function(e, oneShotWriteBody)
+            _ = pg_curl_easy_setopt_pointer(e, CURLOPT_WRITEDATA, context)
+            _ = pg_curl_easy_setopt_header_function(e, oneShotReadHeader)
+            _ = pg_curl_easy_setopt_pointer(e, CURLOPT_HEADERDATA, context)
+        } else {
+            _ = pg_curl_easy_setopt_write_function(e) { _, size, count, _ in size * count }
+        }
         let code: CURLcode = request.body.withUnsafeBytes { raw in
             switch request.method {
             case "GET":
@@ -100,7 +87,7 @@ public struct CurlOneShot: OneShotTransport {
         }
         withExtendedLifetime((collector, list)) {}
         guard code == CURLE_OK else {
-            let message = "\(request.method) \(request.url): " + String(cString: curl_easy_strerror(code))
+            let message = String(cString: curl_easy_strerror(code))
             switch code {
             case CURLE_OPERATION_TIMEDOUT: return .failure(TransportFailure(.timeout, message))
             case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: return .failure(TransportFailure(.unreachable, message))

@@ -1,5 +1,5 @@
-import CCurl
-import CShims
+internal import CCurl
+internal import CCurlShims
 import Timing
 #if canImport(Glibc)
 import Glibc

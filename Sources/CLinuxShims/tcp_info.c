@@ -4,7 +4,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <sys/socket.h>
-#include "CShimsMHD.h"
+#include "CLinuxShims.h"
 
 long long pg_tcp_bytes_received(int fd) {
     struct tcp_info info;

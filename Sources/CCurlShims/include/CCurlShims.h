@@ -1,5 +1,5 @@
-#ifndef PUSHGATE_CSHIMS_H
-#define PUSHGATE_CSHIMS_H
+#ifndef PUSHGATE_CCURL_SHIMS_H
+#define PUSHGATE_CCURL_SHIMS_H
 #include <curl/curl.h>
 
 // curl_easy_setopt / curl_multi_setopt are variadic; Swift cannot call them.
@@ -22,7 +22,5 @@ CURLcode pg_curl_easy_setopt_sockopt_function(CURL *handle, int (*fn)(void *, cu
 
 // CURLOPT_CLOSESOCKETFUNCTION: called when libcurl closes a socket; must close it.
 CURLcode pg_curl_easy_setopt_closesocket_function(CURL *handle, int (*fn)(void *, curl_socket_t));
-
-#include "CShimsMHD.h"
 
 #endif

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 import StrictJSON
 
 /// SHA-256 through OpenSSL's one-shot digest (API key hashes, signing-key fingerprints).

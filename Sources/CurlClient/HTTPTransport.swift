@@ -32,7 +32,7 @@ public struct TransportRequest: Sendable {
 
     /// What a withdrawn request ends as.
     var withdrawnFailure: TransportFailure {
-        if let key, key.isWithdrawn { return TransportFailure(.keyStopped, key.tokens.withdrawal.reason) }
+        if let key, key.isWithdrawn { return TransportFailure(.keyStopped, key.withdrawal.reason) }
         let reason = owner?.withdrawal.reason ?? ""
         return TransportFailure(.notStarted, "not sent: " + (reason.isEmpty ? "its campaign was withdrawn" : reason))
     }
@@ -44,17 +44,31 @@ public struct TransportRequest: Sendable {
 }
 
 /// The signing key a request was admitted under (`ProviderTokenManager.ticket()`): its
-/// ticket, and the manager the transport tells at once when an answer refuses the key, so
-/// that what waits behind that answer does not go out before the caller has read it.
+/// withdrawal as of admission, and the key's holder, which the transport tells at once
+/// when an answer refuses the key, so that what waits behind that answer does not go out
+/// before the caller has read it.
 public struct KeyTicket: Sendable {
     /// Unowned: the request lives within `APNsClient.send`, whose client holds the manager
-    /// (no retain and release per request on the send path).
-    unowned(unsafe) let tokens: ProviderTokenManager
+    /// and with it the withdrawal (no retain and release per request on the send path).
+    unowned(unsafe) let withdrawal: Withdrawal
+    unowned(unsafe) let holder: any RefusedKeyListener
     /// `Withdrawal.epoch` when it was taken.
     let epoch: Int
 
+    public init(withdrawal: Withdrawal, holder: any RefusedKeyListener, epoch: Int) {
+        self.withdrawal = withdrawal
+        self.holder = holder
+        self.epoch = epoch
+    }
+
     @inline(__always)
-    var isWithdrawn: Bool { tokens.withdrawal.isWithdrawn(since: epoch) }
+    var isWithdrawn: Bool { withdrawal.isWithdrawn(since: epoch) }
+}
+
+/// Told by the transport thread, before the answer reaches its caller, that a server
+/// answered 403 to a request sent under a key (`ProviderTokenManager`). Must not block.
+public protocol RefusedKeyListener: AnyObject, Sendable {
+    func refusedOnTheWire(status: Int, body: [UInt8])
 }
 
 /// What the server answered. Only the headers APNs results depend on are kept.

@@ -1,11 +1,9 @@
-#ifndef PUSHGATE_CSHIMS_MHD_H
-#define PUSHGATE_CSHIMS_MHD_H
+#ifndef PUSHGATE_CMICROHTTPD_SHIMS_H
+#define PUSHGATE_CMICROHTTPD_SHIMS_H
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <microhttpd.h>
 
 // Decodes %HH in the path and query in place, except %00: libmicrohttpd hands the path
@@ -66,17 +64,5 @@ size_t pg_mhd_head_size(struct MHD_Connection *connection);
 unsigned int pg_mhd_trailer_count(struct MHD_Connection *connection);
 // The status libmicrohttpd queued (its own error answers included); 0 if none.
 unsigned int pg_mhd_status(struct MHD_Connection *connection);
-
-// Data bytes received on a TCP socket so far (TCP_INFO's tcpi_bytes_received, less
-// the peer's FIN); -1 if unknown.
-long long pg_tcp_bytes_received(int fd);
-
-// Returns freed heap memory to the system (glibc's malloc_trim(0), every arena).
-void pg_malloc_trim(void);
-
-// The calling thread's nice value (Linux: each thread has its own); -100 if unknown.
-int pg_thread_nice(void);
-// Makes the calling thread `by` nice levels nicer (at most 19); its new value, or -100.
-int pg_thread_renice(int by);
 
 #endif

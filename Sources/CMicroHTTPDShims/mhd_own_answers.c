@@ -13,7 +13,7 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include "CShimsMHD.h"
+#include "CMicroHTTPDShims.h"
 
 typedef enum MHD_Result (*pg_queue_function)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
 

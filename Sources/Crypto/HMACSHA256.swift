@@ -1,9 +1,9 @@
-import COpenSSL
+internal import COpenSSL
 import StrictJSON
 
 /// HMAC-SHA256 through OpenSSL's one-shot `HMAC`.
-enum HMACSHA256 {
-    static func hex(key: [UInt8], message: [UInt8]) -> String {
+public enum HMACSHA256 {
+    public static func hex(key: [UInt8], message: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         key.withUnsafeBytes { k in

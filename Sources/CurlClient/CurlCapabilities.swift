@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 /// What the linked libcurl can do, checked once at start-up.
 public enum CurlCapabilities {
@@ -7,6 +7,10 @@ public enum CurlCapabilities {
         guard let info = curl_version_info(CURLVERSION_TENTH) else { return 0 }
         return UInt32(info.pointee.version_num)
     }()
+
+    /// libcurl and what it was built with, as the loaded library reports itself:
+    /// `libcurl/7.88.1 OpenSSL/3.0.15 zlib/1.2.13 nghttp2/1.52.0 …`.
+    public static var versionDescription: String { String(cString: curl_version()) }
 
     public static var versionString: String {
         "\(versionNumber >> 16).\(versionNumber >> 8 & 0xFF).\(versionNumber & 0xFF)"

@@ -1,6 +1,6 @@
-import CCurl
+internal import CCurl
 import Payloads
-import CShims
+internal import CCurlShims
 import Timing
 #if canImport(Glibc)
 import Glibc
@@ -404,7 +404,7 @@ final class CurlLoop: @unchecked Sendable {
             if streamLimit < settings.maxConcurrentStreams { setStreamLimit(streamLimit + 1) }
             // A refused key stops here, before the next requests are started (rare: a 403).
             if status == 403, let key = job.request.key {
-                key.tokens.refusedOnTheWire(APNsErrorBody(transfer.responseBody, status: status).reason)
+                key.holder.refusedOnTheWire(status: status, body: transfer.responseBody)
             }
             job.finish(.response(transfer.takeResponse(status: status)))
             return

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,7 +45,8 @@ public final class SigningKey: @unchecked Sendable {
             }
             throw SigningKeyError(.keyNotPKCS8, "key file \(name) holds no PKCS#8 'BEGIN PRIVATE KEY' block")
         }
-        defer { ERR_clear_error() }
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
         let parsed: OpaquePointer? = pem.withUnsafeBytes { raw -> OpaquePointer? in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
@@ -54,7 +55,7 @@ public final class SigningKey: @unchecked Sendable {
             return EVP_PKCS82PKEY(info)
         }
         guard let key = parsed else {
-            throw SigningKeyError(.keyInvalid, "key file \(name) holds a PKCS#8 block OpenSSL cannot decode")
+            throw SigningKeyError(.keyInvalid, "key file \(name) holds a PKCS#8 block OpenSSL cannot decode" + OpenSSLErrorQueue.because())
         }
         let signingKey = SigningKey(key: key, origin: origin)
         guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC, signingKey.groupName == "prime256v1" else {
@@ -65,15 +66,16 @@ public final class SigningKey: @unchecked Sendable {
 
     /// A fresh P-256 key, for dry runs with no key configured. Nothing it signs is valid at Apple.
     public static func ephemeral() throws(SigningKeyError) -> SigningKey {
-        defer { ERR_clear_error() }
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-            throw SigningKeyError(.signingFailed, "cannot create an EC key context")
+            throw SigningKeyError(.signingFailed, "cannot create an EC key context" + OpenSSLErrorQueue.because())
         }
         defer { EVP_PKEY_CTX_free(ctx) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_group_name(ctx, "P-256") == 1,
               EVP_PKEY_generate(ctx, &key) == 1, let key else {
-            throw SigningKeyError(.signingFailed, "cannot generate an ephemeral P-256 key")
+            throw SigningKeyError(.signingFailed, "cannot generate an ephemeral P-256 key" + OpenSSLErrorQueue.because())
         }
         return SigningKey(key: key, origin: ephemeralOrigin)
     }
@@ -87,18 +89,19 @@ public final class SigningKey: @unchecked Sendable {
 
     /// ES256: ECDSA P-256 over SHA-256, returned as raw r‖s (64 bytes).
     public func signES256(_ message: [UInt8]) throws(SigningKeyError) -> [UInt8] {
-        defer { ERR_clear_error() }
-        guard let ctx = EVP_MD_CTX_new() else { throw SigningKeyError(.signingFailed, "cannot allocate a digest context") }
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
+        guard let ctx = EVP_MD_CTX_new() else { throw SigningKeyError(.signingFailed, "cannot allocate a digest context" + OpenSSLErrorQueue.because()) }
         defer { EVP_MD_CTX_free(ctx) }
         guard EVP_DigestSignInit(ctx, nil, EVP_sha256(), nil, key) == 1 else {
-            throw SigningKeyError(.signingFailed, "cannot initialise ES256 signing")
+            throw SigningKeyError(.signingFailed, "cannot initialise ES256 signing" + OpenSSLErrorQueue.because())
         }
         var der = [UInt8](repeating: 0, count: 80)  // a P-256 DER signature is at most 72 bytes
         var length = der.count
         let status = message.withUnsafeBufferPointer { m in
             EVP_DigestSign(ctx, &der, &length, m.baseAddress, m.count)
         }
-        guard status == 1 else { throw SigningKeyError(.signingFailed, "ES256 signing failed") }
+        guard status == 1 else { throw SigningKeyError(.signingFailed, "ES256 signing failed" + OpenSSLErrorQueue.because()) }
         do {
             return try ECDSASignature.rawFromDER(Array(der.prefix(length)))
         } catch {
@@ -124,7 +127,7 @@ public final class SigningKey: @unchecked Sendable {
 
     /// Reads at most `limit` bytes (64 KiB: a .p8 is a few hundred bytes, anything bigger is
     /// not a key); nil with `errno` set when it cannot.
-    static func readSmallFile(_ path: String, limit: Int = 65536) -> [UInt8]? {
+    public static func readSmallFile(_ path: String, limit: Int = 65536) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

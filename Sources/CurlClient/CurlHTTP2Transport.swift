@@ -53,12 +53,6 @@ public struct TransportSettings: Sendable, Equatable {
 
     /// Workers to run: `threads`, at least one, at most one per connection.
     var workerCount: Int { max(1, min(threads, connections)) }
-
-    public init(_ configuration: APNsConfiguration) {
-        self.init(baseURL: configuration.baseURL, caFile: configuration.caFile, connections: configuration.connections,
-                  maxConcurrentStreams: configuration.maxConcurrentStreams,
-                  timeoutMilliseconds: Int(configuration.requestTimeoutSeconds * 1000), threads: configuration.transportThreads)
-    }
 }
 
 /// A request waiting for its answer; resumed exactly once, from the transport thread.

@@ -1,11 +1,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <malloc.h>
 #include <string.h>
-#include "CShimsMHD.h"
+#include "CMicroHTTPDShims.h"
 
 static int pg_hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -165,23 +162,4 @@ size_t pg_mhd_head_size(struct MHD_Connection *connection) {
 unsigned int pg_mhd_status(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
     return info == NULL ? 0 : info->http_status;
-}
-
-
-void pg_malloc_trim(void) {
-    (void)malloc_trim(0);
-}
-
-int pg_thread_nice(void) {
-    errno = 0;
-    int nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
-    return errno == 0 ? nice : -100;
-}
-
-int pg_thread_renice(int by) {
-    int nice = pg_thread_nice();
-    if (nice == -100) return -100;
-    int wanted = nice + by > 19 ? 19 : nice + by;
-    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), wanted) != 0) return -100;
-    return pg_thread_nice();
 }
