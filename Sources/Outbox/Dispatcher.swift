@@ -206,8 +206,10 @@ public final class Dispatcher: Sendable {
             let stopping = stopping.load(ordering: .relaxed)
             if deadline == nil && !stopping {
                 let free = options.inFlight - stillOut
-                // Claim in sizeable batches, not one slot at a time, unless idle.
-                if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
+                // Claim in sizeable batches (half the window: every claim is a commit, a
+                // rewrite of its segments and, on SQLite, WAL pages), not one slot at a
+                // time, unless idle. The half still out keeps the streams busy meanwhile.
+                if free > 0 && (free >= max(1, options.inFlight / 2) || stillOut == 0) { limit = min(options.claimBatch, free) }
             }
             let upkeep = clock.wallSeconds() - lastUpkeep >= Self.upkeepInterval
             if upkeep {
