@@ -268,7 +268,7 @@ extension PostgresCampaignStorage {
         var settled: Set<Int64> = []
         var dead: [(update: DeliveryUpdate, token: String, badToken: Bool)] = []
         var counted = 0
-        let info = try Self.segmentInfo(db, campaigns: Array(Set(rows.map(\.campaign))))
+        let info = try cachedSegmentInfo(db, campaigns: Set(rows.map(\.campaign)))
         if info.values.contains(where: { $0.size > 0 }) {
             let segmented = rows.filter { (info[$0.campaign]?.size ?? 0) > 0 }
             let recorded = try recordSegments(db, segmented, info: info, now: now, tally: &tally, settled: &settled, dead: &dead)
@@ -332,6 +332,21 @@ extension PostgresCampaignStorage {
     }
 
     static let badDeviceToken = "BadDeviceToken"
+
+    /// `segmentInfo`, read from the database only for campaigns not seen before (neither
+    /// value changes once the campaign row exists).
+    private func cachedSegmentInfo(_ db: PGConnection, campaigns: Set<Int64>) throws(StorageError) -> [Int64: (size: Int, prefix: String)] {
+        var info = segmentInfoCache.withLock { cache in campaigns.reduce(into: [Int64: (size: Int, prefix: String)]()) { $0[$1] = cache[$1] } }
+        let missing = campaigns.filter { info[$0] == nil }
+        guard !missing.isEmpty else { return info }
+        let found = try Self.segmentInfo(db, campaigns: Array(missing))
+        segmentInfoCache.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache.merge(found) { _, new in new }
+        }
+        info.merge(found) { _, new in new }
+        return info
+    }
 
     private struct Key: Hashable {
         var campaign: Int64
