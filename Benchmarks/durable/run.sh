@@ -20,7 +20,8 @@
 # Ends with one line per durable run: its rate as a ratio of send's (send's own rate and the
 # load average printed with it), gateway CPU per device (send's beside it), and for the
 # stores bytes per device kept (indexes included, after the campaign finished) and written
-# (PostgreSQL: WAL; SQLite: everything the process wrote to disk, WAL and checkpoints).
+# (PostgreSQL: WAL; SQLite: everything the process wrote to disk, WAL and checkpoints, and
+# beside it the WAL alone: frames the process wrote, from its pushgate_storage_journal_bytes_total).
 # Usage: Benchmarks/durable/run.sh [DEVICES] [send|sqlite|pg1|pg2|pgsnap|claims ...]
 #        (default: send sqlite pg1 pg2 pgsnap)
 set -euo pipefail
@@ -37,7 +38,7 @@ trap 'pg_remove; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; 
 
 cpu_of() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$1/stat"; }
 now() { date +%s.%N; }
-declare -A rates cpu_us pg_us stored written
+declare -A rates cpu_us pg_us stored written journal
 echo "== $devices devices; sink h2o on port $port (1 thread, TLS), 2 connections x 100 streams; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 run_send() {
@@ -91,9 +92,10 @@ serve_run() {
   for i in $(seq 0 $((count - 1))); do
     cpu_total=$(awk -v a="$cpu_total" -v b="$(cpu_of "${gpids[$i]}")" 'BEGIN {print a + b}')
     written_bytes=$(awk '/^write_bytes/ {print $2}' "/proc/${gpids[$i]}/io")
-    local sent
-    sent=$(curl -sf "http://127.0.0.1:${gports[$i]}/metrics" \
-      | awk '/^pushgate_notifications_total/ && /result="delivered"/ {s += $NF} END {printf "%.0f", s}')
+    local sent metrics
+    metrics=$(curl -sf "http://127.0.0.1:${gports[$i]}/metrics")
+    sent=$(awk '/^pushgate_notifications_total/ && /result="delivered"/ {s += $NF} END {printf "%.0f", s}' <<< "$metrics")
+    journal_bytes=$(awk '/^pushgate_storage_journal_bytes_total/ {print $NF}' <<< "$metrics")
     echo "instance $((i + 1)): delivered $sent, peak RSS: $(awk '/VmHWM/ {print $2 " kB"}' /proc/${gpids[$i]}/status), CPU: $(cpu_of ${gpids[$i]}) s"
   done
   cpu_us[$label]=$(awk -v c="$cpu_total" -v n="$devices" 'BEGIN {printf "%.1f", c * 1e6 / n}')
@@ -109,6 +111,8 @@ run_sqlite() {
   stored[sqlite]=$(python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); q = lambda s: db.execute(s).fetchone()[0]
 print("%.0f" % ((q("PRAGMA page_count") - q("PRAGMA freelist_count")) * q("PRAGMA page_size") / int(sys.argv[2])))' "$work/pushgate.db" "$devices")
   written[sqlite]=$(awk -v b="$written_bytes" -v n="$devices" 'BEGIN {printf "%.0f", b / n}')
+  [ -n "$journal_bytes" ] && journal[sqlite]=$(awk -v b="$journal_bytes" -v n="$devices" 'BEGIN {printf "%.0f", b / n}')
+  echo "WAL written: $(awk -v b="${journal_bytes:-0}" 'BEGIN {printf "%.1f MB", b / 1048576}') (frames; the process wrote $(awk -v b="$written_bytes" 'BEGIN {printf "%.1f MB", b / 1048576}') in all)"
 }
 
 # run_postgres LABEL INSTANCES: a database of its own in the cluster, the instances on it,
@@ -236,6 +240,7 @@ for label in sqlite pg1 pg2 pgsnap; do
     'BEGIN {printf " (%.2f x send'"'"'s %.1f)", a / b, b}')
   [ -n "${pg_us[$label]:-}" ] && line+=", PostgreSQL CPU ${pg_us[$label]} us/device"
   line+=", stored ${stored[$label]} B/device, written ${written[$label]} B/device"
+  [ -n "${journal[$label]:-}" ] && line+=" (WAL ${journal[$label]} B/device)"
   echo "$line"
 done
 [ -n "${rates[pgsnap]:-}" ] && [ -n "${rates[pg1]:-}" ] && awk -v a="${rates[pgsnap]}" -v b="${rates[pg1]}" \

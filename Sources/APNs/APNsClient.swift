@@ -27,6 +27,8 @@ public final class APNsClient: NotificationSender {
         self.clock = clock
     }
 
+    public var preferredExecutors: [any TaskExecutor] { (transport as? CurlHTTP2Transport)?.executors ?? [] }
+
     public nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult {
         var token: ProviderToken
         let probe: Bool

@@ -6,6 +6,13 @@ import CurlClient
 /// entry point the CLI, the HTTP service and the dispatcher use.
 public protocol NotificationSender: Sendable {
     nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult
+    /// Where a task that calls `send` costs least: the task threads beside its transport's
+    /// threads (`CurlHTTP2Transport.executors`); none when any executor does as well.
+    var preferredExecutors: [any TaskExecutor] { get }
+}
+
+extension NotificationSender {
+    public var preferredExecutors: [any TaskExecutor] { [] }
 }
 
 extension APNsRequest {

@@ -37,6 +37,7 @@ public final class Metrics: Sendable {
     private let sendingPause = Mutex<(@Sendable () -> Double)?>(nil)
     private let apnsReachable = Mutex<(@Sendable () -> Bool)?>(nil)
     private let keyHolds = Mutex<(@Sendable () -> [(keyId: String, stopped: String?)])?>(nil)
+    private let journalBytes = Mutex<(@Sendable () -> Int64?)?>(nil)
     /// The observed gauges as last sampled (`sampleObservedGauges`): their sources take
     /// locks that long work may hold, so a scrape reads these instead of asking them.
     private let observed = Mutex<(pausedSeconds: Double, reachable: Bool, keys: [(keyId: String, stopped: String?)])>((0, true, []))
@@ -113,6 +114,13 @@ public final class Metrics: Sendable {
         sampleObservedGauges()
     }
 
+    /// The storage's write-ahead log bytes written by this process
+    /// (`CampaignStorage.journalBytesWritten`), read at each scrape (it takes no lock a
+    /// transaction holds); nil: no such metric (PostgreSQL keeps its WAL itself).
+    public func observeJournalBytes(_ source: @escaping @Sendable () -> Int64?) {
+        journalBytes.withLock { $0 = source }
+    }
+
     public func render() -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
@@ -145,6 +153,11 @@ public final class Metrics: Sendable {
         family("pushgate_claims_past_lease_total", "counter",
                "Deliveries claimed but not sent because the claim came back after its lease ran out.", to: &out)
         out += "pushgate_claims_past_lease_total \(lateClaims.load(ordering: .relaxed))\n"
+        if let bytes = journalBytes.withLock({ $0 })?() {
+            family("pushgate_storage_journal_bytes_total", "counter",
+                   "Bytes this process wrote to SQLite's write-ahead log (frames: pages and their headers; checkpoints not counted).", to: &out)
+            out += "pushgate_storage_journal_bytes_total \(bytes)\n"
+        }
         family("pushgate_apns_sending_paused_seconds", "gauge",
                "Seconds until sends resume after APNs answered TooManyProviderTokenUpdates (0: sending).", to: &out)
         let sampled = observed.withLock { $0 }

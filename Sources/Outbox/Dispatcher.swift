@@ -9,8 +9,8 @@ import Synchronization
 import Timing
 
 /// Sends what the outbox holds. One loop, on its own thread (SQLite calls block, so they
-/// stay off Swift's cooperative pool), claims due deliveries in batches, starts a send
-/// task for each, and records results in batched transactions. At most `inFlight`
+/// stay off Swift's cooperative pool), claims due deliveries in batches, hands each to one
+/// of its send workers, and records results in batched transactions. At most `inFlight`
 /// deliveries are claimed and unrecorded at any moment: that is what a crash can cause
 /// to be sent twice.
 public final class Dispatcher: Sendable {
@@ -68,8 +68,7 @@ public final class Dispatcher: Sendable {
     private let running = Atomic<Bool>(false)
     /// Set at the signal: no claim and no APNs request starts any more.
     private let stopping = Atomic<Bool>(false)
-    /// Send tasks run here, not on the cooperative pool: a caller blocking pool threads
-    /// (a synchronous wait, a busy test run) must not be able to stall the sends.
+    /// Where the send workers run when the sender has no task threads of its own.
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
     /// Per campaign with claimed sends: withdrawn at a cancel or pause, which takes back its
     /// requests not yet written (`Withdrawal`), with how many of its sends are claimed and
@@ -172,6 +171,9 @@ public final class Dispatcher: Sendable {
 
     private func loop() {
         var messages: [Int64: OutboxMessage] = [:]
+        // The send workers, from the first claim to the loop's end.
+        var workers: SendQueue?
+        defer { workers?.close() }
         var unrecorded: [DeliveryUpdate] = []
         var lastHousekeeping = clock.wallSeconds()
         var lastRenewal = clock.wallSeconds()
@@ -192,8 +194,10 @@ public final class Dispatcher: Sendable {
             let stopping = stopping.load(ordering: .relaxed)
             if deadline == nil && !stopping {
                 let free = options.inFlight - stillOut
-                // Claim in sizeable batches, not one slot at a time, unless idle.
-                if free > 0 && (free >= max(1, options.inFlight / 4) || stillOut == 0) { limit = min(options.claimBatch, free) }
+                // Claim in sizeable batches (half the window: every claim is a commit, a
+                // rewrite of its segments and, on SQLite, WAL pages), not one slot at a
+                // time, unless idle. The half still out keeps the streams busy meanwhile.
+                if free > 0 && (free >= max(1, options.inFlight / 2) || stillOut == 0) { limit = min(options.claimBatch, free) }
             }
             let upkeep = clock.wallSeconds() - lastUpkeep >= Self.upkeepInterval
             if upkeep {
@@ -249,7 +253,7 @@ public final class Dispatcher: Sendable {
                     claims = []
                 }
                 outstanding.add(claims.count, ordering: .relaxed)
-                send(claims, messages: &messages, epoch: claimEpoch)
+                send(claims, messages: &messages, epoch: claimEpoch, workers: &workers)
             }
             if let deadline, inFlight == 0 || clock.wallSeconds() >= deadline { break }
             if upkeep, let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
@@ -285,7 +289,10 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage], epoch: Int) {
+    /// Hands a claim's devices to the send workers (started at the first claim): requests
+    /// built here, withdrawal tickets as of the claim's epoch.
+    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage], epoch: Int, workers: inout SendQueue?) {
+        guard !claims.isEmpty else { return }
         if messages.count > 1000 { messages.removeAll() }
         var tickets: [Int64: Withdrawal.Ticket] = [:]
         withdrawals.withLock { table in
@@ -296,6 +303,9 @@ public final class Dispatcher: Sendable {
                 }
             }
         }
+        var items: [SendItem] = []
+        items.reserveCapacity(claims.count)
+        var campaigns: [Int64: CampaignSend] = [:]
         for claim in claims {
             if messages[claim.campaign] == nil, let stored = try? storage.message(campaign: claim.campaign) {
                 messages[claim.campaign] = OutboxMessage(stored)
@@ -310,35 +320,65 @@ public final class Dispatcher: Sendable {
                                       reason: DiagnosticCode.unknownStoredPushType.rawValue, lease: claim.lease))
                 continue
             }
-            // The campaign's app and environment choose the credentials and the connection pool.
-            let chosen = senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender)
-            let pushType = message.stored.message.pushType
-            let app = message.stored.app
-            let route = message.stored.route
-            // A broadcast's answer is known by the apns-request-id it sent (APNs echoes it).
-            let requestID = message.stored.message.channel != nil ? request.header("apns-request-id") : nil
             request.withdrawal = tickets[claim.campaign]
-            // On the dispatcher's own executor, not a transport thread: with shared provider
-            // tokens a send reads the stored token (a storage query that may wait on the
-            // database), which must not hold up libcurl's transfers.
-            Task.detached(executorPreference: executor) { [self] in
-                guard !stopping.load(ordering: .relaxed), request.withdrawal?.isWithdrawn != true else {
-                    finish(Self.givenBack(claim))  // claimed, not yet sent when the stop, cancel or pause began
-                    return
-                }
-                let started = clock.wallSeconds()
-                let result = await chosen.send(request)
-                if case .transportFailed(let failure) = result, failure.code == .notStarted {
-                    finish(Self.givenBack(claim))  // queued in the transport when the stop, cancel or pause began
-                    return
-                }
-                if case .dryRun = result {} else { metrics.recordAPNsLatency(app: app, pushType: pushType, seconds: clock.wallSeconds() - started) }
-                let update = outcome(of: result, for: claim, route: route, requestID: requestID)
-                metrics.recordNotification(app: app, pushType: pushType, result: update.state == .retrying ? "retrying" : update.state.name,
-                                           reason: update.reason ?? "")
-                finish(update)
+            let campaign: CampaignSend
+            if let known = campaigns[claim.campaign] { campaign = known } else {
+                // The campaign's app and environment choose the credentials and the connection pool.
+                campaign = CampaignSend(sender: senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender), message: message)
+                campaigns[claim.campaign] = campaign
+            }
+            items.append(SendItem(claim: claim, request: request, campaign: campaign))
+        }
+        if workers == nil { workers = startWorkers() }
+        workers?.push(items)
+    }
+
+    /// `options.inFlight` worker tasks (as many as sends may be in flight: a claimed
+    /// device never waits for a worker), each sending one device at a time until the
+    /// queue closes. Not a task per device: creating, scheduling and finishing one cost
+    /// more than the rest of the Swift side of a send. They run on the task threads beside
+    /// the default sender's transport threads (`preferredExecutors`), so libcurl's threads
+    /// do libcurl's work alone; a shared provider token's storage read there waits on that
+    /// task thread only (as it would on any thread: the token manager's lock holds every
+    /// send of the key meanwhile). Without such threads (a dry run, a test's sender), on
+    /// the dispatcher's own executor, not the cooperative pool: a caller blocking pool
+    /// threads (a synchronous wait, a busy test run) must not be able to stall the sends.
+    private func startWorkers() -> SendQueue {
+        let executors = sender.preferredExecutors
+        let queue = SendQueue(lanes: max(1, executors.count))
+        for worker in 0..<options.inFlight {
+            let lane = worker % queue.lanes
+            let preferred: any TaskExecutor = executors.isEmpty ? executor : executors[lane]
+            Task.detached(executorPreference: preferred) { [self] in
+                while let item = await queue.next(lane: lane) { await deliver(item) }
             }
         }
+        return queue
+    }
+
+    /// One device: sent unless the stop, cancel or pause came first, its outcome counted
+    /// and handed to the loop.
+    private func deliver(_ item: SendItem) async {
+        let claim = item.claim
+        guard !stopping.load(ordering: .relaxed), item.request.withdrawal?.isWithdrawn != true else {
+            finish(Self.givenBack(claim))  // claimed, not yet sent when the stop, cancel or pause began
+            return
+        }
+        let campaign = item.campaign
+        let started = clock.wallSeconds()
+        let result = await campaign.sender.send(item.request)
+        if case .transportFailed(let failure) = result, failure.code == .notStarted {
+            finish(Self.givenBack(claim))  // queued in the transport when the stop, cancel or pause began
+            return
+        }
+        if case .dryRun = result {} else {
+            metrics.recordAPNsLatency(app: campaign.app, pushType: campaign.pushType, seconds: clock.wallSeconds() - started)
+        }
+        let requestID = campaign.isBroadcast ? item.request.header("apns-request-id") : nil
+        let update = outcome(of: result, for: claim, route: campaign.route, requestID: requestID)
+        metrics.recordNotification(app: campaign.app, pushType: campaign.pushType, result: update.state == .retrying ? "retrying" : update.state.name,
+                                   reason: update.reason ?? "")
+        finish(update)
     }
 
     /// A claimed device that was never sent because the process is stopping: back to

@@ -55,6 +55,10 @@ public final class PostgresCampaignStorage: CampaignStorage {
     let pendingFrontiers = Mutex<[Int64: PendingFrontier]>([:])
     /// The last segments decoded (a claim's, read again by the record of their results).
     let segmentCache = DecodedSegments()
+    /// Each campaign's segment size and apns-id prefix, as a record reads them: both are
+    /// written with the campaign row and never change, so a turn asks only for campaigns
+    /// it has not seen (`segmentInfo`).
+    let segmentInfoCache = Mutex<[Int64: (size: Int, prefix: String)]>([:])
 
     /// Connects and migrates (under the advisory lock), or with `readOnly` checks the
     /// schema is this pushgate's.

@@ -11,9 +11,15 @@ extension PostgresCampaignStorage {
                                now: Double, holds: ClaimHolds) throws(StorageError) -> [ClaimedDelivery] {
         guard !updates.isEmpty || claimLimit > 0 else { return [] }
         let (claim, settled) = try transaction { db throws(StorageError) -> (PendingClaim, [Int64]) in
-            let recorded = try recordRows(db, updates, now: now)
-            let claim = claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now, holds: holds) : PendingClaim()
-            return (claim, recorded.settled)
+            // One count update for the results and the claim together.
+            var tally = StateTally()
+            let recorded = try recordRows(db, updates, now: now, tally: &tally)
+            let claim = claimLimit > 0 ? try claimRows(db, limit: claimLimit, lease: lease, now: now, holds: holds, tally: &tally) : PendingClaim()
+            try tally.apply(db)
+            // A campaign this claim took devices from has them pending or in flight: it
+            // cannot be finished now (the commit that records its last ones finishes it).
+            let claimedFrom = Set(claim.claimed.map(\.campaign))
+            return (claim, recorded.settled.filter { !claimedFrom.contains($0) })
         }
         // Committed: the frontiers move (a claim rolled back leaves them where they were).
         if !claim.frontiers.isEmpty || !claim.gone.isEmpty {
@@ -53,7 +59,12 @@ extension PostgresCampaignStorage {
     @discardableResult
     public func record(_ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int {
         guard !updates.isEmpty else { return 0 }
-        let recorded = try transaction { db throws(StorageError) in try recordRows(db, updates, now: now) }
+        let recorded = try transaction { db throws(StorageError) in
+            var tally = StateTally()
+            let recorded = try recordRows(db, updates, now: now, tally: &tally)
+            try tally.apply(db)
+            return recorded
+        }
         finishSettled(recorded.settled, now: now)
         return recorded.counted
     }
@@ -98,8 +109,9 @@ extension PostgresCampaignStorage {
         var corrupt: [SegmentDecodeError] = []
     }
 
+    /// The claim's count changes go to `tally` (applied by the caller, in the same transaction).
     private func claimRows(_ db: PGConnection, limit: Int, lease: LeaseTerms, now: Double,
-                           holds: ClaimHolds) throws(StorageError) -> PendingClaim {
+                           holds: ClaimHolds, tally: inout StateTally) throws(StorageError) -> PendingClaim {
         let sendable = try db.execute(Self.sendableCampaigns, [.double(now)])
         // A capped campaign's rate bucket is read and paid under its row lock, taken without
         // waiting: one another instance is claiming right now is left to it for this turn.
@@ -138,7 +150,6 @@ extension PostgresCampaignStorage {
         guard !fair.seqs.isEmpty else { return result }
         let until = now + lease.seconds
         var claimed: [ClaimedDelivery] = []
-        var tally = StateTally()
         // Due devices, shared out by lane and campaign: a campaign's expired leases first
         // (their owner died or hung; a takeover is a send like any other, so it counts
         // against the campaign's share and rate), then its due retries (their own index),
@@ -210,7 +221,6 @@ extension PostgresCampaignStorage {
             try db.execute("UPDATE campaigns SET served_turn = $1, rate_paid_until = $2 WHERE seq = $3",
                            [.int(lastTurn + 1), .optional(candidate.paidUntil), .int(candidate.seq)])
         }
-        try tally.apply(db)
         result.claimed = claimed
         return result
     }
@@ -240,7 +250,9 @@ extension PostgresCampaignStorage {
     /// Records every update whose lease is still its device's: a segmented campaign's by
     /// segment (`recordSegments`), devices with a row of their own in one statement. Returns
     /// how many counted and the campaigns that had a device reach a final state.
-    private func recordRows(_ db: PGConnection, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> (counted: Int, settled: [Int64]) {
+    /// Count changes go to `tally` (applied by the caller, in the same transaction).
+    private func recordRows(_ db: PGConnection, _ updates: [DeliveryUpdate], now: Double,
+                            tally: inout StateTally) throws(StorageError) -> (counted: Int, settled: [Int64]) {
         guard !updates.isEmpty else { return (0, []) }
         // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
         var stopped: [Int64: DeliveryState?] = [:]
@@ -253,11 +265,10 @@ extension PostgresCampaignStorage {
                 rows[i].nextAttemptAt = nil
             }
         }
-        var tally = StateTally()
         var settled: Set<Int64> = []
         var dead: [(update: DeliveryUpdate, token: String, badToken: Bool)] = []
         var counted = 0
-        let info = try Self.segmentInfo(db, campaigns: Array(Set(rows.map(\.campaign))))
+        let info = try cachedSegmentInfo(db, campaigns: Set(rows.map(\.campaign)))
         if info.values.contains(where: { $0.size > 0 }) {
             let segmented = rows.filter { (info[$0.campaign]?.size ?? 0) > 0 }
             let recorded = try recordSegments(db, segmented, info: info, now: now, tally: &tally, settled: &settled, dead: &dead)
@@ -303,43 +314,81 @@ extension PostgresCampaignStorage {
             counted += changed.rows
         }
         if !dead.isEmpty {
+            let campaigns = Array(Set(dead.map(\.update.campaign)))
+            let found = try db.execute("SELECT seq, app, push_type FROM campaigns WHERE seq = ANY($1::bigint[])", [.text(PGArray.integers(campaigns))])
             var apps: [Int64: (app: String, pushType: String)] = [:]
+            for i in 0..<found.rows { apps[found.int(i, 0)] = (found.text(i, 1), found.text(i, 2)) }
+            var deaths: [Death] = []
             for (update, token, badToken) in dead {
-                let campaign = update.campaign
-                if apps[campaign] == nil {
-                    let row = try db.execute("SELECT app, push_type FROM campaigns WHERE seq = $1", [.int(campaign)])
-                    apps[campaign] = row.rows > 0 ? (row.text(0, 0), row.text(0, 1)) : ("", "")
-                }
                 // A 400 BadDeviceToken kills a Live Activity token (ActivityKit hands out a
                 // new one), not a device token (often a token of the other environment).
-                if badToken && apps[campaign]?.pushType != "liveactivity" { continue }
-                try recordDead(db, token: token, app: apps[campaign]?.app ?? "", update: update, now: now)
+                if badToken && apps[update.campaign]?.pushType != "liveactivity" { continue }
+                deaths.append(Death(token: token, timestamp: update.timestampMilliseconds ?? Int64(now * 1000),
+                                    reason: update.reason ?? "Unregistered", app: apps[update.campaign]?.app ?? ""))
             }
+            try recordDead(db, deaths, now: now)
         }
-        try tally.apply(db)
         return (counted, settled.sorted())
     }
 
     static let badDeviceToken = "BadDeviceToken"
+
+    /// `segmentInfo`, read from the database only for campaigns not seen before (neither
+    /// value changes once the campaign row exists).
+    private func cachedSegmentInfo(_ db: PGConnection, campaigns: Set<Int64>) throws(StorageError) -> [Int64: (size: Int, prefix: String)] {
+        var info = segmentInfoCache.withLock { cache in campaigns.reduce(into: [Int64: (size: Int, prefix: String)]()) { $0[$1] = cache[$1] } }
+        let missing = campaigns.filter { info[$0] == nil }
+        guard !missing.isEmpty else { return info }
+        let found = try Self.segmentInfo(db, campaigns: Array(missing))
+        segmentInfoCache.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache.merge(found) { _, new in new }
+        }
+        info.merge(found) { _, new in new }
+        return info
+    }
 
     private struct Key: Hashable {
         var campaign: Int64
         var index: Int
     }
 
-    /// A 410: the token is dead as of Apple's timestamp (or now, when Apple gave none),
-    /// unless an earlier answer already recorded a later death; queued for the webhook.
-    private func recordDead(_ db: PGConnection, token: String, app: String, update: DeliveryUpdate, now: Double) throws(StorageError) {
-        let timestamp = update.timestampMilliseconds ?? Int64(now * 1000)
-        let reason = update.reason ?? "Unregistered"
+    /// A token APNs called dead, and what to record about it.
+    private struct Death {
+        var token: String
+        /// Apple's timestamp, or the answer's time when Apple gave none.
+        var timestamp: Int64
+        var reason: String
+        var app: String
+    }
+
+    /// 410s (and a Live Activity's BadDeviceToken): each token is dead as of its latest
+    /// timestamp, unless an earlier answer already recorded a later death; each death is
+    /// queued for the webhook, in order. Two statements for the whole batch.
+    private func recordDead(_ db: PGConnection, _ deaths: [Death], now: Double) throws(StorageError) {
+        guard !deaths.isEmpty else { return }
+        // One row per token (an upsert may not touch a row twice): the first of its latest deaths,
+        // as recording them one by one would keep.
+        var latest: [String: Int] = [:]
+        for (i, death) in deaths.enumerated() {
+            if let kept = latest[death.token], deaths[kept].timestamp >= death.timestamp { continue }
+            latest[death.token] = i
+        }
+        let kept = latest.values.sorted().map { deaths[$0] }
         try db.execute("""
-            INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at, app) VALUES ($1, $2, $3, $4, $5)
+            INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at, app)
+            SELECT u.token, u.ts, u.reason, $4, u.app FROM unnest($1::text[], $2::bigint[], $3::text[], $5::text[]) AS u(token, ts, reason, app)
             ON CONFLICT (token) DO UPDATE SET dead_at_ms = excluded.dead_at_ms, dead_reason = excluded.dead_reason,
                 recorded_at = excluded.recorded_at, app = excluded.app
             WHERE tokens.dead_at_ms IS NULL OR excluded.dead_at_ms > tokens.dead_at_ms
-            """, [.text(token), .int(timestamp), .text(reason), .double(now), .text(app)])
-        try db.execute("INSERT INTO feedback_outbox(token, timestamp_ms, reason) VALUES ($1, $2, $3)",
-                       [.text(token), .int(timestamp), .text(reason)])
+            """, [.text(PGArray.texts(kept.map(\.token))), .text(PGArray.integers(kept.map(\.timestamp))),
+                  .text(PGArray.texts(kept.map(\.reason))), .double(now), .text(PGArray.texts(kept.map(\.app)))])
+        try db.execute("""
+            INSERT INTO feedback_outbox(token, timestamp_ms, reason)
+            SELECT u.token, u.ts, u.reason FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(token, ts, reason, n)
+            ORDER BY u.n
+            """, [.text(PGArray.texts(deaths.map(\.token))), .text(PGArray.integers(deaths.map(\.timestamp))),
+                  .text(PGArray.texts(deaths.map(\.reason)))])
     }
 
     /// Whether a retry of this campaign's device would be pointless: cancelled, or past

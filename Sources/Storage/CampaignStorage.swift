@@ -106,9 +106,16 @@ public protocol CampaignStorage: ProviderTokenStorage, CampaignFilling {
     /// decode (`CampaignSummary.failure` says which and why), newest first: what readiness
     /// and the log report. A backend that stores no segments has none.
     func failedCampaigns(since: Double, limit: Int) throws(StorageError) -> [CampaignSummary]
+    /// Bytes this process wrote to the store's write-ahead log since it opened it (SQLite:
+    /// WAL frames, each a page and its 24-byte header; checkpoints' copies into the
+    /// database file are not counted); nil where the server keeps the log (PostgreSQL).
+    /// Read without waiting for a transaction in progress.
+    var journalBytesWritten: Int64? { get }
 }
 
 extension CampaignStorage {
+    public var journalBytesWritten: Int64? { nil }
+
     public func recordAndClaim(_ updates: [DeliveryUpdate], claimLimit: Int, lease: LeaseTerms,
                                now: Double) throws(StorageError) -> [ClaimedDelivery] {
         try recordAndClaim(updates, claimLimit: claimLimit, lease: lease, now: now, holds: .none)

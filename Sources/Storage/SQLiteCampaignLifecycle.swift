@@ -148,15 +148,19 @@ extension SQLiteCampaignStorage {
     /// `finished` devices of the campaign reached a final state: it finishes (and its
     /// `campaign.finished` event is queued) when none is left.
     static func settle(_ db: SQLiteDatabase, campaign seq: Int64, finished: Int, now: Double) throws(StorageError) {
-        try db.statement("""
-            UPDATE campaigns SET remaining = remaining - ?,
-                finished_at = CASE WHEN remaining - ? <= 0 THEN ? ELSE NULL END
-            WHERE seq = ?
-            """).bind(.integer(finished), .integer(finished), .double(now), .int(seq)).run()
-        let left = try db.statement("SELECT remaining FROM campaigns WHERE seq = ?").bind(.int(seq))
-        let done = try left.step() && left.int(0) <= 0
+        // `finished_at` is written only when it changes: setting it (even to NULL again)
+        // rewrites the campaign's entries in the finished/unfinished indexes every turn.
+        try db.statement("UPDATE campaigns SET remaining = remaining - ? WHERE seq = ?").bind(.integer(finished), .int(seq)).run()
+        let left = try db.statement("SELECT remaining, finished_at IS NOT NULL FROM campaigns WHERE seq = ?").bind(.int(seq))
+        guard try left.step() else { left.reset(); return }
+        let (done, wasFinished) = (left.int(0) <= 0, left.int(1) != 0)
         left.reset()
-        if done { try recordFinished(db, campaign: seq) }
+        if done {
+            try db.statement("UPDATE campaigns SET finished_at = ? WHERE seq = ?").bind(.double(now), .int(seq)).run()
+            try recordFinished(db, campaign: seq)
+        } else if wasFinished {
+            try db.statement("UPDATE campaigns SET finished_at = NULL WHERE seq = ?").bind(.int(seq)).run()
+        }
     }
 
     /// Queues the `campaign.finished` event (in the transaction that finished it).

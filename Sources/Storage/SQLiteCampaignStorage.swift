@@ -44,6 +44,8 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     /// Why the last write failed; nil after a write that worked (what readiness reports
     /// without writing anything itself).
     let lastWriteFailure = Mutex<String?>(nil)
+    /// The writing connection's WAL bytes, as of its last write (`journalBytesWritten`).
+    private let walBytes = Atomic<Int64>(0)
     /// Devices per segment of the campaigns this storage writes.
     let segmentSize: Int
     /// The segments decoded last (a claim and the record after it read the same ones).
@@ -88,6 +90,8 @@ public final class SQLiteCampaignStorage: CampaignStorage {
     }
 
     /// Runs `body` on the reading connection, leaving no statement open afterwards.
+    public var journalBytesWritten: Int64? { walBytes.load(ordering: .relaxed) }
+
     func reading<T>(_ body: (SQLiteDatabase) throws(StorageError) -> T) throws(StorageError) -> T {
         try reader.withLock { db throws(StorageError) in
             defer { db.resetStatements() }
@@ -100,7 +104,10 @@ public final class SQLiteCampaignStorage: CampaignStorage {
         do {
             let result = try writer.withLock { connection throws(StorageError) in
                 guard let db = connection else { throw StorageError(.notWritable, "\(path) is open read-only") }
-                defer { db.resetStatements() }
+                defer {
+                    db.resetStatements()
+                    walBytes.store(db.walBytesWritten, ordering: .relaxed)
+                }
                 return try body(db)
             }
             lastWriteFailure.withLock { $0 = nil }

@@ -8,6 +8,8 @@ import Glibc
 final class SQLiteDatabase: @unchecked Sendable {  // every use is under its owner's Mutex
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// `PRAGMA page_size`, read at open: a WAL frame is a page and a 24-byte header.
+    private var pageSize: Int64 = 4096
 
     enum Synchronous: String, Sendable {
         /// fsync the WAL at every commit: a commit survives power loss.
@@ -41,6 +43,19 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
             try execute("PRAGMA synchronous=\(synchronous.rawValue)")
         }
         try execute("PRAGMA foreign_keys=ON")
+        let size = try statement("PRAGMA page_size")
+        if try size.step() { pageSize = size.int(0) }
+        size.reset()
+    }
+
+    /// Bytes this connection wrote to the WAL since it opened: the pages it wrote there
+    /// (`SQLITE_DBSTATUS_CACHE_WRITE`, which in WAL mode counts WAL frames only, not a
+    /// checkpoint's copies into the database file), each with its frame header.
+    var walBytesWritten: Int64 {
+        var pages: Int32 = 0
+        var highest: Int32 = 0
+        guard sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_WRITE, &pages, &highest, 0) == SQLITE_OK else { return 0 }
+        return Int64(UInt32(bitPattern: pages)) * (pageSize + 24)
     }
 
     /// The file holds a credential (the shared provider token): a new one is created mode

@@ -15,6 +15,11 @@ extension SQLiteCampaignStorage {
         var lease: Int64
         var progress: SegmentProgress
         var isOpen: Bool
+        /// `isOpen` and `leaseOwner` as read: when neither changed, the write leaves the
+        /// open and leased indexes alone (setting an indexed column rewrites its index
+        /// entry even to the same value: two more pages in the WAL every turn).
+        var storedOpen: Bool? = nil
+        var storedOwner: String? = nil
         var count: Int { progress.codes.count }
 
         func isLive(now: Double) -> Bool { leaseOwner != nil && (leaseUntil ?? 0) > now }
@@ -29,11 +34,20 @@ extension SQLiteCampaignStorage {
         return SegmentState(campaign: campaign, seg: seg, leaseOwner: find.optionalText(0), leaseUntil: find.optionalDouble(1),
                             lease: find.int(2),
                             progress: SegmentProgress(codes: find.blob(5), handed: Int(find.int(3)), reached: Int(find.int(4))),
-                            isOpen: find.int(6) != 0)
+                            isOpen: find.int(6) != 0, storedOpen: find.int(6) != 0, storedOwner: find.optionalText(0))
     }
 
     /// `now` nil: `updated_at` stays (a start-up give-back knows no time).
     static func saveSegment(_ db: SQLiteDatabase, _ state: SegmentState, now: Double?) throws(StorageError) {
+        if let storedOpen = state.storedOpen, storedOpen == state.isOpen, state.storedOwner == state.leaseOwner {
+            try db.statement("""
+                UPDATE segment_state SET lease_until = ?, lease = ?, handed = ?, reached = ?, codes = ?, updated_at = coalesce(?, updated_at)
+                WHERE campaign = ? AND seg = ?
+                """).bind(state.leaseUntil.map { .double($0) } ?? .null, .int(state.lease),
+                          .integer(state.progress.handed), .integer(state.progress.reached), .blob(state.progress.codes),
+                          now.map { .double($0) } ?? .null, .int(state.campaign), .int(state.seg)).run()
+            return
+        }
         try db.statement("""
             UPDATE segment_state SET lease_owner = ?, lease_until = ?, lease = ?, handed = ?, reached = ?, codes = ?, open = ?,
                 updated_at = coalesce(?, updated_at)

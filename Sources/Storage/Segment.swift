@@ -259,7 +259,7 @@ extension CampaignMessage {
     /// prefix and the device's index as 12 hex digits. A delivered device whose answer
     /// carried this id needs no row of its own.
     public static func apnsID(prefix: String, index: Int) -> String {
-        prefix + Hex.padded(UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF, width: 12)
+        Hex.padded(UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF, width: 12, after: prefix)
     }
 }
 

@@ -10,8 +10,22 @@ public enum Hex {
         nibble < 10 ? 0x30 &+ nibble : (uppercase ? 0x37 : 0x57) &+ nibble
     }
 
-    /// Each byte as two digits, in order (`[0xAB, 0x01]` → `ab01`).
+    /// Each byte as two digits, in order (`[0xAB, 0x01]` → `ab01`). Written straight into
+    /// the string's storage when the bytes are contiguous (a device token per claimed
+    /// device: one allocation, not three).
+    @inlinable
     public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        if let direct = bytes.withContiguousStorageIfAvailable({ buffer in
+            String(unsafeUninitializedCapacity: buffer.count * 2) { out in
+                var i = 0
+                for byte in buffer {
+                    out[i] = digit(byte >> 4, uppercase: uppercase)
+                    out[i + 1] = digit(byte & 0xF, uppercase: uppercase)
+                    i += 2
+                }
+                return i
+            }
+        }) { return direct }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
@@ -22,16 +36,25 @@ public enum Hex {
     }
 
     /// `value` in hex, zero-padded to at least `width` digits (`padded(0x2a, width: 4)` is
-    /// `002a`).
-    public static func padded(_ value: UInt64, width: Int, uppercase: Bool = false) -> String {
-        var digits: [UInt8] = []
-        var rest = value
-        repeat {
-            digits.append(digit(UInt8(truncatingIfNeeded: rest & 0xF), uppercase: uppercase))
-            rest >>= 4
-        } while rest != 0
-        while digits.count < width { digits.append(0x30) }
-        return String(decoding: digits.reversed(), as: UTF8.self)
+    /// `002a`), after `prefix` (`padded(0x2a, width: 4, after: "id-")` is `id-002a`): one
+    /// allocation (an apns-id per claimed device).
+    public static func padded(_ value: UInt64, width: Int, uppercase: Bool = false, after prefix: String = "") -> String {
+        var digits = 1
+        while digits < 16 && value >> (4 * digits) != 0 { digits += 1 }
+        digits = max(digits, width)
+        var prefix = prefix
+        let start = prefix.utf8.count
+        return prefix.withUTF8 { head in
+            String(unsafeUninitializedCapacity: start + digits) { out in
+                for (i, byte) in head.enumerated() { out[i] = byte }
+                var rest = value
+                for i in stride(from: start + digits - 1, through: start, by: -1) {
+                    out[i] = digit(UInt8(truncatingIfNeeded: rest & 0xF), uppercase: uppercase)
+                    rest >>= 4
+                }
+                return start + digits
+            }
+        }
     }
 
     /// Appends `%XX` for `byte`, uppercase as RFC 3986 §2.1 recommends.

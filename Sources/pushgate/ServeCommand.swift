@@ -199,6 +199,7 @@ enum ServeCommand {
                 connections: first.connections, streamsPerConnection: first.maxConcurrentStreams),
             metrics: metrics,
             log: { log.message(.warn, $0) })
+        metrics.observeJournalBytes { storage.journalBytesWritten }
         metrics.observeSendingPause { fleet.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
         metrics.observeAPNsReachability { fleet.transports.allSatisfy { $0.reachability == .reachable } }
         metrics.observeKeyHolds {
