@@ -77,6 +77,7 @@ FLEET_DEVICES ?= 100000
 
 test: deps browser-env api-env
 	SWIFT=$(SWIFT) python3 scripts/check-architecture.py
+	python3 scripts/check-time.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel --skip '$(FLEET_TEST)'
 	PUSHGATE_FLEET_DEVICES=$(FLEET_DEVICES) $(SWIFT) test --skip-build --filter '$(FLEET_TEST)'

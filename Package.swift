@@ -39,7 +39,7 @@ let package = Package(
         // The only module that imports OpenSSL: P-256 keys, ES256, SHA-256, HMAC, constant-time comparison.
         .target(name: "Crypto", dependencies: ["COpenSSL", "StrictJSON"]),
         .target(name: "DeepLinks", dependencies: ["StrictJSON", "Crypto"]),
-        .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON"]),
+        .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON", "Timing"]),
         // The app's half of the route table: the Swift router generator. It embeds the link
         // engine's sources (Sources/DeepLinks/Engine, TextSafety) at build time.
         .target(name: "Codegen", dependencies: ["DeepLinks", "StrictJSON"], plugins: ["EmbedLinkEngine"]),
@@ -73,7 +73,7 @@ let package = Package(
 
         .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
 
-        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Storage", "PostgresStorage"],
+        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Storage", "PostgresStorage", "Timing"],
                           path: "Benchmarks/PushgateBench"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "DeepLinks"]),
@@ -82,14 +82,14 @@ let package = Package(
         .testTarget(name: "OSThreadsTests", dependencies: ["OSThreads"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
-        .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "TestSupport"], exclude: ["Goldens"]),
+        .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "Timing", "TestSupport"], exclude: ["Goldens"]),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Crypto", "CurlClient", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
         .target(name: "TestSupport", dependencies: ["StrictJSON", "Timing", "Storage", "HTTPServer"], path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CLinuxShims", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CLinuxShims", "Timing", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Crypto", "CurlClient", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "TestSupport", "StrictJSON"], exclude: ["Fixtures"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "Timing", "TestSupport", "StrictJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON", "TestSupport"]),
-        .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport", "Storage", "PostgresStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport", "Storage", "PostgresStorage", "Timing"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

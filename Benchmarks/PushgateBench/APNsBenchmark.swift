@@ -4,6 +4,7 @@ import Payloads
 import Synchronization
 import Crypto
 import CurlClient
+import Timing
 
 /// `apns`: the libcurl transport against a local h2o sink, next to h2load's rate and a
 /// bare libcurl program's against the same sink in the same run (1 connection, 100
@@ -125,7 +126,7 @@ enum APNsBenchmark {
                                      threads: Int = 1, onTaskThreads: Bool = true) -> Measurement? {
         guard let transport = try? CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: caFile,
                                                                                    connections: connections, maxConcurrentStreams: 100,
-                                                                                   threads: threads)) else { return nil }
+                                                                                   threads: threads), clock: SystemClock()) else { return nil }
         defer { transport.shutdown() }
         return send(through: transport, body: body, inFlight: 200 * connections, requests: requests,
                     executors: onTaskThreads ? transport.executors : [])
@@ -148,8 +149,8 @@ enum APNsBenchmark {
     static func send(through transport: any HTTPTransport, body: String, inFlight: Int, requests count: Int,
                      executors: [any TaskExecutor] = []) -> Measurement? {
         guard let key = try? SigningKey.ephemeral() else { return nil }
-        let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: "TEAM123456", keyId: "KEY1234567"),
-                                retry: RetryPolicy())
+        let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: "TEAM123456", keyId: "KEY1234567", clock: SystemClock()),
+                                retry: RetryPolicy(), clock: SystemClock())
         let requests = (0..<1000).map { i -> APNsRequest in
             let hex = String(i, radix: 16)
             let token = String(repeating: "0", count: 64 - hex.count) + hex

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PostgresStorage
 import Storage
+import Timing
 
 /// `PushgateBench claim-time DEVICES [POSTGRES_URL]`: the storage alone, no network. One
 /// campaign of DEVICES devices is inserted, then the dispatcher's turn — record the last
@@ -20,7 +21,7 @@ enum ClaimBenchmark {
         var path: String?
         do throws(StorageError) {
             if let postgresURL {
-                storage = try PostgresCampaignStorage(options: .init(url: postgresURL, poolSize: 2, instance: lease.owner))
+                storage = try PostgresCampaignStorage(options: .init(url: postgresURL, poolSize: 2, instance: lease.owner, clock: SystemClock()))
             } else {
                 let file = "/tmp/pushgate-claim-bench-\(getpid()).db"
                 path = file

@@ -5,6 +5,7 @@ import DeepLinks
 import Foundation
 import Payloads
 import StrictJSON
+import Timing
 
 /// `payloads`: personalised APNs payloads built and serialised per second, one core, for
 /// a typical alert campaign (template text with two per-device variables, a checked deep
@@ -77,7 +78,7 @@ enum PayloadBenchmark {
             let routes = try RouteTable(json: routesJSON, source: "bench-routes")
             let template = try Template.parse(jsonBytes: Array(templateJSON.utf8), name: "price_drop").get()
             let planner = CampaignPlanner(bundleId: "com.example.shop", links: routes,
-                                          templates: TemplateLibrary([template]), requireDevices: false)
+                                          templates: TemplateLibrary([template]), requireDevices: false, clock: SystemClock())
             let campaign = #"{"template": "price_drop", "deeplink": "https://example.com/product/1042?ref=price-drop"}"#
             let plan = try planner.plan(jsonBytes: Array(campaign.utf8)).get()
             let devices = (0..<deviceCount).map { i in

@@ -18,7 +18,7 @@ public final class APNsClient: NotificationSender {
     private let clock: any TimeSource
 
     public init(transport: any HTTPTransport, tokens: ProviderTokenManager, retry: RetryPolicy, topicOverride: String? = nil,
-                jitter: @escaping @Sendable () -> Double = Backoff.randomUnit, clock: any TimeSource = SystemClock()) {
+                jitter: @escaping @Sendable () -> Double = Backoff.randomUnit, clock: any TimeSource) {
         self.transport = transport
         self.tokens = tokens
         self.retry = retry

@@ -12,7 +12,7 @@ public enum APNsDelivery {
 
     /// The key (from `keyFile`, or ephemeral for a dry run without one) and its token
     /// manager, signed once so that a key that cannot sign fails at start-up.
-    public static func providerTokens(for configuration: APNsConfiguration, clock: any TimeSource = SystemClock(),
+    public static func providerTokens(for configuration: APNsConfiguration, clock: any TimeSource,
                                       tokenStore: (any ProviderTokenStore)? = nil)
         throws(APNsConfigurationError) -> (ProviderTokenManager, notices: [String]) {
         var notices: [String] = []

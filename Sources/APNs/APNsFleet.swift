@@ -45,7 +45,7 @@ public final class APNsFleet: Sendable {
 
     /// `apps` must not be empty. `tokenStore` shares each provider token with every process
     /// using the same storage.
-    public init(apps: [App], clock: any TimeSource = SystemClock(),
+    public init(apps: [App], clock: any TimeSource,
                 tokenStore: (any ProviderTokenStore)? = nil) throws(Failure) {
         precondition(!apps.isEmpty, "a fleet has at least one app")
         var managers: [String: ProviderTokenManager] = [:]

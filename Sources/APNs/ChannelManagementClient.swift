@@ -23,7 +23,7 @@ public struct ChannelManagementClient: Sendable {
     private let requestId: @Sendable () -> String
 
     public init(bundleId: String, baseURL: String, tokens: ProviderTokenManager, transport: any OneShotTransport,
-                retry: RetryPolicy = RetryPolicy(), clock: any TimeSource = SystemClock(),
+                retry: RetryPolicy = RetryPolicy(), clock: any TimeSource,
                 requestId: @escaping @Sendable () -> String = { APNsID.random() }) {
         self.bundleId = bundleId
         self.baseURL = baseURL

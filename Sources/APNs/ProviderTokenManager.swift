@@ -59,7 +59,7 @@ public final class ProviderTokenManager: Sendable, RefusedKeyListener {
     /// gone out yet are taken back (`keyStopped`) instead of meeting the same refusal.
     public let withdrawal = Withdrawal()
 
-    public init(key: SigningKey, teamId: String, keyId: String, clock: any TimeSource = SystemClock(),
+    public init(key: SigningKey, teamId: String, keyId: String, clock: any TimeSource,
                 store: (any ProviderTokenStore)? = nil, probeBackoff: Backoff = ProviderTokenManager.defaultProbeBackoff) {
         self.key = key
         self.teamId = teamId

@@ -104,7 +104,7 @@ public final class CurlHTTP2Transport: HTTPTransport {
     private let nextWorker = Atomic<Int>(0)
     public let settings: TransportSettings
 
-    public init(settings: TransportSettings, clock: any TimeSource = SystemClock()) throws(TransportFailure) {
+    public init(settings: TransportSettings, clock: any TimeSource) throws(TransportFailure) {
         if settings.baseURL.hasPrefix("http://"), !CurlCapabilities.reusesCleartextHTTP2 {
             throw TransportFailure(.transportError, "libcurl \(CurlCapabilities.versionString) cannot reuse HTTP/2 cleartext connections "
                 + "(curl issue #10634, fixed in 8.0.0); use an https:// url (with caFile for a local server)")

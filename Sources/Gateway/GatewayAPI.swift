@@ -47,7 +47,7 @@ public struct GatewayComponents: Sendable {
 public enum GatewayAPI {
     public static func makeService(_ components: GatewayComponents, settings: ServerSettings, metrics: Metrics,
                                    log: RequestLog, campaigns: DurableCampaigns,
-                                   clock: any TimeSource = SystemClock()) throws(APIRouter.ConflictError) -> GatewayService {
+                                   clock: any TimeSource) throws(APIRouter.ConflictError) -> GatewayService {
         var builder = APIRouterBuilder()
         let monitor = ReadinessMonitor(checks: components.readiness, metrics: metrics)
         HealthEndpoints.register(in: &builder, metrics: metrics, monitor: monitor,

@@ -24,7 +24,7 @@ public final class GatewayService: HTTPResponder {
     private let clock: any TimeSource
 
     public init(router: APIRouter, keyring: APIKeyring, defaultRateLimit: RateLimit? = nil,
-                metrics: Metrics, log: RequestLog, clock: any TimeSource = SystemClock(),
+                metrics: Metrics, log: RequestLog, clock: any TimeSource,
                 trustedProxies: TrustedProxies = .none, failedAuthenticationLimit: RateLimit = GatewayService.authFailureLimit) {
         self.router = router
         self.failedAuthenticationLimit = failedAuthenticationLimit

@@ -1,8 +1,8 @@
-import Dispatch
 import HTTPServer
 import OSThreads
 import StrictJSON
 import Synchronization
+import Timing
 
 /// Runs the readiness checks and samples the metrics' observed gauges on a thread of its
 /// own, every `interval`, so `/readyz` and `/metrics` answer on the I/O thread from the
@@ -49,7 +49,7 @@ public final class ReadinessMonitor: Sendable {
         let latest = Mutex(Answer(status: 503, body: []))
         let rounds = Atomic<Int>(0)
         private let stopped = Atomic<Bool>(false)
-        private let wake = DispatchSemaphore(value: 0)
+        private let wake = Wakeup()
 
         init(checks: [ReadinessCheck], metrics: Metrics, interval: Double) {
             self.checks = checks
@@ -59,7 +59,7 @@ public final class ReadinessMonitor: Sendable {
 
         func run() {
             while !stopped.load(ordering: .acquiring) {
-                _ = wake.wait(timeout: .now() + interval)
+                wake.wait(for: .seconds(interval))
                 if stopped.load(ordering: .acquiring) { return }
                 evaluate()
             }

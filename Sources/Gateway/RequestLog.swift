@@ -71,11 +71,13 @@ public final class RequestLog: Sendable {
     public let level: Level
     private let pending = Mutex<[UInt8]>([])
     private let fd: Int32
+    private let clock: any TimeSource
     private let messageFD: Int32
 
     /// `fd` receives request lines (2 is stderr; a negative fd keeps none); messages
-    /// always go to `messageFD`. Tests pass pipes.
-    public init(fd: Int32 = 2, messageFD: Int32 = 2, format: Format = .json, level: Level = .info) {
+    /// always go to `messageFD`. Tests pass pipes. `clock` stamps the messages.
+    public init(fd: Int32 = 2, messageFD: Int32 = 2, format: Format = .json, level: Level = .info, clock: any TimeSource) {
+        self.clock = clock
         self.fd = fd
         self.messageFD = messageFD
         self.format = format
@@ -95,8 +97,9 @@ public final class RequestLog: Sendable {
 
     /// A start-up, shutdown or failure message, in the log's format, written at once
     /// (after any request lines still buffered).
-    public func message(_ level: Level, _ text: String, time: Double = SystemClock().wallSeconds()) {
+    public func message(_ level: Level, _ text: String, time: Double? = nil) {
         guard level >= self.level else { return }
+        let time = time ?? clock.wallSeconds()
         var line: [UInt8]
         if format == .json {
             var w = JSONWriter(capacity: 64 + text.utf8.count)

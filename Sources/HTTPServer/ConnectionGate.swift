@@ -37,6 +37,7 @@ final class ConnectionGate: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let limits: Limits
+    private let clock: any TimeSource
     private let check: RequestHeadCheck
     private let handOver: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
     private let refuse: (FramingViolation, String) -> [UInt8]
@@ -54,11 +55,12 @@ final class ConnectionGate: @unchecked Sendable {
     private let laterHeads = Mutex<[Int32: Double]>([:])
 
     /// Takes ownership of `listenFD` (bound and listening).
-    init(listenFD: Int32, limits: Limits, check: RequestHeadCheck,
+    init(listenFD: Int32, limits: Limits, check: RequestHeadCheck, clock: any TimeSource,
          handOver: @escaping (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool,
          refuse: @escaping (FramingViolation, String) -> [UInt8],
          abandoned: @escaping (String) -> Void) throws(HTTPServerError) {
         self.listenFD = listenFD
+        self.clock = clock
         self.limits = limits
         self.check = check
         self.handOver = handOver
@@ -122,7 +124,7 @@ final class ConnectionGate: @unchecked Sendable {
     /// the seconds the first head had. libmicrohttpd's own timeout is an idle timeout,
     /// which a client sending one byte a second never reaches. Any thread.
     func awaitHead(_ fd: Int32) {
-        let deadline = SystemClock().monotonicSeconds() + Double(limits.headSeconds)
+        let deadline = clock.monotonicSeconds() + Double(limits.headSeconds)
         laterHeads.withLock { $0[fd] = deadline }
     }
 
@@ -152,7 +154,7 @@ final class ConnectionGate: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: check.maxHeadBytes + 1)
         while !stopping.load(ordering: .acquiring) {
             let count = epoll_wait(epollFD, &events, Int32(events.count), 250)
-            let now = SystemClock().monotonicSeconds()
+            let now = clock.monotonicSeconds()
             if count > 0 {
                 for event in events[0..<Int(count)] {
                     let fd = event.data.fd
@@ -247,7 +249,7 @@ final class ConnectionGate: @unchecked Sendable {
             shutdown(fd, Int32(SHUT_WR))
             waiting[fd]?.draining = true
             // Bounded: whatever arrives within two seconds is dropped, then the close.
-            waiting[fd]?.deadline = SystemClock().monotonicSeconds() + 2
+            waiting[fd]?.deadline = clock.monotonicSeconds() + 2
             drain(fd)
         }
     }

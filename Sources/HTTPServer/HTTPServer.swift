@@ -27,7 +27,9 @@ public final class HTTPServer: @unchecked Sendable {
     public let port: Int
     public let configuration: HTTPServerConfiguration
 
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) throws(HTTPServerError) {
+    /// `clock`: the monotonic deadlines of a stop and of a request head; the `Date` of
+    /// the answers written outside libmicrohttpd.
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, clock: any TimeSource) throws(HTTPServerError) {
         self.configuration = configuration
         let check = RequestHeadCheck()
         let trim = HeapTrim()
@@ -41,7 +43,7 @@ public final class HTTPServer: @unchecked Sendable {
             throw error
         }
         let context = ServerContext(responder: responder, maxBodyBytes: configuration.maxBodyBytes, check: check, pool: pool,
-                                    upstream: upstream, trim: trim)
+                                    upstream: upstream, trim: trim, clock: clock)
         self.context = context
         let contextPointer = Unmanaged.passRetained(context).toOpaque()
         self.contextPointer = contextPointer
@@ -91,12 +93,13 @@ public final class HTTPServer: @unchecked Sendable {
                 limits: .init(connections: configuration.connectionLimit, perAddress: configuration.perIPConnectionLimit,
                               headSeconds: configuration.connectionTimeoutSeconds),
                 check: check,
+                clock: clock,
                 handOver: { fd, address, length in
                     let daemon = OpaquePointer(bitPattern: daemonAddress)
                     return MHD_add_connection(daemon, fd, address, length) == .YES
                 },
                 refuse: { violation, remoteAddress in
-                    serialize(responder.refused(violation, remoteAddress: remoteAddress), closing: true)
+                    serialize(responder.refused(violation, remoteAddress: remoteAddress), closing: true, now: clock.wallSeconds())
                 },
                 abandoned: { remoteAddress in responder.answeredByLibrary(status: 0, remoteAddress: remoteAddress) })
         } catch {
@@ -131,9 +134,9 @@ public final class HTTPServer: @unchecked Sendable {
         // Long requests still waiting for a worker are answered now; running ones may
         // finish until the deadline.
         context.answerSuspended(onlyIfQueued: true)
-        let deadline = SystemClock().monotonicSeconds() + deadlineSeconds
+        let deadline = context.clock.monotonicSeconds() + deadlineSeconds
         var drained = context.inFlight.load(ordering: .relaxed) == 0
-        while !drained && SystemClock().monotonicSeconds() < deadline {
+        while !drained && context.clock.monotonicSeconds() < deadline {
             usleep(5_000)
             drained = context.inFlight.load(ordering: .relaxed) == 0
         }
@@ -154,8 +157,8 @@ public final class HTTPServer: @unchecked Sendable {
             // libmicrohttpd refuses to stop with a suspended connection: answer those
             // still on the pool and give its threads a moment to send the answers.
             if context.answerSuspended(onlyIfQueued: false) > 0 {
-                let until = SystemClock().monotonicSeconds() + 1
-                while context.inFlight.load(ordering: .relaxed) > 0 && SystemClock().monotonicSeconds() < until { usleep(5_000) }
+                let until = context.clock.monotonicSeconds() + 1
+                while context.inFlight.load(ordering: .relaxed) > 0 && context.clock.monotonicSeconds() < until { usleep(5_000) }
             }
             context.daemonRunning.withLock { $0 = false }
             MHD_stop_daemon(daemon)
@@ -180,6 +183,7 @@ final class ServerContext: Sendable {
     /// Bodies from this size up are followed by a heap trim.
     static let bigBodyBytes = 256 * 1024
     let trim: HeapTrim
+    let clock: any TimeSource
     /// Guards every `MHD_resume_connection` against a stopped daemon.
     let daemonRunning = Mutex(false)
     /// The accept loop, which also keeps sockets open for a moment after a refusal.
@@ -188,8 +192,9 @@ final class ServerContext: Sendable {
     private let suspended = Mutex<(jobs: [ObjectIdentifier: SuspendedRequest], closing: Bool)>(([:], false))
 
     init(responder: any HTTPResponder, maxBodyBytes: Int, check: RequestHeadCheck, pool: WorkerPool, upstream: WorkerPool,
-         trim: HeapTrim) {
+         trim: HeapTrim, clock: any TimeSource) {
         self.trim = trim
+        self.clock = clock
         self.upstream = upstream
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
@@ -590,7 +595,8 @@ private let libraryAnswer: pg_library_answer_handler = { connection, status in
     let fd = pg_mhd_connection_fd(connection)
     guard fd >= 0 else { return 0 }
     let server = state.server
-    let answer = serialize(server.responder.refused(violation, remoteAddress: clientAddress(connection)), closing: true)
+    let answer = serialize(server.responder.refused(violation, remoteAddress: clientAddress(connection)), closing: true,
+                           now: server.clock.wallSeconds())
     // Nothing of the previous answer is still queued (libmicrohttpd reads the next
     // request only once it has been sent), so these bytes go out in order. One try:
     // a client that does not read gets the close alone.
@@ -763,8 +769,8 @@ private func parsedHeadViolation(_ request: HTTPRequest, version: String, check:
 }
 
 /// The bytes of a whole response, for answers written outside libmicrohttpd.
-func serialize(_ response: HTTPResponse, closing: Bool) -> [UInt8] {
-    var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\nDate: \(httpDate())\r\n"
+func serialize(_ response: HTTPResponse, closing: Bool, now: Double) -> [UInt8] {
+    var head = "HTTP/1.1 \(response.status) \(reasonPhrase(response.status))\r\nDate: \(httpDate(now))\r\n"
     for (name, value) in response.headers {
         let lower = name.lowercased()
         if lower == "content-length" || lower == "connection" { continue }
@@ -777,8 +783,8 @@ func serialize(_ response: HTTPResponse, closing: Bool) -> [UInt8] {
 }
 
 /// `Tue, 01 Dec 2026 08:56:56 GMT` (RFC 9110 §5.6.7), as libmicrohttpd writes it.
-func httpDate() -> String {
-    var now = time(nil)
+func httpDate(_ wallSeconds: Double) -> String {
+    var now = time_t(wallSeconds.rounded(.down))
     var parts = tm()
     gmtime_r(&now, &parts)
     var buffer = [CChar](repeating: 0, count: 64)

@@ -1,5 +1,4 @@
 import APNs
-import Dispatch
 import Glibc
 import OSThreads
 import Payloads
@@ -21,6 +20,7 @@ public final class Dispatcher: Sendable {
         public var retryBaseSeconds: Double
         public var retryMaxSeconds: Double
         /// Who claims and for how long (renewed every third of it while sends are in flight).
+        /// An empty owner: this process, stamped by the dispatcher's clock when it is made.
         public var lease: LeaseTerms
 
         /// Between attempts after a transient failure: doubling from `retryBaseSeconds`, at
@@ -31,7 +31,7 @@ public final class Dispatcher: Sendable {
 
         public init(inFlight: Int = 256, claimBatch: Int = 500, maxAttempts: Int = 5,
                     retryBaseSeconds: Double = 2, retryMaxSeconds: Double = 300,
-                    lease: LeaseTerms = LeaseTerms(instance: InstanceID.current(now: SystemClock().wallSeconds()), seconds: 30)) {
+                    lease: LeaseTerms = LeaseTerms(owner: "", seconds: 30)) {
             self.lease = lease
             self.inFlight = max(1, inFlight)
             self.claimBatch = max(1, claimBatch)
@@ -61,9 +61,10 @@ public final class Dispatcher: Sendable {
     let senders: (@Sendable (CampaignMessage) -> any NotificationSender)?
 
     private let completed = Mutex<[DeliveryUpdate]>([])
-    private let wakeup = DispatchSemaphore(value: 0)
-    private let loopEnded = DispatchSemaphore(value: 0)
+    private let wakeup = Wakeup()
+    private let loopEnded = Wakeup()
     private let outstanding = Atomic<Int>(0)
+    /// When a stop gives up waiting for answers, on the monotonic clock (seconds).
     private let stopDeadline = Mutex<Double?>(nil)
     private let running = Atomic<Bool>(false)
     /// Set at the signal: no claim and no APNs request starts any more.
@@ -83,7 +84,7 @@ public final class Dispatcher: Sendable {
 
     public init(storage: any CampaignStorage, sender: any NotificationSender, dryRunSender: any NotificationSender,
                 metrics: any OutboxMetrics, heldUntil: @escaping @Sendable (CampaignRoute) -> Double? = { _ in nil },
-                options: Options = Options(), clock: any TimeSource = SystemClock(),
+                options: Options = Options(), clock: any TimeSource,
                 log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
                 housekeeping: @escaping @Sendable () -> Void = {},
                 senders: (@Sendable (CampaignMessage) -> any NotificationSender)? = nil) {
@@ -91,6 +92,10 @@ public final class Dispatcher: Sendable {
         self.sender = sender
         self.dryRunSender = dryRunSender
         self.metrics = metrics
+        var options = options
+        if options.lease.owner.isEmpty {
+            options.lease = LeaseTerms(instance: InstanceID.current(now: clock.wallSeconds()), seconds: options.lease.seconds)
+        }
         self.options = options
         self.clock = clock
         self.heldUntil = heldUntil
@@ -154,7 +159,7 @@ public final class Dispatcher: Sendable {
     public func stop(deadlineSeconds: Double) -> Bool {
         beginStop()
         guard running.exchange(false, ordering: .relaxed) else { return inFlight == 0 }
-        stopDeadline.withLock { $0 = clock.wallSeconds() + deadlineSeconds }
+        stopDeadline.withLock { $0 = clock.monotonicSeconds() + deadlineSeconds }
         wakeup.signal()
         loopEnded.wait()
         if inFlight > 0 { _ = try? storage.renewLeases(LeaseTerms(owner: options.lease.owner, seconds: 0), now: clock.wallSeconds()) }
@@ -175,8 +180,10 @@ public final class Dispatcher: Sendable {
         var workers: SendQueue?
         defer { workers?.close() }
         var unrecorded: [DeliveryUpdate] = []
-        var lastHousekeeping = clock.wallSeconds()
-        var lastRenewal = clock.wallSeconds()
+        // Intervals and the stop deadline on the monotonic clock; storage's `now` (due
+        // times, lease expiries, stamps it keeps) on the wall clock.
+        var lastHousekeeping = clock.monotonicSeconds()
+        var lastRenewal = clock.monotonicSeconds()
         var lastUpkeep = -Double.infinity
         // When the oldest result in `unrecorded` arrived.
         var oldestUnrecorded: Double?
@@ -186,7 +193,7 @@ public final class Dispatcher: Sendable {
                 defer { done.removeAll(keepingCapacity: true) }
                 return done
             }
-            if !collected.isEmpty, oldestUnrecorded == nil { oldestUnrecorded = clock.wallSeconds() }
+            if !collected.isEmpty, oldestUnrecorded == nil { oldestUnrecorded = clock.monotonicSeconds() }
             unrecorded += collected
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
@@ -199,9 +206,9 @@ public final class Dispatcher: Sendable {
                 // time, unless idle. The half still out keeps the streams busy meanwhile.
                 if free > 0 && (free >= max(1, options.inFlight / 2) || stillOut == 0) { limit = min(options.claimBatch, free) }
             }
-            let upkeep = clock.wallSeconds() - lastUpkeep >= Self.upkeepInterval
+            let upkeep = clock.monotonicSeconds() - lastUpkeep >= Self.upkeepInterval
             if upkeep {
-                lastUpkeep = clock.wallSeconds()
+                lastUpkeep = clock.monotonicSeconds()
                 // Cancelled and expired campaigns: their unsent devices are ended, a batch a turn.
                 if deadline == nil, !stopping, let ended = try? storage.closeStopped(now: clock.wallSeconds(), limit: options.claimBatch), ended > 0 {
                     lastUpkeep = -Double.infinity  // look again at once: more may be left
@@ -222,7 +229,7 @@ public final class Dispatcher: Sendable {
             // Results go with the next claim; on their own only once they waited long enough,
             // when nothing is left out (the campaign's end), or when stopping.
             let recordNow = !unrecorded.isEmpty && (deadline != nil || stopping || stillOut == 0
-                || clock.wallSeconds() - (oldestUnrecorded ?? 0) >= Self.recordInterval)
+                || clock.monotonicSeconds() - (oldestUnrecorded ?? 0) >= Self.recordInterval)
             if recordNow || limit > 0 {
                 let now = clock.wallSeconds()
                 let holds = ClaimHolds { [heldUntil] route in
@@ -236,7 +243,7 @@ public final class Dispatcher: Sendable {
                 } catch {
                     log("pushgate: cannot record results or claim deliveries (results kept in memory, retrying): \(error.description)")
                     // Stopping: give up at the deadline; the rows stay in flight and are sent again at the next start.
-                    if let deadline, clock.wallSeconds() >= deadline { break }
+                    if let deadline, clock.monotonicSeconds() >= deadline { break }
                     usleep(500_000)
                     continue
                 }
@@ -255,16 +262,16 @@ public final class Dispatcher: Sendable {
                 outstanding.add(claims.count, ordering: .relaxed)
                 send(claims, messages: &messages, epoch: claimEpoch, workers: &workers)
             }
-            if let deadline, inFlight == 0 || clock.wallSeconds() >= deadline { break }
+            if let deadline, inFlight == 0 || clock.monotonicSeconds() >= deadline { break }
             if upkeep, let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
             // Renewed well before expiry, so a live process never loses a lease it is using.
-            if inFlight > 0, clock.wallSeconds() - lastRenewal >= options.lease.seconds / 3 {
+            if inFlight > 0, clock.monotonicSeconds() - lastRenewal >= options.lease.seconds / 3 {
                 _ = try? storage.renewLeases(options.lease, now: clock.wallSeconds())
-                lastRenewal = clock.wallSeconds()
+                lastRenewal = clock.monotonicSeconds()
             }
-            if clock.wallSeconds() - lastHousekeeping > 60 {
+            if clock.monotonicSeconds() - lastHousekeeping > 60 {
                 housekeeping()
-                lastHousekeeping = clock.wallSeconds()
+                lastHousekeeping = clock.monotonicSeconds()
             }
             if claims.isEmpty {
                 // Results waiting to be recorded are recorded once they are old enough.
@@ -282,8 +289,8 @@ public final class Dispatcher: Sendable {
         if inFlight == 0, let due = try? storage.nextDueTime(now: clock.wallSeconds()) {
             timeout = min(1.0, max(skippedHeld ? 0.25 : 0.005, due - clock.wallSeconds()))
         }
-        if let recordDue { timeout = min(timeout, max(0.001, recordDue - clock.wallSeconds())) }
-        if wakeup.wait(timeout: .now() + timeout) == .success && inFlight > 0 {
+        if let recordDue { timeout = min(timeout, max(0.001, recordDue - clock.monotonicSeconds())) }
+        if wakeup.wait(for: .seconds(timeout)) && inFlight > 0 {
             // Woken by a result: let a few more arrive so one commit records many.
             usleep(1000)
         }
@@ -365,14 +372,14 @@ public final class Dispatcher: Sendable {
             return
         }
         let campaign = item.campaign
-        let started = clock.wallSeconds()
+        let started = clock.monotonicSeconds()
         let result = await campaign.sender.send(item.request)
         if case .transportFailed(let failure) = result, failure.code == .notStarted {
             finish(Self.givenBack(claim))  // queued in the transport when the stop, cancel or pause began
             return
         }
         if case .dryRun = result {} else {
-            metrics.recordAPNsLatency(app: campaign.app, pushType: campaign.pushType, seconds: clock.wallSeconds() - started)
+            metrics.recordAPNsLatency(app: campaign.app, pushType: campaign.pushType, seconds: clock.monotonicSeconds() - started)
         }
         let requestID = campaign.isBroadcast ? item.request.header("apns-request-id") : nil
         let update = outcome(of: result, for: claim, route: campaign.route, requestID: requestID)

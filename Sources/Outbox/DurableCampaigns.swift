@@ -20,7 +20,7 @@ public struct DurableCampaigns: Sendable {
 
     public init(storage: any CampaignStorage, dispatcher: Dispatcher, idempotencyRetentionSeconds: Double,
                 transactionalMaxDevices: Int = 100, liveActivityLimits: LiveActivityLimits = LiveActivityLimits(),
-                clock: any TimeSource = SystemClock()) {
+                clock: any TimeSource) {
         self.liveActivityLimits = liveActivityLimits
         self.storage = storage
         self.dispatcher = dispatcher

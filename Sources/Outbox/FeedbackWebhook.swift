@@ -1,4 +1,3 @@
-import Dispatch
 import OSThreads
 import Storage
 import StrictJSON
@@ -22,15 +21,15 @@ public final class FeedbackWebhook: Sendable {
     let storage: any CampaignStorage
     let log: @Sendable (String) -> Void
     let clock: any TimeSource
-    private let wakeup = DispatchSemaphore(value: 0)
-    private let loopEnded = DispatchSemaphore(value: 0)
+    private let wakeup = Wakeup()
+    private let loopEnded = Wakeup()
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     /// Batches answered 2xx, and attempts that were not (for tests and logs).
     public let delivered = Atomic<Int>(0)
     public let failedAttempts = Atomic<Int>(0)
 
-    public init(settings: DurableSettings.Webhook, storage: any CampaignStorage, clock: any TimeSource = SystemClock(),
+    public init(settings: DurableSettings.Webhook, storage: any CampaignStorage, clock: any TimeSource,
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.clock = clock
         self.settings = settings
@@ -59,7 +58,7 @@ public final class FeedbackWebhook: Sendable {
         guard started.load(ordering: .relaxed) else { return }
         stopping.store(true, ordering: .relaxed)
         wakeup.signal()
-        _ = loopEnded.wait(timeout: .now() + max(0, deadlineSeconds))
+        loopEnded.wait(for: .seconds(max(0, deadlineSeconds)))
     }
 
     /// The two event streams the webhook carries, each with its own batches and backoff.
@@ -69,14 +68,16 @@ public final class FeedbackWebhook: Sendable {
         var eventName: String { self == .deadTokens ? "dead_tokens" : "campaign.finished" }
     }
 
+    /// Retry timers run on the monotonic clock: setting the wall clock neither fires nor
+    /// postpones a retry.
     private func loop() {
         var failures: [Stream: Int] = [:]
         var retryAt: [Stream: Double] = [:]
         while !stopping.load(ordering: .relaxed) {
             var sent = false
-            var nextWake = clock.wallSeconds() + 1
+            var nextWake = clock.monotonicSeconds() + 1
             for stream in Stream.allCases {
-                if let at = retryAt[stream], at > clock.wallSeconds() {
+                if let at = retryAt[stream], at > clock.monotonicSeconds() {
                     nextWake = min(nextWake, at)
                     continue
                 }
@@ -92,13 +93,13 @@ public final class FeedbackWebhook: Sendable {
                     failedAttempts.add(1, ordering: .relaxed)
                     let delay = settings.retryBackoff.delay(afterFailures: failures[stream] ?? 1, unit: 0).inSeconds
                     log("pushgate: webhook: \(stream.eventName) batch \(batch) not delivered (\(why)); retrying in \(delay) s")
-                    retryAt[stream] = clock.wallSeconds() + delay
-                    nextWake = min(nextWake, clock.wallSeconds() + delay)
+                    retryAt[stream] = clock.monotonicSeconds() + delay
+                    nextWake = min(nextWake, clock.monotonicSeconds() + delay)
                 }
             }
             if sent { continue }
             // Woken early by new dead tokens; finished campaigns are looked for every second.
-            _ = wakeup.wait(timeout: .now() + max(0.01, nextWake - clock.wallSeconds()))
+            wakeup.wait(for: .seconds(max(0.01, nextWake - clock.monotonicSeconds())))
         }
     }
 

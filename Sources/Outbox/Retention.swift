@@ -1,4 +1,3 @@
-import Dispatch
 import OSThreads
 import Storage
 import Synchronization
@@ -57,12 +56,12 @@ public final class Retention: Sendable {
     let options: Options
     let clock: any TimeSource
     let log: @Sendable (String) -> Void
-    private let wakeup = DispatchSemaphore(value: 0)
-    private let loopEnded = DispatchSemaphore(value: 0)
+    private let wakeup = Wakeup()
+    private let loopEnded = Wakeup()
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
 
-    public init(storage: any CampaignStorage, options: Options = Options(), clock: any TimeSource = SystemClock(),
+    public init(storage: any CampaignStorage, options: Options = Options(), clock: any TimeSource,
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.storage = storage
         self.options = options
@@ -76,7 +75,7 @@ public final class Retention: Sendable {
             while !stopping.load(ordering: .relaxed) {
                 let pass = runOnce()
                 if pass.campaigns > 0 || pass.liveActivityTokens > 0 { log(pass.summary(reclaimsFreePages: storage.reclaimsFreePages)) }
-                _ = wakeup.wait(timeout: .now() + options.intervalSeconds)
+                wakeup.wait(for: .seconds(options.intervalSeconds))
             }
             loopEnded.signal()
         }
@@ -90,7 +89,7 @@ public final class Retention: Sendable {
     public func stop(deadlineSeconds: Double = 3600) {
         guard started.load(ordering: .relaxed), !stopping.exchange(true, ordering: .relaxed) else { return }
         wakeup.signal()
-        _ = loopEnded.wait(timeout: .now() + max(0, deadlineSeconds))
+        loopEnded.wait(for: .seconds(max(0, deadlineSeconds)))
     }
 
     /// One pass: purge everything due, then give the free pages back. Stops early (what is
@@ -131,6 +130,6 @@ public final class Retention: Sendable {
     }
 
     private func pause() {
-        if options.pauseSeconds > 0 { _ = wakeup.wait(timeout: .now() + options.pauseSeconds) }
+        if options.pauseSeconds > 0 { wakeup.wait(for: .seconds(options.pauseSeconds)) }
     }
 }

@@ -41,7 +41,7 @@ public final class SegmentFailureWatch: Sendable {
     /// by another instance), so only later ones are logged; `/readyz` lists the last hour's
     /// whatever the process. `log` takes the error line.
     public init(storage: any CampaignStorage, startedAt: Double, pollSeconds: Double = 1,
-                clock: @escaping @Sendable () -> Double = { SystemClock().wallSeconds() },
+                clock: @escaping @Sendable () -> Double,
                 log: @escaping @Sendable (String) -> Void) {
         self.storage = storage
         self.startedAt = startedAt

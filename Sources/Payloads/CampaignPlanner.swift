@@ -3,6 +3,7 @@ import Glibc
 #endif
 import DeepLinks
 import StrictJSON
+import Timing
 
 /// Validates a campaign against the route table, the templates and the topic, and turns
 /// it into a `CampaignPlan` — or into every problem found, each with its JSON path.
@@ -14,13 +15,15 @@ public struct CampaignPlanner: Sendable {
     /// When false, a campaign without `devices` is accepted (the sender brings them).
     public var requireDevices: Bool
     /// UNIX seconds now: a Live Activity's `timestamp` when the campaign gives none.
-    public var now: @Sendable () -> Int64 = { Int64(time(nil)) }
+    public var now: @Sendable () -> Int64
     /// How the sender authenticates with APNs. pushgate signs with provider tokens only,
     /// and Apple takes MDM pushes only with the MDM push certificate, so with `.token`
     /// every `mdm` campaign is refused (`mdmRequiresCertificate`).
     public var authentication: ProviderAuthentication = .token
 
-    public init(bundleId: String, links: any DeepLinkChecking, templates: any TemplateStore, requireDevices: Bool = true) {
+    public init(bundleId: String, links: any DeepLinkChecking, templates: any TemplateStore, requireDevices: Bool = true,
+                clock: any TimeSource) {
+        now = { clock.secondsSince1970() }
         self.bundleId = bundleId
         self.links = links
         self.templates = templates

@@ -18,6 +18,7 @@ final class PGPool: Sendable {
         var size: Int
         var connectTimeoutSeconds: Int
         var limits: PGSessionLimits = .standard
+        var clock: any TimeSource
     }
 
     let settings: Settings
@@ -61,7 +62,7 @@ final class PGPool: Sendable {
     }
 
     private func connect() throws(StorageError) -> PGConnection {
-        let now = Self.monotonicSeconds()
+        let now = settings.clock.monotonicSeconds()
         let (retryAt, last) = outage.withLock { ($0.retryAt, $0.last) }
         if let last, now < retryAt {
             throw StorageError(.unavailable, "\(last.message) (next attempt in \(Int(((retryAt - now) * 1000).rounded(.up))) ms)")
@@ -76,16 +77,10 @@ final class PGPool: Sendable {
             outage.withLock { state in
                 state.failures += 1
                 let delay = backoff.delay(afterFailures: state.failures, unit: Backoff.randomUnit())
-                state.retryAt = Self.monotonicSeconds() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+                state.retryAt = settings.clock.monotonicSeconds() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
                 state.last = error
             }
             throw error
         }
-    }
-
-    static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

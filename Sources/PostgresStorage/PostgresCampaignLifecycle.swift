@@ -165,7 +165,7 @@ extension PostgresCampaignStorage {
     /// each batch is posted by one instance; a sender that died loses the lease when it
     /// expires). Taking the batch takes or renews the lease.
     func openBatch(_ db: PGConnection, table: String, limit: Int) throws(StorageError) -> Int64? {
-        let now = Self.wallSeconds()
+        let now = options.clock.wallSeconds()
         // Serialises the instances forming or taking one outbox's batch (until commit).
         try db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", [.integer(Int(Int32(bitPattern: 0x7067_6174))), .text(table)])
         let holder = try db.execute("SELECT owner, until FROM webhook_leases WHERE outbox = $1", [.text(table)])
@@ -193,12 +193,6 @@ extension PostgresCampaignStorage {
             try db.execute("DELETE FROM \(table) WHERE seq <= $1", [.int(seq)])
             try db.execute("DELETE FROM webhook_leases WHERE outbox = $1 AND owner = $2", [.text(table), .text(options.instance)])
         }
-    }
-
-    static func wallSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     // MARK: Retention

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Storage
+import Timing
 import Synchronization
 
 /// `CampaignStorage` in a PostgreSQL database that several gateway instances share.
@@ -31,10 +32,13 @@ public final class PostgresCampaignStorage: CampaignStorage {
         /// Devices per segment of new campaigns (`SegmentLayout.devicesPerSegment`; tests use
         /// a few, to put a few devices in several segments). Each campaign keeps its own.
         public var segmentSize = SegmentLayout.devicesPerSegment
+        /// The webhook sender lease's expiry (wall) and the pool's reconnect backoff (monotonic).
+        public var clock: any TimeSource
 
         public init(url: String, password: String? = nil, poolSize: Int = 4, connectTimeoutSeconds: Int = 5,
-                    instance: String, webhookLeaseSeconds: Double = 120, readOnly: Bool = false) {
+                    instance: String, webhookLeaseSeconds: Double = 120, readOnly: Bool = false, clock: any TimeSource) {
             self.url = url
+            self.clock = clock
             self.password = password
             self.poolSize = poolSize
             self.connectTimeoutSeconds = connectTimeoutSeconds
@@ -65,7 +69,8 @@ public final class PostgresCampaignStorage: CampaignStorage {
     public init(options: Options) throws(StorageError) {
         self.options = options
         pool = try PGPool(.init(url: options.url, password: options.password, size: options.poolSize,
-                                connectTimeoutSeconds: options.connectTimeoutSeconds, limits: options.sessionLimits))
+                                connectTimeoutSeconds: options.connectTimeoutSeconds, limits: options.sessionLimits,
+                                clock: options.clock))
         try pool.with { db throws(StorageError) in
             if options.inspectOnly { return }
             if options.readOnly {

@@ -31,7 +31,8 @@ enum APNsSetup {
     static func fleet(_ config: GatewayConfig, apps: [(AppConfig, APNsConfiguration)],
                       tokenStore: (any ProviderTokenStore)?) -> Result<APNsFleet, CLIFailure> {
         do throws(APNsFleet.Failure) {
-            return .success(try APNsFleet(apps: apps.map { APNsFleet.App(name: $0.0.name, configuration: $0.1) }, tokenStore: tokenStore))
+            return .success(try APNsFleet(apps: apps.map { APNsFleet.App(name: $0.0.name, configuration: $0.1) }, clock: processClock,
+                                          tokenStore: tokenStore))
         } catch {
             let app = apps.first { $0.0.name == error.app }?.0 ?? apps[0].0
             return .failure(failure(error.error, config, app: app))
@@ -42,7 +43,7 @@ enum APNsSetup {
     static func tokens(_ configuration: APNsConfiguration, config: GatewayConfig, app: AppConfig,
                        tokenStore: (any ProviderTokenStore)?) -> Result<ProviderTokenManager, CLIFailure> {
         do {
-            let (tokens, notices) = try APNsDelivery.providerTokens(for: configuration, tokenStore: tokenStore)
+            let (tokens, notices) = try APNsDelivery.providerTokens(for: configuration, clock: processClock, tokenStore: tokenStore)
             for notice in notices { Output.error(notice) }
             return .success(tokens)
         } catch {

@@ -45,7 +45,7 @@ struct AppConfig {
     /// The campaign planner for this app: its topic, its route table, its templates folder.
     func planner(requireDevices: Bool = true) -> CampaignPlanner {
         CampaignPlanner(bundleId: bundleId, links: routes, templates: TemplateFolder(path: templatesPath),
-                        requireDevices: requireDevices)
+                        requireDevices: requireDevices, clock: processClock)
     }
 
     /// Apps that cannot live in one gateway: two with one bundle id, and two whose route

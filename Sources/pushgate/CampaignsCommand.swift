@@ -75,7 +75,7 @@ enum CampaignsCommand {
                 return args.fail(DurableAssembly.storageFailure(error, settings.storage).message)
             }
         }
-        let now = SystemClock().wallSeconds()
+        let now = processClock.wallSeconds()
         if args.has("json") {
             Output.writeBytes(CampaignJSON.list(summaries, limit: limit, now: now))
         } else {
@@ -113,7 +113,7 @@ enum CampaignsCommand {
             return failure.status
         case .success(let value): storage = value
         }
-        let clock = SystemClock()
+        let clock = processClock
         let outcome: LifecycleOutcome
         var summary: CampaignSummary
         do throws(StorageError) {

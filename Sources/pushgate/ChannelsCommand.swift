@@ -98,7 +98,7 @@ enum ChannelsCommand {
             chosen.environment = environment
             return ChannelManagementClient(bundleId: bundleId, baseURL: chosen.manageBaseURL, tokens: tokens,
                                            transport: CurlOneShot(caFile: apns.caFile, timeoutMilliseconds: Int(apns.requestTimeoutSeconds * 1000)),
-                                           retry: apns.retry)
+                                           retry: apns.retry, clock: processClock)
         }
     }
 
@@ -123,7 +123,7 @@ enum ChannelsCommand {
             .map { tokens in
                 (ChannelManagementClient(bundleId: app.bundleId, baseURL: apns.manageBaseURL, tokens: tokens,
                                          transport: CurlOneShot(caFile: apns.caFile, timeoutMilliseconds: Int(apns.requestTimeoutSeconds * 1000)),
-                                         retry: apns.retry), apns.environment)
+                                         retry: apns.retry, clock: processClock), apns.environment)
             }
     }
 }

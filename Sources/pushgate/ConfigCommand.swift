@@ -40,7 +40,7 @@ enum ConfigCommand {
         for folder in folders { reader.append(templateProblems(in: folder)) }
         if reader.isValid {
             for app in loaded.apps where app.apns.keyFile != nil {
-                do { _ = try APNsDelivery.providerTokens(for: app.apns) } catch {
+                do { _ = try APNsDelivery.providerTokens(for: app.apns, clock: processClock) } catch {
                     let location = reader.where(app.setting(error.setting, in: reader))
                     if !reader.diagnostics.contains(where: { $0.location == location }) {
                         reader.report(error.diagnosticCode, at: location, error.message)

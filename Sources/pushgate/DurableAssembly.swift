@@ -37,7 +37,7 @@ struct DurableAssembly {
             let instance: String
             switch access {
             case .owner(let me): instance = LeaseTerms(instance: me, seconds: 0).owner
-            case .shared, .readOnly: instance = "cli/" + LeaseTerms(instance: InstanceID.current(now: SystemClock().wallSeconds()), seconds: 0).owner
+            case .shared, .readOnly: instance = "cli/" + LeaseTerms(instance: InstanceID.current(now: processClock.wallSeconds()), seconds: 0).owner
             }
             return openPostgres(settings, instance: instance, readOnly: access == .readOnly).map { $0 as any CampaignStorage }
         }
@@ -74,7 +74,8 @@ struct DurableAssembly {
             }
         }
         var options = PostgresCampaignStorage.Options(url: settings.url ?? "", password: password, poolSize: settings.poolSize,
-                                                      instance: instance, webhookLeaseSeconds: settings.webhookLeaseSeconds, readOnly: readOnly)
+                                                      instance: instance, webhookLeaseSeconds: settings.webhookLeaseSeconds, readOnly: readOnly,
+                                                      clock: processClock)
         options.inspectOnly = inspectOnly
         options.sessionLimits = .forLease(seconds: settings.dispatcherLeaseSeconds)
         do throws(StorageError) {
@@ -96,23 +97,24 @@ struct DurableAssembly {
     static func assemble(_ settings: DurableSettings, storage: any CampaignStorage, fleet: APNsFleet,
                          instance: InstanceID, defaultInFlight: Int, metrics: Metrics,
                          log: @escaping @Sendable (String) -> Void) -> DurableAssembly {
-        let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, log: log) }
+        let webhook = settings.webhook.map { FeedbackWebhook(settings: $0, storage: storage, clock: processClock, log: log) }
         let dispatcher = Self.dispatcher(
             settings.dispatcher, storage: storage, fleet: fleet, instance: instance, defaultInFlight: defaultInFlight,
             metrics: metrics, log: log, onDeadTokens: { webhook?.wake() },
             housekeeping: {
-                _ = try? storage.purgeIdempotencyKeys(olderThan: SystemClock().wallSeconds() - settings.storage.idempotencyRetentionSeconds)
+                _ = try? storage.purgeIdempotencyKeys(olderThan: processClock.wallSeconds() - settings.storage.idempotencyRetentionSeconds)
                 // The heartbeat `pushgate storage status` shows, once a minute.
-                _ = storage.checkWritable(now: SystemClock().wallSeconds())
+                _ = storage.checkWritable(now: processClock.wallSeconds())
             })
         let retention = Retention(storage: storage, options: .init(retentionSeconds: settings.storage.retentionSeconds,
                                                                    liveActivityTokenRetentionSeconds: settings.storage.liveActivityTokenRetentionSeconds),
-                                  log: log)
+                                  clock: processClock, log: log)
         return DurableAssembly(settings: settings, storage: storage, dispatcher: dispatcher, webhook: webhook, retention: retention,
                                campaigns: DurableCampaigns(storage: storage, dispatcher: dispatcher,
                                                            idempotencyRetentionSeconds: settings.storage.idempotencyRetentionSeconds,
                                                            transactionalMaxDevices: settings.lanes.transactionalMaxDevices,
-                                                           liveActivityLimits: settings.storage.liveActivityLimits))
+                                                           liveActivityLimits: settings.storage.liveActivityLimits,
+                                                           clock: processClock))
     }
 
     /// The dispatcher of `serve` and of `send`: each campaign goes out with its app's
@@ -130,12 +132,12 @@ struct DurableAssembly {
             // pause ends or its next probe is due) or their pool cannot reach APNs (looked
             // at again every second: the transport probes on its own); other apps go on.
             heldUntil: { route in
-                fleet.heldUntil(app: route.app, environment: route.environment, dryRun: route.dryRun, now: SystemClock().wallSeconds())
+                fleet.heldUntil(app: route.app, environment: route.environment, dryRun: route.dryRun, now: processClock.wallSeconds())
             },
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
                            retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds,
                            lease: LeaseTerms(instance: instance, seconds: d.leaseSeconds)),
-            log: log, onDeadTokens: onDeadTokens, housekeeping: housekeeping,
+            clock: processClock, log: log, onDeadTokens: onDeadTokens, housekeeping: housekeeping,
             senders: { message in wrap(fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun)) })
     }
 

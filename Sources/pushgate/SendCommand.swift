@@ -154,7 +154,7 @@ enum SendCommand {
               let tokens = prepared.fleet.tokenManager(app: prepared.app.name, environment: apns.environment) else { return .success(()) }
         let client = ChannelManagementClient(bundleId: prepared.app.bundleId, baseURL: apns.manageBaseURL, tokens: tokens,
                                              transport: CurlOneShot(caFile: apns.caFile, timeoutMilliseconds: Int(apns.requestTimeoutSeconds * 1000)),
-                                             retry: apns.retry)
+                                             retry: apns.retry, clock: processClock)
         guard let finding = ChannelCheck.finding(plan, channel: channel, client: client) else { return .success(()) }
         prepared.fleet.shutdown()
         let location: DiagnosticLocation = if case .pointer(let path) = finding.location { source.location(of: path) } else { finding.location }

@@ -214,7 +214,7 @@ struct OutboxSend {
         case .success(let opened): store = opened
         }
         let signals = StopSignal()
-        let me = InstanceID.current(now: SystemClock().wallSeconds())
+        let me = InstanceID.current(now: processClock.wallSeconds())
         let storage: SQLiteCampaignStorage
         do throws(StorageError) {
             storage = try SQLiteCampaignStorage(path: store.databasePath, options: .init(synchronousFull: false, access: .owner(me)))
@@ -232,7 +232,8 @@ struct OutboxSend {
                                                                         streamsPerConnection: prepared.apns.maxConcurrentStreams),
             metrics: NoOutboxMetrics(), log: { Output.error($0) }, through: stopper.watching)
         let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: .greatestFiniteMagnitude,
-                                         transactionalMaxDevices: prepared.gateway.durable.lanes.transactionalMaxDevices)
+                                         transactionalMaxDevices: prepared.gateway.durable.lanes.transactionalMaxDevices,
+                                         clock: processClock)
         var report = SendReport(json: json, dryRun: prepared.isDryRun, environment: prepared.apns.environment.rawValue)
         let summary: CampaignSummary
         switch campaign(in: storage, campaigns: campaigns, store: store, report: &report) {
@@ -244,7 +245,7 @@ struct OutboxSend {
         }
         if let failure = report.readFailure {
             // The list could not be read to its end: nothing of it is sent.
-            _ = try? storage.changeLifecycle(id: summary.id, .cancel, now: SystemClock().wallSeconds())
+            _ = try? storage.changeLifecycle(id: summary.id, .cancel, now: processClock.wallSeconds())
             fleet.shutdown()
             if store.temporary { store.remove() }
             report.printSummary()

@@ -17,8 +17,8 @@ struct SendReport {
     let environment: String
     private let progress: Bool
     private var lastProgress: UInt64 = 0
-    private let clock = SystemClock()
-    private let started = SystemClock().monotonicNanoseconds()
+    private let clock = processClock
+    private let started = processClock.monotonicNanoseconds()
 
     private(set) var delivered = 0
     private(set) var dryRuns = 0

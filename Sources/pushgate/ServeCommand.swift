@@ -46,7 +46,7 @@ enum ServeCommand {
 
         let server: HTTPServer
         do {
-            server = try HTTPServer(configuration: assembled.settings.http, responder: assembled.service)
+            server = try HTTPServer(configuration: assembled.settings.http, responder: assembled.service, clock: processClock)
         } catch {
             assembled.log.message(.error, "pushgate serve: \(error.message) [\(error.code.rawValue)]")
             return ExitStatus.usage
@@ -85,7 +85,7 @@ enum ServeCommand {
         // Requests already handed to a transport but not yet on the wire are given back too.
         assembled.fleet.stopStartingRequests()
         let deadline = assembled.settings.shutdownDeadlineSeconds
-        let clock = SystemClock()
+        let clock = processClock
         let stopBy = clock.monotonicSeconds() + deadline
         func left() -> Double { max(0, stopBy - clock.monotonicSeconds()) }
         log.message(.info, "pushgate: stopping: finishing requests and sends in flight (deadline \(deadline) s)")
@@ -162,11 +162,11 @@ enum ServeCommand {
         case "stdout": 1
         default: 2
         }
-        let log = RequestLog(fd: requestFD, messageFD: 2, format: settings.logFormat, level: settings.logLevel)
+        let log = RequestLog(fd: requestFD, messageFD: 2, format: settings.logFormat, level: settings.logLevel, clock: processClock)
         madeLog = log
         let durableSettings = config.durable
         let storage: any CampaignStorage
-        let instance = InstanceID.current(now: SystemClock().wallSeconds())
+        let instance = InstanceID.current(now: processClock.wallSeconds())
         switch DurableAssembly.openStorage(durableSettings.storage, access: .owner(instance)) {
         case .failure(let failure): return .failure(failure)
         case .success(let s): storage = s
@@ -180,7 +180,7 @@ enum ServeCommand {
         // The first heartbeat (then one a minute from the dispatcher's housekeeping). A
         // storage that takes no write cannot record a send: the start fails (systemd's
         // Restart=on-failure tries again) rather than report ready.
-        if let problem = storage.checkWritable(now: SystemClock().wallSeconds()) {
+        if let problem = storage.checkWritable(now: processClock.wallSeconds()) {
             return .failure(.configuration("storage \(TextSafety.escapedForDisplay(durableSettings.storage.location)): \(problem)"))
         }
         // One provider token per (team, key), kept in the storage for every process; one
@@ -200,7 +200,7 @@ enum ServeCommand {
             metrics: metrics,
             log: { log.message(.warn, $0) })
         metrics.observeJournalBytes { storage.journalBytesWritten }
-        metrics.observeSendingPause { fleet.pausedUntil().map { Double($0) - SystemClock().wallSeconds() } ?? 0 }
+        metrics.observeSendingPause { fleet.pausedUntil().map { Double($0) - processClock.wallSeconds() } ?? 0 }
         metrics.observeAPNsReachability { fleet.transports.allSatisfy { $0.reachability == .reachable } }
         metrics.observeKeyHolds {
             fleet.tokens.map { tokens in
@@ -208,8 +208,8 @@ enum ServeCommand {
             }
         }
         // Campaigns a corrupt segment failed: logged once each, listed by `/readyz`.
-        let segmentFailures = SegmentFailureWatch(storage: storage, startedAt: SystemClock().wallSeconds(),
-                                                  log: { log.message(.error, $0) })
+        let segmentFailures = SegmentFailureWatch(storage: storage, startedAt: processClock.wallSeconds(),
+                                                  clock: { processClock.wallSeconds() }, log: { log.message(.error, $0) })
         let readiness = [
             ReadinessCheck(name: "configuration") { nil },
             // APNs unreachable from every pool: campaigns wait queued, so the service is not
@@ -269,7 +269,8 @@ enum ServeCommand {
             configuredIsDryRun: first.dryRun, readiness: readiness, sendGuard: config.sendGuard,
             channels: ChannelsCommand.lookup(config.apps, fleet: fleet))
         do throws(APIRouter.ConflictError) {
-            let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: durable.campaigns)
+            let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: durable.campaigns,
+                                                     clock: processClock)
             return .success(Assembled(settings: settings, service: service, durable: durable, fleet: fleet,
                                       log: log, dryRun: first.dryRun))
         } catch {
@@ -301,7 +302,7 @@ enum ServeCommand {
 /// SIGINT and SIGTERM, caught from the moment this is made (no longer the default "die"),
 /// so none sent between start-up and `wait` is lost.
 final class StopSignal {
-    private let stop: DispatchSemaphore
+    private let stop: Wakeup
     private let queue: DispatchQueue
     private let sources: [DispatchSourceSignal]
 
@@ -309,7 +310,7 @@ final class StopSignal {
         // The default action (exit) off first; the dispatch sources then take the signals.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        let stop = DispatchSemaphore(value: 0)
+        let stop = Wakeup()
         let queue = DispatchQueue(label: "pushgate.signals")
         self.stop = stop
         self.queue = queue
@@ -323,17 +324,12 @@ final class StopSignal {
 
     /// Whether SIGINT or SIGTERM came, waiting at most `seconds` for one.
     func received(within seconds: Double) -> Bool {
-        stop.wait(timeout: .now() + seconds) == .success
+        stop.wait(for: .seconds(seconds))
     }
 
     /// Blocks the calling thread until SIGINT or SIGTERM, flushing the request log on a timer.
     func wait(flushingEvery interval: Double, log: RequestLog) {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { log.flush() }
-        timer.resume()
-        stop.wait()
-        timer.cancel()
+        while !stop.wait(for: .seconds(interval)) { log.flush() }
         sources.forEach { $0.cancel() }
     }
 }

@@ -59,7 +59,7 @@ enum StorageCommand {
         case .failure(let failure): return args.fail(failure)
         case .success(let value): storage = value
         }
-        let now = SystemClock().wallSeconds()
+        let now = processClock.wallSeconds()
         switch read(storage, now: now) {
         case .failure(let failure): return args.fail(failure)
         case .success(let found):
@@ -73,7 +73,7 @@ enum StorageCommand {
     }
 
     /// The status without migrating; nil for an SQLite file not created yet.
-    static func read(_ settings: DurableSettings.Storage, now: Double = SystemClock().wallSeconds()) -> Result<StorageStatus?, CLIFailure> {
+    static func read(_ settings: DurableSettings.Storage, now: Double = processClock.wallSeconds()) -> Result<StorageStatus?, CLIFailure> {
         do throws(StorageError) {
             if settings.url != nil {
                 switch DurableAssembly.openPostgres(settings, instance: "cli", readOnly: true, inspectOnly: true) {

@@ -4,6 +4,7 @@ import Payloads
 import StrictJSON
 import TestSupport
 import Testing
+import Timing
 
 /// Several apps' senders: one provider token per (team, key), one connection pool per
 /// (APNs URL, team, key), and each app's campaigns with its own topic and credentials, checked
@@ -41,7 +42,7 @@ import Testing
             .init(name: "club", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: FakeAPNs.keyId, file: FakeAPNs.keyFile)),
             .init(name: "news", configuration: Self.configuration(fake, team: "Z9Y8X7W6V5", key: "NEWSKEY001", file: newsKey,
                                                                    environments: [.production, .sandbox])),
-        ])
+        ], clock: SystemClock())
         defer { fleet.shutdown() }
         #expect(fleet.tokens.count == 2, "one provider token per (team, key)")
         #expect(fleet.transports.count == 2, "one pool per key (the URL override is the same for both environments)")
@@ -80,7 +81,7 @@ import Testing
         let fleet = try APNsFleet(apps: [
             .init(name: "shop", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: FakeAPNs.keyId, file: FakeAPNs.keyFile)),
             .init(name: "promo", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: "PROMOKEY01", file: promoKey)),
-        ])
+        ], clock: SystemClock())
         defer { fleet.shutdown() }
         #expect(fleet.tokens.count == 2)
         #expect(fleet.transports.count == 2, "one pool per key, though the team is the same")
@@ -105,7 +106,7 @@ import Testing
     @Test func anAppWithoutItsEnvironmentFallsBackToTheFirstAppsSender() throws {
         var c = APNsConfiguration(dryRun: true)
         c.environments = [.sandbox]
-        let fleet = try APNsFleet(apps: [.init(name: "shop", configuration: c), .init(name: "news", configuration: c)])
+        let fleet = try APNsFleet(apps: [.init(name: "shop", configuration: c), .init(name: "news", configuration: c)], clock: SystemClock())
         #expect(fleet.tokens.count == 1, "one ephemeral key for every dry-run app")
         #expect(fleet.transports.isEmpty)
         #expect(fleet.sender(app: "gone", environment: "sandbox", dryRun: false) is DryRunSender)
@@ -127,7 +128,7 @@ import Testing
             .init(name: "shop", configuration: Self.configuration(fake, team: FakeAPNs.teamId, key: FakeAPNs.keyId, file: FakeAPNs.keyFile)),
             .init(name: "news", configuration: Self.configuration(fake, team: "Z9Y8X7W6V5", key: "NEWSKEY001", file: newsKey,
                                                                    environments: [.production, .sandbox])),
-        ])
+        ], clock: SystemClock())
         defer { fleet.shutdown() }
         let now = Date().timeIntervalSince1970
         #expect(fleet.heldUntil(app: "news", environment: "sandbox", dryRun: false, now: now) == nil)

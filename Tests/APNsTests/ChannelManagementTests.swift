@@ -6,16 +6,17 @@ import Testing
 import TestSupport
 import Crypto
 import CurlClient
+import Timing
 
 /// The channel management client against the fake's management API: Apple's paths,
 /// headers and answers, the same provider token as pushes, and Apple's errors.
 @Suite struct ChannelManagementTests {
     static func client(_ fake: FakeAPNs, bundleId: String = "com.example.app",
                        tokens: ProviderTokenManager? = nil) throws -> (ChannelManagementClient, ProviderTokenManager) {
-        let manager = try tokens ?? ProviderTokenManager(key: SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let manager = try tokens ?? ProviderTokenManager(key: SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
         let client = ChannelManagementClient(bundleId: bundleId, baseURL: fake.url, tokens: manager,
                                              transport: CurlOneShot(caFile: fake.caFile, timeoutMilliseconds: 5_000),
-                                             retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 50))
+                                             retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 50), clock: SystemClock())
         return (client, manager)
     }
 

@@ -154,10 +154,10 @@ import CurlClient
     /// connections: requests are spread over both, and nothing is lost or sent twice.
     @Test func twoTransportThreadsShareTheLoadEachOnItsOwnConnection() async throws {
         let fake = try FakeAPNs(script: ["delayMs": 2])
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 2, threads: 2))
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 2, threads: 2), clock: SystemClock())
         #expect(transport.threads == 2)
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(), clock: SystemClock())
         let results = await sendAll(client, (0..<1_000).map { TestRequests.alert($0) }, concurrency: 200)
         #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
         let log = fake.log()
@@ -170,7 +170,7 @@ import CurlClient
         #expect(shares.count >= 2 && shares[1] >= 100, "\(perConnection)")
         #expect(transport.connectionsOpened >= 2)
         // More threads than connections would leave a thread without one: at most one each.
-        let capped = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1, threads: 4))
+        let capped = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1, threads: 4), clock: SystemClock())
         #expect(capped.threads == 1)
         capped.shutdown()
         transport.shutdown()
@@ -230,11 +230,11 @@ import CurlClient
     @Test func timeWaitingInTheQueueDoesNotCountTowardsTheDeadline() async throws {
         let fake = try FakeAPNs(script: ["default": ["noAnswer": true]])
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
-        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
         // One request in flight at a time: the others wait in the transport's queue.
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
-                                                                            maxConcurrentStreams: 1, timeoutMilliseconds: 400))
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+                                                                            maxConcurrentStreams: 1, timeoutMilliseconds: 400), clock: SystemClock())
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(), clock: SystemClock())
         let results = await sendAll(client, (0..<4).map { TestRequests.alert($0) })
         let failures = results.compactMap { if case .transportFailed(let f) = $0 { f } else { nil } }
         #expect(failures.count == 4 && failures.allSatisfy { $0.code == .timeout && $0.message.contains("of its last write") },
@@ -248,9 +248,9 @@ import CurlClient
         let url = fake.url
         fake.stop()
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
-        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: fake.caFile, timeoutMilliseconds: 1000, maxResends: 2))
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: fake.caFile, timeoutMilliseconds: 1000, maxResends: 2), clock: SystemClock())
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(), clock: SystemClock())
         let result = await client.send(TestRequests.alert(1))
         guard case .transportFailed(let failure) = result else { Issue.record("got \(result)"); return }
         #expect(failure.code == .unreachable)
@@ -275,9 +275,9 @@ import CurlClient
     @Test func aCertificateFromAnotherCAIsRefused() async throws {
         let fake = try FakeAPNs()
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
-        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: TestTLS.material?.otherCAFile))
-        let result = await APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy()).send(TestRequests.alert(1))
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: TestTLS.material?.otherCAFile), clock: SystemClock())
+        let result = await APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(), clock: SystemClock()).send(TestRequests.alert(1))
         guard case .transportFailed(let failure) = result else { Issue.record("got \(result)"); return }
         #expect(failure.code == .tlsFailed)
         #expect(fake.log().isEmpty)
@@ -286,9 +286,9 @@ import CurlClient
     @Test func cleartextNeedsALibcurlThatCanReuseIt() throws {
         let settings = TransportSettings(baseURL: "http://127.0.0.1:9")
         if CurlCapabilities.reusesCleartextHTTP2 {
-            _ = try CurlHTTP2Transport(settings: settings)
+            _ = try CurlHTTP2Transport(settings: settings, clock: SystemClock())
         } else {
-            #expect(throws: TransportFailure.self) { try CurlHTTP2Transport(settings: settings) }
+            #expect(throws: TransportFailure.self) { try CurlHTTP2Transport(settings: settings, clock: SystemClock()) }
         }
     }
 

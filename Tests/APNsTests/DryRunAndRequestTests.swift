@@ -3,11 +3,12 @@ import Payloads
 import Testing
 import Crypto
 import CurlClient
+import Timing
 
 @Suite struct DryRunAndRequestTests {
     @Test func dryRunSignsButSendsNothingAndRedactsTheToken() async throws {
         let config = APNsConfiguration(dryRun: true)
-        let fleet = try APNsFleet(apps: [.init(name: "app", configuration: config)])
+        let fleet = try APNsFleet(apps: [.init(name: "app", configuration: config)], clock: SystemClock())
         #expect(fleet.transports.isEmpty)
         #expect(fleet.notices.contains { $0.contains("ephemeral") })
         let results = await sendAll(fleet.sender(app: "app", configuration: config), (0..<50).map { TestRequests.alert($0) })
@@ -25,7 +26,7 @@ import CurlClient
     @Test func topicOverrideReplacesTheCampaignsTopic() async throws {
         var config = APNsConfiguration(dryRun: true)
         config.topic = "com.example.other"
-        let fleet = try APNsFleet(apps: [.init(name: "app", configuration: config)])
+        let fleet = try APNsFleet(apps: [.init(name: "app", configuration: config)], clock: SystemClock())
         guard case .dryRun(let request) = await fleet.sender(app: "app", configuration: config).send(TestRequests.alert(1)) else { Issue.record("not a dry run"); return }
         #expect(request.headers.filter { $0.name == "apns-topic" }.map(\.value) == ["com.example.other"])
     }
@@ -48,9 +49,9 @@ import CurlClient
     @Test func aTokenSignedWithAnotherKeyIsRefusedByTheFake() async throws {
         let fake = try FakeAPNs()
         let other = try SigningKey.ephemeral()
-        let tokens = ProviderTokenManager(key: other, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile))
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy())
+        let tokens = ProviderTokenManager(key: other, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile), clock: SystemClock())
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(), clock: SystemClock())
         let result = await client.send(TestRequests.alert(1))
         guard case .transportFailed(let failure) = result, failure.code == .keyStopped else {
             Issue.record("a refused key stops the key: \(result)")

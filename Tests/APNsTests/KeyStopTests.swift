@@ -16,8 +16,8 @@ import CurlClient
                 probe: Backoff = Backoff(initial: .seconds(60), maximum: .seconds(600))) throws -> (APNsClient, ProviderTokenManager, CurlHTTP2Transport) {
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
         let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: clock, probeBackoff: probe)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, timeoutMilliseconds: 10_000))
-        return (APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20)),
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, timeoutMilliseconds: 10_000), clock: SystemClock())
+        return (APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20), clock: SystemClock()),
                 tokens, transport)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import StrictJSON
 import Testing
 import Crypto
+import Timing
 
 @Suite struct SigningKeyTests {
     static func fixture(_ name: String) -> String { FakeAPNs.fixtures.appendingPathComponent(name).path }
@@ -41,8 +42,8 @@ import Crypto
     @Test func configurationSurfacesKeyErrorsAtStartUp() {
         var config = APNsConfiguration(teamId: "TEAM123456", keyId: "KEY1234567", keyFile: Self.fixture("test-key-encrypted.p8"))
         config.dryRun = true
-        #expect(throws: APNsConfigurationError.self) { try APNsDelivery.providerTokens(for: config) }
-        do { _ = try APNsDelivery.providerTokens(for: config) } catch {
+        #expect(throws: APNsConfigurationError.self) { try APNsDelivery.providerTokens(for: config, clock: SystemClock()) }
+        do { _ = try APNsDelivery.providerTokens(for: config, clock: SystemClock()) } catch {
             #expect(error.code == .keyEncrypted)
             #expect(error.setting == JSONPath.root.appending("apns").appending("keyFile"))
         }

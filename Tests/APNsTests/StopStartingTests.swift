@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import Crypto
 import CurlClient
+import Timing
 
 /// The first step of a stop (`stopStartingRequests`): no request starts any more, not one
 /// waiting in the transport's queue, not a client's own retry; each comes back
@@ -33,14 +34,14 @@ import CurlClient
         defer { fake.stop() }
         fake.holdAnswers()
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
-        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
         // One connection, two streams: two requests in flight, the rest wait in the
         // transport. The held streams' deadline is far beyond the set-up's hang guards.
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 600_000))
+                                                                           maxConcurrentStreams: 2, timeoutMilliseconds: 600_000), clock: SystemClock())
         defer { transport.shutdown() }
         let client = APNsClient(transport: transport, tokens: tokens,
-                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20))
+                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20), clock: SystemClock())
         let executor: (any TaskExecutor)? = onTransportThread ? try #require(transport.executors.first) : nil
         let results = await withTaskGroup(of: (Int, DeliveryResult).self, returning: [Int: DeliveryResult].self) { group in
             for i in 0..<2 {

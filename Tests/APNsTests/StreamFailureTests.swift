@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import Crypto
 import CurlClient
+import Timing
 
 /// A single misbehaving stream, or a misbehaving server, must not hurt devices that did
 /// nothing wrong; no device is sent more often than the documented bound
@@ -125,9 +126,9 @@ import CurlClient
         let fake = try FakeAPNs(script: ["tokens": [stalled: [["stallBody": true]]]])
         let key = try SigningKey.load(file: FakeAPNs.keyFile)
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
-                                                                            timeoutMilliseconds: 1_000, stalledAnswerMilliseconds: 500))
-        let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId),
-                                retry: RetryPolicy(maxAttempts: 1))
+                                                                            timeoutMilliseconds: 1_000, stalledAnswerMilliseconds: 500), clock: SystemClock())
+        let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock()),
+                                retry: RetryPolicy(maxAttempts: 1), clock: SystemClock())
         let start = Date()
         async let first = client.send(TestRequests.alert(0))
         let others = await sendAll(client, (1..<50).map { TestRequests.alert($0) })
@@ -215,11 +216,11 @@ import CurlClient
     }
 
     static func client(_ fake: FakeAPNs, timeoutMilliseconds: Int, maxIdleSeconds: Int = 60) throws -> (APNsClient, CurlHTTP2Transport) {
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
                                                                             timeoutMilliseconds: timeoutMilliseconds,
-                                                                            maxIdleSeconds: maxIdleSeconds))
-        return (APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy()), transport)
+                                                                            maxIdleSeconds: maxIdleSeconds), clock: SystemClock())
+        return (APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(), clock: SystemClock()), transport)
     }
 
     /// A connection that went quiet while idle (a middlebox dropped it: the socket is open,

@@ -31,8 +31,8 @@ func makeClient(_ fake: FakeAPNs, retry: RetryPolicy = RetryPolicy(maxAttempts: 
     let tokens = ProviderTokenManager(key: key, teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: clock)
     let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: connections,
                                                                         maxConcurrentStreams: maxConcurrentStreams,
-                                                                        timeoutMilliseconds: timeoutMilliseconds))
-    return (APNsClient(transport: transport, tokens: tokens, retry: retry), tokens, transport)
+                                                                        timeoutMilliseconds: timeoutMilliseconds), clock: SystemClock())
+    return (APNsClient(transport: transport, tokens: tokens, retry: retry, clock: SystemClock()), tokens, transport)
 }
 
 /// Sends every request with at most `concurrency` in flight; results in request order.

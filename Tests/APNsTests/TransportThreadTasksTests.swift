@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 import Crypto
 import CurlClient
+import Timing
 
 /// Tasks that prefer a transport's task thread (`CurlHTTP2Transport.executors`, as `send` runs
 /// its devices) run on that thread and end exactly as tasks on the shared pool do: the
@@ -28,12 +29,12 @@ import CurlClient
 
     static func run(threads: Int, onTransportThreads: Bool) async throws -> (results: [DeliveryResult], sends: [String: Int]) {
         let fake = try FakeAPNs(script: script())
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
-                                                                            connections: threads, threads: threads))
+                                                                            connections: threads, threads: threads), clock: SystemClock())
         defer { transport.shutdown() }
         let client = APNsClient(transport: transport, tokens: tokens,
-                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20, maxBackoffMilliseconds: 100))
+                                retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20, maxBackoffMilliseconds: 100), clock: SystemClock())
         let results = await sendAll(client, (0..<400).map { TestRequests.alert($0) }, concurrency: 150,
                                     executors: onTransportThreads ? transport.executors : [])
         var sends: [String: Int] = [:]
@@ -92,10 +93,10 @@ import CurlClient
     func shutdownReturnsOnceTheTransportThreadsHaveEnded(threads: Int) async throws {
         let fake = try FakeAPNs()
         defer { fake.stop() }
-        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId)
+        let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
-                                                                            connections: threads, threads: threads))
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+                                                                            connections: threads, threads: threads), clock: SystemClock())
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1), clock: SystemClock())
         let results = await sendAll(client, (0..<200).map { TestRequests.alert($0) }, concurrency: 100, executors: transport.executors)
         #expect(results.allSatisfy { Self.shape($0) == .delivered(apnsId: "") })
         #expect(transport.runningThreads == threads)

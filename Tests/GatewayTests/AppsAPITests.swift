@@ -8,6 +8,7 @@ import TestSupport
 import Testing
 @testable import Gateway
 @testable import Outbox
+import Timing
 
 /// Several apps behind one API: each endpoint takes the app (in the path, or a campaign's
 /// `"app"`), and a key sees only its apps; another tenant's app is 404, never 403.
@@ -20,13 +21,13 @@ import Testing
         let club = try RouteTable(json: TwoApps.clubRoutes, source: "club.json")
         func app(_ name: String, _ table: RouteTable, _ environments: [APNsEnvironment] = [.sandbox]) -> GatewayApp {
             GatewayApp(name: name, routes: table,
-                       planner: CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: TemplateLibrary([])),
+                       planner: CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: TemplateLibrary([]), clock: SystemClock()),
                        environment: environments[0], environments: environments, teamId: table.app.teamId, keyId: "KEY" + String(repeating: "0", count: 7))
         }
         return [app("shop", shop), app("news", news, [.production, .sandbox]), app("club", club)]
     }
 
-    static func gateway(log: RequestLog = RequestLog(fd: -1)) throws -> LiveGateway {
+    static func gateway(log: RequestLog = RequestLog(fd: -1, clock: SystemClock())) throws -> LiveGateway {
         try LiveGateway(keys: [
             APIKey(name: "shop-backend", sha256: APIKeyring.hash(shopKey), apps: ["shop"]),
             APIKey(name: "news-backend", sha256: APIKeyring.hash(newsKey), apps: ["news"]),

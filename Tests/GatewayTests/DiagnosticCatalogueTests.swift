@@ -10,6 +10,7 @@ import Testing
 @testable import Gateway
 import Crypto
 import CurlClient
+import Timing
 
 /// docs/errors.md, the program and the OpenAPI document list the same codes: a code added
 /// anywhere without the others fails here, and so does a catalogued code that is gone.

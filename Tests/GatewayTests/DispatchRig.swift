@@ -35,23 +35,23 @@ struct DispatchRig {
     init(fake: FakeAPNsServer, campaign id: String, devices: Int, tokenPrefix: String,
          streams: Int, inFlight: Int, claimBatch: Int) throws {
         let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
-                                          keyId: FakeAPNsServer.keyId)
+                                          keyId: FakeAPNsServer.keyId, clock: SystemClock())
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile, connections: 1,
-                                                                           maxConcurrentStreams: streams, timeoutMilliseconds: 30_000))
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+                                                                           maxConcurrentStreams: streams, timeoutMilliseconds: 30_000), clock: SystemClock())
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1), clock: SystemClock())
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let campaign = NewCampaign(id: id, createdAt: SystemClock().wallSeconds(), dryRun: false, message: FairLaneTests.message,
                                    body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-")
         _ = try storage.insert(campaign, deliveries: (0..<devices).map { NewDelivery(token: Fixtures.token(tokenPrefix, $0)) },
                                now: SystemClock().wallSeconds())
         let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
-                                    options: .init(inFlight: inFlight, claimBatch: claimBatch))
+                                    options: .init(inFlight: inFlight, claimBatch: claimBatch), clock: SystemClock())
         try dispatcher.start()
         self.fake = fake
         self.transport = transport
         self.storage = storage
         self.dispatcher = dispatcher
-        self.campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: 60)
+        self.campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: 60, clock: SystemClock())
     }
 
     func close() {

@@ -26,7 +26,7 @@ import CurlClient
         // 20,000 sends of 5 ms, 50 at a time: the blast takes about 2 s on an idle machine.
         let sender = ScriptedSender(delayNanoseconds: 5_000_000)
         let dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: sender, metrics: Metrics(),
-                                    options: .init(inFlight: 50, claimBatch: 50))
+                                    options: .init(inFlight: 50, claimBatch: 50), clock: SystemClock())
         try insert(storage, "blast", devices: (0..<20_000).map { Fixtures.token("b", $0) })
         try dispatcher.start()
         defer { _ = dispatcher.stop(deadlineSeconds: 1) }
@@ -54,14 +54,14 @@ import CurlClient
             """#)
         defer { fake.stop() }
         let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
-                                          keyId: FakeAPNsServer.keyId)
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile))
+                                          keyId: FakeAPNsServer.keyId, clock: SystemClock())
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile), clock: SystemClock())
         defer { transport.shutdown() }
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1), clock: SystemClock())
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         try insert(storage, "busy", devices: [token])
         let dispatcher = Dispatcher(storage: storage, sender: client, dryRunSender: client, metrics: Metrics(),
-                                    options: .init(maxAttempts: 3, retryBaseSeconds: 0.01, retryMaxSeconds: 0.01))
+                                    options: .init(maxAttempts: 3, retryBaseSeconds: 0.01, retryMaxSeconds: 0.01), clock: SystemClock())
         try dispatcher.start()
         defer { _ = dispatcher.stop(deadlineSeconds: 1) }
         #expect(await eventually(timeout: .seconds(30)) { (try? storage.campaign(id: "busy"))?.counts[.delivered] == 1 })

@@ -8,6 +8,7 @@ import TestSupport
 @testable import Gateway
 @testable import Outbox
 import Crypto
+import Timing
 
 /// A loopback HTTP receiver that fails the first `failures` requests with 503.
 final class WebhookReceiver: HTTPResponder {
@@ -72,9 +73,9 @@ final class WebhookReceiver: HTTPResponder {
 
     @Test func batchesAreSignedAndRetriedUntil2xx() async throws {
         let receiver = WebhookReceiver(failures: 2)
-        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: receiver)
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: receiver, clock: SystemClock())
         let storage = try storageWithDeadTokens(3)
-        let webhook = FeedbackWebhook(settings: settings(port: server.port, batchSize: 2), storage: storage)
+        let webhook = FeedbackWebhook(settings: settings(port: server.port, batchSize: 2), storage: storage, clock: SystemClock())
         webhook.start()
         _ = await eventually(timeout: .seconds(10)) { webhook.delivered.load(ordering: .relaxed) >= 2 }
         webhook.stop()
@@ -104,10 +105,10 @@ final class WebhookReceiver: HTTPResponder {
     @Test func aReceiverThatIsDownLosesNothing() async throws {
         let storage = try storageWithDeadTokens(2)
         // Nothing listens on this port (bound, then closed).
-        let probe = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: WebhookReceiver(failures: 0))
+        let probe = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: WebhookReceiver(failures: 0), clock: SystemClock())
         let port = probe.port
         _ = probe.shutdown(deadlineSeconds: 1)
-        let webhook = FeedbackWebhook(settings: settings(port: port), storage: storage)
+        let webhook = FeedbackWebhook(settings: settings(port: port), storage: storage, clock: SystemClock())
         webhook.start()
         _ = await eventually(timeout: .seconds(10)) { webhook.failedAttempts.load(ordering: .relaxed) >= 3 }
         webhook.stop()

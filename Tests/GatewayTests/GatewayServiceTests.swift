@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
+import Timing
 
 func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock(),
                  failedAuthenticationLimit: RateLimit = GatewayService.authFailureLimit) throws -> GatewayService {
@@ -15,7 +16,7 @@ func makeService(keys: [APIKey] = [], clock: ManualClock = ManualClock(),
     builder.add("GET", "/v1/items/{id}", operation: "item") { _, p in jsonResponse(Array("\"\(p["id"] ?? "")\"".utf8)) }
     builder.add("GET", "/v1/items/special", operation: "special") { _, _ in jsonResponse(Array("\"special\"".utf8)) }
     return GatewayService(router: try builder.build(), keyring: APIKeyring(keys), metrics: Metrics(),
-                          log: RequestLog(fd: -1), clock: clock, failedAuthenticationLimit: failedAuthenticationLimit)
+                          log: RequestLog(fd: -1, clock: SystemClock()), clock: clock, failedAuthenticationLimit: failedAuthenticationLimit)
 }
 
 func problem(_ response: HTTPResponse) throws -> JSONObject {

@@ -24,7 +24,7 @@ import CurlClient
         switch backend {
         case .sqlite: try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         case .postgres: try PostgresCampaignStorage(options: .init(url: try PostgresCluster.shared().newDatabaseURL(), poolSize: 2,
-                                                                    instance: "golden-host/1/0"))
+                                                                    instance: "golden-host/1/0", clock: SystemClock()))
         }
     }
 
@@ -52,8 +52,8 @@ import CurlClient
         let storage = try Self.storage(backend)
         let clock = ManualClock(wallSeconds: GoldenCampaigns.t0)
         let table = try Fixtures.routeTable()
-        let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
-        let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
+        let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates(), clock: SystemClock())
+        let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567", clock: SystemClock())
         let components = GatewayComponents(
             apps: AppDirectory([GatewayApp(name: "shop", routes: table, planner: planner, environment: .production,
                                            environments: [.production, .sandbox], teamId: nil, keyId: nil)]),
@@ -66,9 +66,9 @@ import CurlClient
         let dispatcher = Dispatcher(storage: storage, sender: components.sender, dryRunSender: components.dryRunSender, metrics: metrics,
                                     clock: clock)
         let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: 3600, clock: clock)
-        let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: RequestLog(fd: -1),
+        let service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: RequestLog(fd: -1, clock: SystemClock()),
                                                  campaigns: campaigns, clock: clock)
-        let server = try HTTPServer(configuration: settings.http, responder: service)
+        let server = try HTTPServer(configuration: settings.http, responder: service, clock: SystemClock())
         defer { _ = server.shutdown(deadlineSeconds: 1) }
 
         try GoldenCampaigns.run(storage) { moment, now in

@@ -14,6 +14,7 @@ import TestSupport
 @testable import Gateway
 @testable import Outbox
 import Crypto
+import Timing
 
 /// Answers by token prefix so one campaign can exercise every outcome; can be slowed to
 /// keep sends in flight.
@@ -103,10 +104,10 @@ final class LiveGateway {
          readiness: [ReadinessCheck] = [], databasePath: String? = nil, inFlight: Int = 8,
          idempotencyRetentionSeconds: Double = 3600, senderOverride: (any NotificationSender)? = nil,
          confirmAbove: Int = SendGuard.defaultConfirmAbove, apps: [GatewayApp]? = nil,
-         log: RequestLog = RequestLog(fd: -1), privateProbes: Bool = false) throws {
+         log: RequestLog = RequestLog(fd: -1, clock: SystemClock()), privateProbes: Bool = false) throws {
         let table = try Fixtures.routeTable()
-        let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates())
-        let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567")
+        let planner = CampaignPlanner(bundleId: table.app.bundleId, links: table, templates: try Fixtures.templates(), clock: SystemClock())
+        let tokens = ProviderTokenManager(key: try SigningKey.ephemeral(), teamId: "TEAM123456", keyId: "KEY1234567", clock: SystemClock())
         let directory = AppDirectory(apps ?? [GatewayApp(name: "default", routes: table, planner: planner, environment: .sandbox,
                                                            environments: [.sandbox], teamId: nil, keyId: nil)])
         let components = GatewayComponents(
@@ -120,11 +121,11 @@ final class LiveGateway {
         let metrics = Metrics()
         storage = try SQLiteCampaignStorage(path: databasePath ?? temporaryDatabasePath(), options: .init(synchronousFull: false))
         dispatcher = Dispatcher(storage: storage, sender: components.sender, dryRunSender: components.dryRunSender, metrics: metrics,
-                                options: .init(inFlight: inFlight, claimBatch: 4, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
+                                options: .init(inFlight: inFlight, claimBatch: 4, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05), clock: SystemClock())
         try dispatcher.start()
-        let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: idempotencyRetentionSeconds)
-        service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: campaigns)
-        server = try HTTPServer(configuration: settings.http, responder: service)
+        let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: idempotencyRetentionSeconds, clock: SystemClock())
+        service = try GatewayAPI.makeService(components, settings: settings, metrics: metrics, log: log, campaigns: campaigns, clock: SystemClock())
+        server = try HTTPServer(configuration: settings.http, responder: service, clock: SystemClock())
         self.sender = sender
     }
 

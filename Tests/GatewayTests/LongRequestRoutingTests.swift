@@ -1,6 +1,7 @@
 import HTTPServer
 import Testing
 @testable import Gateway
+import Timing
 
 /// Which requests leave the I/O threads: work that plans or stores campaigns runs on the
 /// worker pool (channel calls hand their wait for Apple to the upstream pool instead).

@@ -5,6 +5,7 @@ import HTTPServer
 import StrictJSON
 import Testing
 @testable import Gateway
+import Timing
 
 /// The log written to a pipe, read back line by line.
 final class CapturedLog {
@@ -18,7 +19,7 @@ final class CapturedLog {
         readFD = fds[0]
         writeFD = fds[1]
         _ = fcntl(readFD, F_SETFL, fcntl(readFD, F_GETFL) | O_NONBLOCK)
-        log = RequestLog(fd: writeFD, messageFD: writeFD, format: format, level: level)
+        log = RequestLog(fd: writeFD, messageFD: writeFD, format: format, level: level, clock: SystemClock())
     }
 
     deinit {
@@ -43,7 +44,7 @@ final class CapturedLog {
     func service(_ log: RequestLog) throws -> GatewayService {
         var builder = APIRouterBuilder()
         builder.add("GET", "/open", operation: "open", public: true, query: ["page", "api_key", "Token"]) { _, _ in jsonResponse(Array("{\"a\":1}".utf8)) }
-        return GatewayService(router: try builder.build(), keyring: APIKeyring([]), metrics: Metrics(), log: log)
+        return GatewayService(router: try builder.build(), keyring: APIKeyring([]), metrics: Metrics(), log: log, clock: SystemClock())
     }
 
     @Test func requestLinesCarryTheQueryRedactedTheUserAgentAndTheSize() throws {

@@ -9,6 +9,7 @@ import TestSupport
 @testable import Gateway
 @testable import Outbox
 import Crypto
+import Timing
 
 /// Retention with an injected clock: only what is old and finished goes, dead tokens
 /// stay, and over many campaigns the file stops growing (freed pages are reused and given
@@ -68,7 +69,7 @@ import Crypto
     @Test(arguments: ["sqlite", "postgres"]) func oldLiveActivityUpdateTokensArePurged(_ backend: String) throws {
         let clock = ManualClock()
         let storage: any CampaignStorage = backend == "sqlite" ? try self.storage()
-            : try PostgresCampaignStorage(options: .init(url: try PostgresCluster.shared().newDatabaseURL(), poolSize: 2, instance: "t"))
+            : try PostgresCampaignStorage(options: .init(url: try PostgresCluster.shared().newDatabaseURL(), poolSize: 2, instance: "t", clock: SystemClock()))
         func register(_ n: Int, _ kind: LiveActivityToken.Kind = .update) throws {
             _ = try storage.registerLiveActivityToken(LiveActivityToken(app: "shop", token: Fixtures.token("0a0a", n), kind: kind,
                                                                         activity: kind == .update ? "act" : ""),
@@ -92,7 +93,7 @@ import Crypto
     /// their space reusable, and the log line says so instead of "0 pages given back".
     @Test func onPostgreSQLThePurgedRowsSpaceIsLeftToAutovacuum() throws {
         let clock = ManualClock()
-        let storage = try PostgresCampaignStorage(options: .init(url: try PostgresCluster.shared().newDatabaseURL(), poolSize: 2, instance: "t"))
+        let storage = try PostgresCampaignStorage(options: .init(url: try PostgresCluster.shared().newDatabaseURL(), poolSize: 2, instance: "t", clock: SystemClock()))
         #expect(!storage.reclaimsFreePages)
         try runCampaign(storage, "old-0001", devices: 250, clock: clock)
         clock.advance(by: .seconds(31 * Self.day))
@@ -131,7 +132,7 @@ import Crypto
 
     @Test func campaignFinishedIsSignedBatchedAndRetriedWithTheSameBatchID() async throws {
         let receiver = WebhookReceiver(failures: 1)
-        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: receiver)
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: receiver, clock: SystemClock())
         let storage = try storage()
         let clock = ManualClock()
         try runCampaign(storage, "done-0001", devices: 3, clock: clock)
@@ -139,7 +140,7 @@ import Crypto
         var settings = DurableSettings.Webhook(url: "http://127.0.0.1:\(server.port)/hook", secret: FeedbackWebhookTests.secret)
         settings.retryBaseSeconds = 0.02
         settings.retryMaxSeconds = 0.05
-        let webhook = FeedbackWebhook(settings: settings, storage: storage)
+        let webhook = FeedbackWebhook(settings: settings, storage: storage, clock: SystemClock())
         webhook.start()
         _ = await eventually(timeout: .seconds(10)) { webhook.delivered.load(ordering: .relaxed) >= 1 }
         webhook.stop()

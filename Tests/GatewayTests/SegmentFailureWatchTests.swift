@@ -4,6 +4,7 @@ import TestSupport
 @testable import Outbox
 @testable import PostgresStorage
 @testable import Storage
+import Timing
 
 /// The watch behind the `segments` readiness check and the corrupt-campaign log line: it
 /// reads the storage at most once per poll, logs each campaign once (only those failed
@@ -90,7 +91,7 @@ import TestSupport
     /// upkeep (`closeStopped`) ends its open devices and so finishes it: then it is listed.
     @Test func onPostgreSQL() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
-        let storage = try PostgresCampaignStorage(options: .init(url: url, poolSize: 2, instance: "watch/1/0"))
+        let storage = try PostgresCampaignStorage(options: .init(url: url, poolSize: 2, instance: "watch/1/0", clock: SystemClock()))
         _ = try storage.insert(NewCampaign(id: "pg-bad", createdAt: 1_000, dryRun: false, message: FairLaneTests.message,
                                            body: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsIDPrefix: "01234567-89ab-4cde-8f01-"),
                                deliveries: (0..<1100).map { NewDelivery(token: Fixtures.token("cd", $0)) }, now: 1_000)

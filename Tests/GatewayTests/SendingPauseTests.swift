@@ -50,7 +50,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
                                deliveries: tokens.map { NewDelivery(token: $0) }, now: 1)
         let dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: sender, metrics: Metrics(),
                                     heldUntil: { _ in sender.pausedUntil.withLock { $0 } },
-                                    options: .init(inFlight: 4, claimBatch: 4, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
+                                    options: .init(inFlight: 4, claimBatch: 4, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05), clock: SystemClock())
         let started = Date()
         try dispatcher.start()
         defer { _ = dispatcher.stop(deadlineSeconds: 1) }
@@ -78,9 +78,9 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNsServer.keyFile), teamId: FakeAPNsServer.teamId,
                                           keyId: FakeAPNsServer.keyId, clock: clock,
                                           probeBackoff: Backoff(initial: .seconds(30), maximum: .seconds(30)))
-        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile))
+        let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile), clock: SystemClock())
         defer { transport.shutdown() }
-        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1))
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1), clock: SystemClock())
         let storage = try SQLiteCampaignStorage(path: temporaryDatabasePath(), options: .init(synchronousFull: false))
         let devices = (0..<200).map { Fixtures.token("f", $0) }
         _ = try storage.insert(NewCampaign(id: "stopped", createdAt: 1, dryRun: false,
@@ -133,7 +133,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
         let sender = ScriptedSender()
         let dispatcher = Dispatcher(storage: storage, sender: sender, dryRunSender: sender, metrics: Metrics(),
                                     heldUntil: { route in route.app == "news" && hold.isOn ? Date().timeIntervalSince1970 + 60 : nil },
-                                    options: .init(inFlight: 4, claimBatch: 4, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05))
+                                    options: .init(inFlight: 4, claimBatch: 4, maxAttempts: 1, retryBaseSeconds: 0.01, retryMaxSeconds: 0.05), clock: SystemClock())
         try dispatcher.start()
         defer { _ = dispatcher.stop(deadlineSeconds: 1) }
         #expect(await eventually(timeout: .seconds(20)) { (try? storage.campaign(id: "shop-1"))?.counts[.delivered] == 20 })

@@ -3,6 +3,7 @@ import StrictJSON
 import Testing
 import TestSupport
 @testable import Gateway
+import Timing
 
 /// The service behind a trusted proxy: the forwarded client is the one throttled and
 /// logged; the proxy is logged as `peer`.
@@ -28,7 +29,7 @@ import TestSupport
     }
 
     @Test func failuresAreCountedPerForwardedClient() throws {
-        let service = try service(RequestLog(fd: -1))
+        let service = try service(RequestLog(fd: -1, clock: SystemClock()))
         let a = [("x-forwarded-for", "203.0.113.1")]
         let b = [("x-forwarded-for", "203.0.113.2")]
         let wrong = (0..<12).map { _ in get(service, from: "10.0.0.1", key: "guess", a).status }

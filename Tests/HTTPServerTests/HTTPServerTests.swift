@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 @testable import HTTPServer
 import TestSupport
+import Timing
 
 extension HTTPServer {
     /// Requests waiting for or running on the worker pool.
@@ -100,7 +101,7 @@ func startServer(_ responder: any HTTPResponder = EchoResponder(), configure: (i
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: 1024,
                                                 connectionTimeoutSeconds: 5)
     configure(&configuration)
-    return try HTTPServer(configuration: configuration, responder: responder)
+    return try HTTPServer(configuration: configuration, responder: responder, clock: SystemClock())
 }
 
 @Suite struct HTTPServerTests {

@@ -4,6 +4,7 @@ import Payloads
 import StrictJSON
 import Testing
 import TestSupport
+import Timing
 
 /// Shared fixtures: the shipped route table and templates, and small campaign builders.
 enum Fixtures {
@@ -27,7 +28,7 @@ enum Fixtures {
     }()
 
     static func planner(templates: TemplateLibrary = shippedTemplates, requireDevices: Bool = true) -> CampaignPlanner {
-        CampaignPlanner(bundleId: "com.example.shop", links: routes, templates: templates, requireDevices: requireDevices)
+        CampaignPlanner(bundleId: "com.example.shop", links: routes, templates: templates, requireDevices: requireDevices, clock: SystemClock())
     }
 
     static let tokenA = TestTokens.device

@@ -2,6 +2,7 @@ import DeepLinks
 import Payloads
 import StrictJSON
 import Testing
+import Timing
 
 @Suite struct TemplateLocaleTests {
     let orderVariables = #""variables": {"order_id": "3F2504E0-4F89-41D3-9A0C-0305E82C3301", "store_name": "Rynek"}"#
@@ -164,7 +165,7 @@ import Testing
     }
 
     @Test func campaignShowsTheBrokenTemplatesProblems() {
-        let planner = CampaignPlanner(bundleId: "com.example.shop", links: Fixtures.routes, templates: BrokenStore())
+        let planner = CampaignPlanner(bundleId: "com.example.shop", links: Fixtures.routes, templates: BrokenStore(), clock: SystemClock())
         guard case .failure(let r) = planner.plan(jsonBytes: Array(#"{"template": "t", "devices": ["\#(Fixtures.tokenA)"]}"#.utf8)) else {
             Issue.record("accepted a campaign with a broken template")
             return

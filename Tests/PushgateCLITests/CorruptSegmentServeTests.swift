@@ -4,6 +4,7 @@ import Foundation
 import StrictJSON
 import Testing
 import TestSupport
+import Timing
 
 /// A stored segment that does not decode, through `pushgate serve` on both backends: its
 /// campaign fails (one error line in the log, listed by `/readyz`, which stays 200),
@@ -49,7 +50,7 @@ import TestSupport
         case .postgres:
             let url = try PostgresCluster.shared().newDatabaseURL()
             let bad = SharedTokenCLITests.tokens(41, 1100)
-            let seq = try insert(try PostgresCampaignStorage(options: .init(url: url, poolSize: 1, instance: "prepare/1/0")),
+            let seq = try insert(try PostgresCampaignStorage(options: .init(url: url, poolSize: 1, instance: "prepare/1/0", clock: SystemClock())),
                                  bad: bad, good: SharedTokenCLITests.tokens(42, 10))
             let db = try PGConnection(url: url, password: nil, connectTimeoutSeconds: 5)
             try db.execute("UPDATE segments SET tokens = substring(tokens FROM 1 FOR 100) WHERE campaign = $1 AND seg = 1", [.int(seq)])

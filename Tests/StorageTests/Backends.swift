@@ -2,6 +2,7 @@ import Foundation
 import PostgresStorage
 import Storage
 import TestSupport
+import Timing
 
 /// The storage contract's two backends: the contract tests run once against each.
 enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -31,7 +32,7 @@ struct StoreLocation: Sendable {
         switch backend {
         case .sqlite: return try SQLiteCampaignStorage(path: address, options: .init(synchronousFull: synchronousFull, segmentSize: segmentSize))
         case .postgres:
-            var options = PostgresCampaignStorage.Options(url: address, poolSize: 2, instance: instance)
+            var options = PostgresCampaignStorage.Options(url: address, poolSize: 2, instance: instance, clock: SystemClock())
             options.segmentSize = segmentSize
             return try PostgresCampaignStorage(options: options)
         }
@@ -41,7 +42,7 @@ struct StoreLocation: Sendable {
     func status(now: Double) throws -> StorageStatus? {
         switch backend {
         case .sqlite: try SQLiteCampaignStorage.status(path: address, now: now)
-        case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 1, instance: "probe", readOnly: true)).status(now: now)
+        case .postgres: try PostgresCampaignStorage(options: .init(url: address, poolSize: 1, instance: "probe", readOnly: true, clock: SystemClock())).status(now: now)
         }
     }
 
@@ -50,7 +51,7 @@ struct StoreLocation: Sendable {
         case .sqlite: return try SQLiteCampaignStorage(path: address).schemaVersion()
         case .postgres:
             // Inspected, not opened: a read-only open refuses a schema it would have to migrate.
-            var options = PostgresCampaignStorage.Options(url: address, poolSize: 1, instance: "probe", readOnly: true)
+            var options = PostgresCampaignStorage.Options(url: address, poolSize: 1, instance: "probe", readOnly: true, clock: SystemClock())
             options.inspectOnly = true
             return try PostgresCampaignStorage(options: options).schemaVersion()
         }

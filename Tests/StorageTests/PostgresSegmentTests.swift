@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import Timing
 @testable import PostgresStorage
 @testable import Storage
 
@@ -12,7 +13,7 @@ import TestSupport
     static let prefix = "01234567-89ab-4cde-8f01-"
 
     func instance(_ url: String, _ name: String, limits: PGSessionLimits = .standard) throws(StorageError) -> PostgresCampaignStorage {
-        var options = PostgresCampaignStorage.Options(url: url, poolSize: 2, instance: name)
+        var options = PostgresCampaignStorage.Options(url: url, poolSize: 2, instance: name, clock: SystemClock())
         options.sessionLimits = limits
         return try PostgresCampaignStorage(options: options)
     }
@@ -115,7 +116,7 @@ import TestSupport
     /// same for 500 devices in one segment as for 4,096 in four.
     @Test func aClaimAndARecordCostAFewStatementsPerSegment() throws {
         let url = try PostgresCluster.shared().newDatabaseURL()
-        let storage = try PostgresCampaignStorage(options: .init(url: url, poolSize: 1, instance: "a"))
+        let storage = try PostgresCampaignStorage(options: .init(url: url, poolSize: 1, instance: "a", clock: SystemClock()))
         _ = try storage.insert(newCampaign("c1"), deliveries: (0..<8192).map { NewDelivery(token: token($0)) }, now: 1000)
         func statements() throws -> Int { try storage.reading { $0.statementCount } }
         func turn(_ limit: Int, _ pending: [DeliveryUpdate]) throws -> (claims: [ClaimedDelivery], claim: Int, record: Int) {

@@ -4,12 +4,13 @@ import Testing
 import TestSupport
 @testable import PostgresStorage
 @testable import Storage
+import Timing
 
 /// What only PostgreSQL has: several instances on one database. The shared contract is in
 /// the other suites, run against both backends.
 @Suite struct PostgresStorageTests {
     func instance(_ url: String, _ name: String, webhookLeaseSeconds: Double = 120) throws(StorageError) -> PostgresCampaignStorage {
-        try PostgresCampaignStorage(options: .init(url: url, poolSize: 2, instance: name, webhookLeaseSeconds: webhookLeaseSeconds))
+        try PostgresCampaignStorage(options: .init(url: url, poolSize: 2, instance: name, webhookLeaseSeconds: webhookLeaseSeconds, clock: SystemClock()))
     }
 
     @Test func refusesADatabaseFromANewerPushgate() throws {
