@@ -129,11 +129,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// then stops. Returns true if everything in flight finished in time.
     @discardableResult
     public func shutdown(deadlineSeconds: Double) -> Bool {
-        context.shuttingDown.store(true, ordering: .relaxed)
-        gate.stop()
-        // Long requests still waiting for a worker are answered now; running ones may
-        // finish until the deadline.
-        context.answerSuspended(onlyIfQueued: true)
+        beginShutdown()
         let deadline = context.clock.monotonicSeconds() + deadlineSeconds
         var drained = context.inFlight.load(ordering: .relaxed) == 0
         while !drained && context.clock.monotonicSeconds() < deadline {
@@ -142,6 +138,14 @@ public final class HTTPServer: @unchecked Sendable {
         }
         stopDaemon()
         return drained
+    }
+
+    /// The first step of a stop: new connections are refused, and long requests still
+    /// waiting for a worker are answered now; running ones may finish until the deadline.
+    private func beginShutdown() {
+        context.shuttingDown.store(true, ordering: .relaxed)
+        gate.stop()
+        context.answerSuspended(onlyIfQueued: true)
     }
 
     /// Whether libmicrohttpd's own answers (to malformed later requests and chunks) are
@@ -808,4 +812,26 @@ func reasonPhrase(_ status: Int) -> String {
 extension HTTPServer {
     /// The libmicrohttpd loaded at run time (`0.9.75`), for `pushgate version`.
     public static var libraryVersion: String { MHD_get_version().map { String(cString: $0) } ?? "unknown" }
+}
+
+extension HTTPServer: Service {
+    public var name: String { "http" }
+
+    /// The server as a service: it listens from `init`; this waits until cancelled, then
+    /// stops as `shutdown` does with the group's deadline (`StopDeadline.current`; none: at
+    /// once), polling without holding a thread.
+    public func run() async throws {
+        let group = StopDeadline.current
+        let clock = context.clock
+        while !Task.isCancelled { try? await clock.sleep(for: .seconds(3600)) }
+        beginShutdown()
+        let deadline = group?.monotonicSeconds ?? clock.monotonicSeconds()
+        // A task of its own: this one is cancelled, and its sleeps would end at once.
+        await Task { [context] in
+            while context.inFlight.load(ordering: .relaxed) > 0 && clock.monotonicSeconds() < deadline {
+                try? await clock.sleep(for: .milliseconds(5))
+            }
+        }.value
+        stopDaemon()
+    }
 }

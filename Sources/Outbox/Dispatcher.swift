@@ -63,6 +63,8 @@ public final class Dispatcher: Sendable {
     private let completed = Mutex<[DeliveryUpdate]>([])
     private let wakeup = Wakeup()
     private let loopEnded = Wakeup()
+    /// The loop's thread ended (for `run()`, which waits without blocking a thread).
+    private let ended = Completion()
     private let outstanding = Atomic<Int>(0)
     /// When a stop gives up waiting for answers, on the monotonic clock (seconds).
     private let stopDeadline = Mutex<Double?>(nil)
@@ -117,10 +119,12 @@ public final class Dispatcher: Sendable {
         let started = DetachedThread.start(name: "pg-dispatcher") { [self] in
             loop()
             loopEnded.signal()
+            ended.finish()
         }
         if !started {
             log("pushgate: cannot start the dispatcher's thread; nothing is sent until the next start")
             loopEnded.signal()  // so that stop() does not wait for a loop that never ran
+            ended.finish()
         }
     }
 
@@ -157,11 +161,24 @@ public final class Dispatcher: Sendable {
     /// now, so the next start or another instance takes them over. Returns true when nothing
     /// was left in flight.
     public func stop(deadlineSeconds: Double) -> Bool {
-        beginStop()
-        guard running.exchange(false, ordering: .relaxed) else { return inFlight == 0 }
-        stopDeadline.withLock { $0 = clock.monotonicSeconds() + deadlineSeconds }
-        wakeup.signal()
+        guard requestStop(atMonotonicSeconds: clock.monotonicSeconds() + deadlineSeconds) else { return inFlight == 0 }
         loopEnded.wait()
+        return giveBackUnanswered()
+    }
+
+    /// `beginStop`, and the loop ends once nothing is in flight or at `deadline`. False
+    /// when the loop was not running.
+    private func requestStop(atMonotonicSeconds deadline: Double) -> Bool {
+        beginStop()
+        guard running.exchange(false, ordering: .relaxed) else { return false }
+        stopDeadline.withLock { $0 = deadline }
+        wakeup.signal()
+        return true
+    }
+
+    /// After the loop ended: the leases of sends still unanswered expire now. True when
+    /// nothing was left in flight.
+    private func giveBackUnanswered() -> Bool {
         if inFlight > 0 { _ = try? storage.renewLeases(LeaseTerms(owner: options.lease.owner, seconds: 0), now: clock.wallSeconds()) }
         return inFlight == 0
     }
@@ -463,4 +480,23 @@ private final class Flag: Sendable {
 
     func raise() { value.store(true, ordering: .relaxed) }
     var isRaised: Bool { value.load(ordering: .relaxed) }
+}
+
+extension Dispatcher: Service {
+    public var name: String { "dispatcher" }
+
+    /// The dispatcher as a service: starts the loop (unless `start` already did), sends
+    /// until cancelled, then stops as `stop` does with the group's deadline
+    /// (`StopDeadline.current`; none: at once): sends in flight are waited for until then,
+    /// their results recorded, the leases of those still unanswered given back.
+    public func run() async throws {
+        if !running.load(ordering: .relaxed) { try start() }
+        let group = StopDeadline.current
+        await ended.wait()  // returns at cancellation (or when the thread could not start)
+        let deadline = group?.monotonicSeconds ?? clock.monotonicSeconds()
+        guard requestStop(atMonotonicSeconds: deadline) else { return }
+        // The loop ends by the deadline by itself (it checks it every turn).
+        _ = await ended.wait(untilMonotonicSeconds: nil, clock: clock)
+        _ = giveBackUnanswered()
+    }
 }

@@ -23,6 +23,7 @@ public final class FeedbackWebhook: Sendable {
     let clock: any TimeSource
     private let wakeup = Wakeup()
     private let loopEnded = Wakeup()
+    private let ended = Completion()
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     /// Batches answered 2xx, and attempts that were not (for tests and logs).
@@ -42,10 +43,12 @@ public final class FeedbackWebhook: Sendable {
         let running = DetachedThread.start(name: "pg-webhook") { [self] in
             loop()
             loopEnded.signal()
+            ended.finish()
         }
         if !running {
             log("pushgate: webhook: cannot start its thread; the outbox keeps the batches for the next start")
             loopEnded.signal()
+            ended.finish()
         }
     }
 
@@ -187,5 +190,21 @@ public final class FeedbackWebhook: Sendable {
             })
         }
         return w.bytes
+    }
+}
+
+extension FeedbackWebhook: Service {
+    public var name: String { "webhook" }
+
+    /// Starts the loop, posts until cancelled, then asks it to end and waits for it until
+    /// the group's deadline (`StopDeadline.current`; none: at once). A request still in
+    /// flight then is abandoned: its batch stays in the outbox and is sent at the next start.
+    public func run() async throws {
+        start()
+        let group = StopDeadline.current
+        await ended.wait()
+        stopping.store(true, ordering: .relaxed)
+        wakeup.signal()
+        _ = await ended.wait(untilMonotonicSeconds: group?.monotonicSeconds ?? clock.monotonicSeconds(), clock: clock)
     }
 }

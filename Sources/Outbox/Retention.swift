@@ -58,6 +58,7 @@ public final class Retention: Sendable {
     let log: @Sendable (String) -> Void
     private let wakeup = Wakeup()
     private let loopEnded = Wakeup()
+    private let ended = Completion()
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
 
@@ -78,10 +79,12 @@ public final class Retention: Sendable {
                 wakeup.wait(for: .seconds(options.intervalSeconds))
             }
             loopEnded.signal()
+            ended.finish()
         }
         if !running {
             log("pushgate: retention: cannot start its thread; nothing is pruned until the next start")
             loopEnded.signal()
+            ended.finish()
         }
     }
 
@@ -131,5 +134,20 @@ public final class Retention: Sendable {
 
     private func pause() {
         if options.pauseSeconds > 0 { wakeup.wait(for: .seconds(options.pauseSeconds)) }
+    }
+}
+
+extension Retention: Service {
+    public var name: String { "retention" }
+
+    /// Starts the loop, prunes until cancelled, then ends it after the batch in hand,
+    /// waiting for it until the group's deadline (`StopDeadline.current`; none: at once).
+    public func run() async throws {
+        start()
+        let group = StopDeadline.current
+        await ended.wait()
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
+        wakeup.signal()
+        _ = await ended.wait(untilMonotonicSeconds: group?.monotonicSeconds ?? clock.monotonicSeconds(), clock: clock)
     }
 }

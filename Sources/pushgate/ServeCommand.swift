@@ -59,10 +59,13 @@ enum ServeCommand {
             _ = server.shutdown(deadlineSeconds: 1)
             return ExitStatus.usage
         }
-        assembled.durable.webhook?.start()
-        assembled.durable.retention.start()
-        let host = assembled.settings.http.host.contains(":") ? "[\(assembled.settings.http.host)]" : assembled.settings.http.host
+        // Every long-running part in one group: the API, the dispatcher, the webhook, retention.
         let log = assembled.log
+        let durable = assembled.durable
+        let services: [any Service] = [server, durable.dispatcher] + (durable.webhook.map { [$0] } ?? []) + [durable.retention]
+        let group = ServiceGroup(services, clock: processClock, log: { log.message(.error, $0) })
+        group.start()
+        let host = assembled.settings.http.host.contains(":") ? "[\(assembled.settings.http.host)]" : assembled.settings.http.host
         log.message(.info, "pushgate: listening on http://\(host):\(server.port)"
             + (assembled.dryRun ? " (dry run: nothing is sent to APNs)" : "")
             + (assembled.settings.apiKeys.isEmpty ? " (no API keys: loopback only)" : ""))
@@ -78,26 +81,22 @@ enum ServeCommand {
 
         stopSignal.wait(flushingEvery: 0.2, log: log)
         notifier.notify("STOPPING=1\nSTATUS=stopping: finishing requests and sends in flight")
-        // One deadline for the whole stop. At once: no claim and no APNs request starts,
-        // and new connections are refused (the listening socket is closed); then requests
-        // and sends in flight finish side by side until the deadline.
-        assembled.durable.dispatcher.beginStop()
+        // One deadline for the whole stop, on the monotonic clock. At once: no claim and no
+        // APNs request starts, and new connections are refused (the listening socket is
+        // closed); then requests and sends in flight finish side by side until the deadline,
+        // when every service has returned (sends still unanswered have their leases given
+        // back; the webhook's request in flight is abandoned, its batch kept).
+        durable.dispatcher.beginStop()
         // Requests already handed to a transport but not yet on the wire are given back too.
         assembled.fleet.stopStartingRequests()
         let deadline = assembled.settings.shutdownDeadlineSeconds
-        let clock = processClock
-        let stopBy = clock.monotonicSeconds() + deadline
-        func left() -> Double { max(0, stopBy - clock.monotonicSeconds()) }
         log.message(.info, "pushgate: stopping: finishing requests and sends in flight (deadline \(deadline) s)")
-        let requestsDrained = server.shutdown(deadlineSeconds: deadline)
-        // Unanswered sends' leases are given back at the deadline (taken over at the next start).
-        let sendsDrained = assembled.durable.dispatcher.stop(deadlineSeconds: left())
-        assembled.durable.webhook?.stop(deadlineSeconds: left())
-        assembled.durable.retention.stop(deadlineSeconds: left())
+        group.stop(within: .seconds(deadline))
+        group.waitUntilStopped()
         assembled.fleet.shutdown()
         assembled.log.flush()
-        if !requestsDrained || !sendsDrained {
-            log.message(.warn, "pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), sends: \(assembled.durable.dispatcher.inFlight), which are sent again at the next start)")
+        if server.requestsInFlight > 0 || durable.dispatcher.inFlight > 0 {
+            log.message(.warn, "pushgate: deadline passed with work unfinished (requests: \(server.requestsInFlight), sends: \(durable.dispatcher.inFlight), which are sent again at the next start)")
         }
         log.message(.info, "pushgate: stopped")
         return ExitStatus.ok
