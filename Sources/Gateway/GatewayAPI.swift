@@ -71,6 +71,7 @@ public enum GatewayAPI {
         builder.add("GET", "/openapi.json", operation: "openapi", public: true) { _, _ in jsonResponse(document) }
         return GatewayService(router: try builder.build(), keyring: APIKeyring(settings.apiKeys),
                               defaultRateLimit: settings.defaultRateLimit, metrics: metrics, log: log, clock: clock,
-                              trustedProxies: settings.trustedProxies, failedAuthenticationLimit: settings.failedAuthenticationLimit)
+                              trustedProxies: settings.trustedProxies, failedAuthenticationLimit: settings.failedAuthenticationLimit,
+                              readiness: monitor)
     }
 }

@@ -22,10 +22,15 @@ public final class GatewayService: HTTPResponder {
     /// Whose forwarding headers name the client (`server.trustedProxies`).
     public let trustedProxies: TrustedProxies
     private let clock: any TimeSource
+    /// The thread behind `/readyz` and the sampled gauges, when the API has one: a service
+    /// the server's owner runs and stops with the others.
+    public let readiness: ReadinessMonitor?
 
     public init(router: APIRouter, keyring: APIKeyring, defaultRateLimit: RateLimit? = nil,
                 metrics: Metrics, log: RequestLog, clock: any TimeSource,
-                trustedProxies: TrustedProxies = .none, failedAuthenticationLimit: RateLimit = GatewayService.authFailureLimit) {
+                trustedProxies: TrustedProxies = .none, failedAuthenticationLimit: RateLimit = GatewayService.authFailureLimit,
+                readiness: ReadinessMonitor? = nil) {
+        self.readiness = readiness
         self.router = router
         self.failedAuthenticationLimit = failedAuthenticationLimit
         self.trustedProxies = trustedProxies

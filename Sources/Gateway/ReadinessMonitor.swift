@@ -33,6 +33,9 @@ public final class ReadinessMonitor: Sendable {
 
     deinit { core.stop() }
 
+    /// Ends the thread; `latest` keeps the last round's answer.
+    public func stop() { core.stop() }
+
     /// The last round's answer.
     public var latest: Answer {
         if !threaded { core.evaluate() }
@@ -93,5 +96,15 @@ public final class ReadinessMonitor: Sendable {
             latest.withLock { $0 = answer }
             rounds.add(1, ordering: .relaxed)
         }
+    }
+}
+
+extension ReadinessMonitor: Service {
+    public var name: String { "readiness" }
+
+    /// Checks run from `init`; this waits until cancelled, then ends the thread.
+    public func run() async throws {
+        await Completion().wait()
+        stop()
     }
 }

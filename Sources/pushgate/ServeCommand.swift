@@ -59,10 +59,12 @@ enum ServeCommand {
             _ = server.shutdown(deadlineSeconds: 1)
             return ExitStatus.usage
         }
-        // Every long-running part in one group: the API, the dispatcher, the webhook, retention.
+        // Every long-running part in one group: the API, its readiness checks, the
+        // dispatcher, the webhook, retention.
         let log = assembled.log
         let durable = assembled.durable
-        let services: [any Service] = [server, durable.dispatcher] + (durable.webhook.map { [$0] } ?? []) + [durable.retention]
+        let services: [any Service] = [server] + (assembled.service.readiness.map { [$0] } ?? [])
+            + [durable.dispatcher] + (durable.webhook.map { [$0] } ?? []) + [durable.retention]
         let group = ServiceGroup(services, clock: processClock, log: { log.message(.error, $0) })
         group.start()
         let host = assembled.settings.http.host.contains(":") ? "[\(assembled.settings.http.host)]" : assembled.settings.http.host
