@@ -258,6 +258,9 @@ struct OutboxSend {
                 fleet.shutdown()
                 return finish(.configuration("--store \(TextSafety.quoted(store.folder)): \(error.description)"))
             }
+            // The dispatcher runs as a service, as under `serve`, and stops the same way.
+            let group = ServiceGroup([dispatcher], clock: processClock, log: { Output.error($0) })
+            group.start()
             // Looked at often at first (a small send ends in milliseconds), then every 0.1 s.
             var interval = 0.002
             while true {
@@ -270,7 +273,8 @@ struct OutboxSend {
                 report.showProgress(fraction: now.devices > 0 ? Double(answered) / Double(now.devices) : nil)
             }
             let timeout = Double(transport?.timeoutMilliseconds ?? 10_000) / 1000
-            _ = dispatcher.stop(deadlineSeconds: min(timeout, 10))
+            group.stop(within: .seconds(min(timeout, 10)))
+            group.waitUntilStopped()
         }
         fleet.shutdown()
         let stopped = stopper.failure
