@@ -39,7 +39,7 @@ let package = Package(
         // The only module that imports OpenSSL: P-256 keys, ES256, SHA-256, HMAC, constant-time comparison.
         .target(name: "Crypto", dependencies: ["COpenSSL", "StrictJSON"]),
         .target(name: "DeepLinks", dependencies: ["StrictJSON", "Crypto"]),
-        .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON"]),
+        .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON", "Timing"]),
         // The app's half of the route table: the Swift router generator. It embeds the link
         // engine's sources (Sources/DeepLinks/Engine, TextSafety) at build time.
         .target(name: "Codegen", dependencies: ["DeepLinks", "StrictJSON"], plugins: ["EmbedLinkEngine"]),
@@ -55,7 +55,7 @@ let package = Package(
         // `make bench`'s apns). Debug builds, which the tests run, keep them.
         // The only module that imports libcurl: the HTTP/2 multiplexer and one blocking request.
         // Same release setting as APNs, for the same per-request bookkeeping.
-        .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "Payloads", "Timing", "OSThreads"],
+        .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "Timing", "OSThreads"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "APNs", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "Timing", "Crypto", "CurlClient"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),

@@ -374,7 +374,7 @@ public final class Dispatcher: Sendable {
         if case .dryRun = result {} else {
             metrics.recordAPNsLatency(app: campaign.app, pushType: campaign.pushType, seconds: clock.wallSeconds() - started)
         }
-        let requestID = campaign.isBroadcast ? item.request.header("apns-request-id") : nil
+        let requestID = campaign.isBroadcast ? item.request.apnsID : nil
         let update = outcome(of: result, for: claim, route: campaign.route, requestID: requestID)
         metrics.recordNotification(app: campaign.app, pushType: campaign.pushType, result: update.state == .retrying ? "retrying" : update.state.name,
                                    reason: update.reason ?? "")
@@ -417,7 +417,7 @@ public final class Dispatcher: Sendable {
             update.timestampMilliseconds = timestamp
         case .dryRun(let prepared):
             update.state = .dryRun
-            update.apnsID = prepared.headers.first { $0.name == "apns-id" || $0.name == "apns-request-id" }?.value
+            update.apnsID = prepared.apnsID
         case .failed(let status, let reason, let retryAfter):
             update.status = status
             update.reason = reason.rawValue
