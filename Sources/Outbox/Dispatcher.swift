@@ -334,8 +334,9 @@ public final class Dispatcher: Sendable {
     }
 
     /// `options.inFlight` worker tasks (as many as sends may be in flight: a claimed
-    /// device never waits for a worker), each sending one device at a time until the
-    /// queue closes. Not a task per device: creating, scheduling and finishing one cost
+    /// device does not wait for a worker; at most `maxWorkers`, past which the rest wait
+    /// in the queue rather than in the transport's), each sending one device at a time
+    /// until the queue closes. Not a task per device: creating, scheduling and finishing one cost
     /// more than the rest of the Swift side of a send. They run on the task threads beside
     /// the default sender's transport threads (`preferredExecutors`), so libcurl's threads
     /// do libcurl's work alone; a shared provider token's storage read there waits on that
@@ -346,7 +347,7 @@ public final class Dispatcher: Sendable {
     private func startWorkers() -> SendQueue {
         let executors = sender.preferredExecutors
         let queue = SendQueue(lanes: max(1, executors.count))
-        for worker in 0..<options.inFlight {
+        for worker in 0..<min(options.inFlight, Self.maxWorkers) {
             let lane = worker % queue.lanes
             let preferred: any TaskExecutor = executors.isEmpty ? executor : executors[lane]
             Task.detached(executorPreference: preferred) { [self] in
@@ -355,6 +356,10 @@ public final class Dispatcher: Sendable {
         }
         return queue
     }
+
+    /// More workers than this would only queue in the transport (a window of 100,000
+    /// allowed by the configuration would otherwise keep 100,000 tasks).
+    static let maxWorkers = 4096
 
     /// One device: sent unless the stop, cancel or pause came first, its outcome counted
     /// and handed to the loop.

@@ -14,8 +14,8 @@ import TestSupport
 
     static let inFlight = 20
     /// What a window holds for sure once APNs stops answering: the dispatcher claims again
-    /// only when a quarter of its window is free, so up to that much less than all of it.
-    static let windowFilled = inFlight - inFlight / 4 + 1
+    /// only when half of its window is free, so up to that much less than all of it.
+    static let windowFilled = inFlight - inFlight / 2 + 1
 
     static func token(_ campaign: Int, _ n: Int) -> String {
         let hex = String(campaign * 1_000_000 + n, radix: 16)
