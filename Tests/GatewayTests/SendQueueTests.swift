@@ -18,7 +18,7 @@ import Testing
     static func items(_ indexes: Range<Int>) -> [SendItem] {
         indexes.map { i in
             SendItem(claim: ClaimedDelivery(campaign: 1, index: i, token: "t\(i)", body: nil, attempt: 1, lease: 1),
-                     request: APNsRequest(deviceToken: "t\(i)", path: "/3/device/t\(i)", headers: [], body: []), campaign: campaign)
+                     request: APNsRequest(deviceToken: "t\(i)", path: "/3/device/t\(i)", pushType: .alert, topic: "com.example.app", priority: 10, body: []), campaign: campaign)
         }
     }
 
