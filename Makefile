@@ -84,8 +84,8 @@ test: deps browser-env api-env
 	SWIFT=$(SWIFT) bash Tests/Package/deb-test.sh
 
 # Every benchmark, release build: the in-process suites (links, payloads, apns), the HTTP
-# API under load, the streaming link checker against libcurl's URL parser, and the
-# durable outbox (rate next to `send` on SQLite and on a throwaway PostgreSQL with one and
+# API under load, the streaming link checker against libcurl's URL parser, `send` against
+# the bare libcurl program, and the durable outbox (rate next to `send` on SQLite and on a throwaway PostgreSQL with one and
 # two instances, with their claim times and lock waits; a transactional campaign behind a
 # bulk one).
 bench: release
@@ -93,6 +93,7 @@ bench: release
 	bash Benchmarks/http/run.sh
 	bash Benchmarks/http/probes.sh
 	bash Benchmarks/linkcheck/run.sh
+	bash Benchmarks/send/run.sh
 	bash Benchmarks/durable/run.sh
 	bash Benchmarks/durable/lanes.sh
 

@@ -55,7 +55,7 @@ let package = Package(
         // `make bench`'s apns). Debug builds, which the tests run, keep them.
         // The only module that imports libcurl: the HTTP/2 multiplexer and one blocking request.
         // Same release setting as APNs, for the same per-request bookkeeping.
-        .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "Payloads", "Timing", "OSThreads"],
+        .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "Timing", "OSThreads"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "APNs", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "Timing", "Crypto", "CurlClient"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),

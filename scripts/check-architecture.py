@@ -63,7 +63,7 @@ FORBIDDEN = {
 # What each layer is for, printed beside the graph.
 ROLES = {
     "StrictJSON": "strict parser, one JSON writer, Diagnostic",
-    "Timing": "the one clock (wall and monotonic, injectable), backoff, services and the stop deadline",
+    "Timing": "the one clock (wall and monotonic, injectable), backoff, services and the stop deadline, withdrawal tickets",
     "OSThreads": "detached POSIX threads for the long-running loops",
     "PreviewPage": "the /ui page's assets, embedded at build time",
     "EmbedSources": "build-time tool of the embedding plugins",

@@ -154,9 +154,8 @@ enum APNsBenchmark {
         let requests = (0..<1000).map { i -> APNsRequest in
             let hex = String(i, radix: 16)
             let token = String(repeating: "0", count: 64 - hex.count) + hex
-            return APNsRequest(deviceToken: token, path: "/3/device/" + token,
-                               headers: [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.example.shop"),
-                                         HTTPHeader("apns-priority", "10")], body: Array(body.utf8))
+            return APNsRequest(deviceToken: token, path: "/3/device/" + token, pushType: .alert, topic: "com.example.shop",
+                               priority: 10, body: Array(body.utf8))
         }
         let cpuBefore = cpuMicroseconds()
         let start = monotonicNanoseconds()

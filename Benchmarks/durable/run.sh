@@ -3,7 +3,9 @@
 # application/x-ndjson: the campaign line, then one token per line) to a release build of
 # `pushgate serve` and sent to a local h2o sink (Benchmarks/sink/h2o.conf, TLS, one
 # thread; 1% of the devices answered 410 Unregistered), each of these in the same run:
-#   send    the non-durable `pushgate send` of the same devices to the same sink (the reference);
+#   bare    the bare libcurl program (Benchmarks/bare-curl) with as many requests: the transport's ceiling;
+#   send    `pushgate send` of the same devices to the same sink: the same outbox, on a
+#           throwaway SQLite store of its own (synchronous NORMAL), in one process;
 #   sqlite  one serve on SQLite (synchronous=FULL);
 #   pg1     one serve on PostgreSQL (a throwaway cluster with fsync and synchronous_commit
 #           on, Benchmarks/durable/pgcluster.sh);
@@ -22,13 +24,13 @@
 # stores bytes per device kept (indexes included, after the campaign finished) and written
 # (PostgreSQL: WAL; SQLite: everything the process wrote to disk, WAL and checkpoints, and
 # beside it the WAL alone: frames the process wrote, from its pushgate_storage_journal_bytes_total).
-# Usage: Benchmarks/durable/run.sh [DEVICES] [send|sqlite|pg1|pg2|pgsnap|claims ...]
-#        (default: send sqlite pg1 pg2 pgsnap)
+# Usage: Benchmarks/durable/run.sh [DEVICES] [bare|send|sqlite|pg1|pg2|pgsnap|claims ...]
+#        (default: bare send sqlite pg1 pg2 pgsnap)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 devices=${1:-1000000}
 shift $(( $# > 0 ? 1 : 0 ))
-scenarios=${*:-send sqlite pg1 pg2 pgsnap}
+scenarios=${*:-bare send sqlite pg1 pg2 pgsnap}
 bin=.build/release/pushgate
 bash scripts/release-build.sh --product pushgate >/dev/null
 [[ " $scenarios " == *" claims "* ]] && bash scripts/release-build.sh --product PushgateBench >/dev/null
@@ -42,7 +44,7 @@ declare -A rates cpu_us pg_us stored written journal
 echo "== $devices devices; sink h2o on port $port (1 thread, TLS), 2 connections x 100 streams; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 run_send() {
-  echo "-- pushgate send (not durable)"
+  echo "-- pushgate send (its own throwaway SQLite outbox, synchronous NORMAL)"
   /usr/bin/time -f "peak RSS: %M kB, CPU: %U s user + %S s system" \
     "$bin" send --campaign "$work/campaign.json" --devices "$work/tokens.txt" --config "$work/gateway.json" --json \
     > "$work/send.json" 2> "$work/send.err" &
@@ -55,6 +57,21 @@ run_send() {
     | awk -v n="$devices" '{printf "%.1f", ($1 + $2) * 1e6 / n}')
   awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "wall: %.2f s, %.0f notifications/s\n", e-s, n/(e-s)}'
   rates[send]=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+}
+
+# The transport's ceiling: Benchmarks/bare-curl/bare_curl.c, the same number of APNs-shaped
+# requests over 2 connections on 2 threads, nothing else.
+run_bare() {
+  echo "-- bare libcurl (Benchmarks/bare-curl/bare_curl.c, 2 threads)"
+  cc -O2 -o "$work/bare_curl" Benchmarks/bare-curl/bare_curl.c -lcurl -lpthread
+  local start end
+  start=$(now)
+  /usr/bin/time -f "%U %S %M" -o "$work/bare.time" "$work/bare_curl" "https://127.0.0.1:$port" "$work/ca.pem" "$devices" \
+    '{"aps":{"alert":{"title":"Price drop","body":"The jacket you saved is 20% off today"}}}' 2 > /dev/null
+  end=$(now)
+  cpu_us[bare]=$(awk -v n="$devices" '{printf "%.1f", ($1 + $2) * 1e6 / n}' "$work/bare.time")
+  rates[bare]=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+  echo "wall: $(awk -v s="$start" -v e="$end" 'BEGIN {printf "%.2f", e-s}') s, ${rates[bare]} requests/s, ${cpu_us[bare]} us CPU/request"
 }
 
 # serve_run LABEL CONFIG INSTANCES: starts the instances on one configuration, POSTs the
@@ -221,18 +238,22 @@ run_claims() {
 for scenario in $scenarios; do
   case $scenario in
     send) run_send ;;
+    bare) run_bare ;;
     sqlite) run_sqlite ;;
     pg1) run_postgres pg1 1 ;;
     pg2) run_postgres pg2 2 ;;
     pgsnap) run_postgres pgsnap 1 ;;
     claims) run_claims ;;
-    *) echo "unknown scenario $scenario (send, sqlite, pg1, pg2, pgsnap, claims)" >&2; exit 2 ;;
+    *) echo "unknown scenario $scenario (bare, send, sqlite, pg1, pg2, pgsnap, claims)" >&2; exit 2 ;;
   esac
 done
 echo "== summary, $devices devices; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
-for label in sqlite pg1 pg2 pgsnap; do
+for label in send sqlite pg1 pg2 pgsnap; do
   [ -n "${rates[$label]:-}" ] || continue
   line=$(printf '%-7s %7s/s' "$label" "${rates[$label]}")
+  [ -n "${rates[bare]:-}" ] && line+=$(awk -v a="${rates[$label]}" -v b="${rates[bare]}" -v c="${cpu_us[$label]}" -v d="${cpu_us[bare]}" \
+    'BEGIN {printf ", %.2f x bare libcurl (%.0f/s; CPU %.2f x its %.1f us)", a / b, b, c / d, d}')
+  [ "$label" = send ] && { echo "$line"; continue; }
   [ -n "${rates[send]:-}" ] && line+=$(awk -v a="${rates[$label]}" -v b="${rates[send]}" \
     'BEGIN {printf ", %.2f x send (send: %.0f/s)", a / b, b}')
   line+=", gateway CPU ${cpu_us[$label]} us/device"

@@ -44,7 +44,8 @@ public final class APNsClient: NotificationSender {
         }
         // A probe that ends without an answer about the key leaves the stop as it was.
         defer { if probe { tokens.probeEnded() } }
-        let headers = request.headers(topicOverride: topicOverride)
+        let request = request.overridingTopic(topicOverride)
+        let headers = request.headerFields
         var attempt = 1
         var refreshedToken = false
         while true {

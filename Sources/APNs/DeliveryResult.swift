@@ -48,12 +48,16 @@ public struct PreparedRequest: Sendable, Equatable {
     public var url: String
     public var headers: [HTTPHeader]
     public var body: [UInt8]
+    /// The request's own id, typed (its `apns-id`, or a broadcast's `apns-request-id`),
+    /// nil when APNs would choose it.
+    public var apnsID: String?
 
-    public init(method: String, url: String, headers: [HTTPHeader], body: [UInt8]) {
+    public init(method: String, url: String, headers: [HTTPHeader], body: [UInt8], apnsID: String? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.apnsID = apnsID
     }
 }
 

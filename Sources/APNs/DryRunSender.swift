@@ -22,7 +22,8 @@ public final class DryRunSender: NotificationSender {
         }
         // The token is signed for real, but shown redacted: tokens never reach output.
         let authorization = HTTPHeader("authorization", "bearer <ES256 provider token kid=\(token.keyId) iat=\(token.issuedAt), redacted>")
-        return .dryRun(PreparedRequest(method: request.method, url: baseURL + request.path,
-                                       headers: [authorization] + request.headers(topicOverride: topicOverride), body: request.body))
+        let sent = request.overridingTopic(topicOverride)
+        return .dryRun(PreparedRequest(method: sent.method, url: baseURL + sent.path, headers: [authorization] + sent.headers,
+                                       body: sent.body, apnsID: sent.apnsID))
     }
 }

@@ -16,10 +16,19 @@ extension NotificationSender {
 }
 
 extension APNsRequest {
-    /// The headers as sent: the configured topic override replaces `apns-topic`.
-    func headers(topicOverride: String?) -> [HTTPHeader] {
-        guard let topicOverride else { return headers }
-        return headers.map { $0.name == "apns-topic" ? HTTPHeader("apns-topic", topicOverride) : $0 }
+    /// The request as sent by an app: its configured topic override (`apns.topic`) replaces
+    /// the campaign's topic.
+    func overridingTopic(_ topicOverride: String?) -> APNsRequest {
+        guard let topicOverride else { return self }
+        return replacingTopic(with: topicOverride)
+    }
+
+    /// The header fields for the transport, in wire order (`forEachHeader`).
+    var headerFields: [HeaderField] {
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(7)
+        forEachHeader { fields.append(HeaderField($0, $1)) }
+        return fields
     }
 }
 

@@ -1,5 +1,4 @@
 internal import CCurl
-import Payloads
 internal import CCurlShims
 import Timing
 #if canImport(Glibc)
@@ -660,7 +659,7 @@ final class PooledEasy {
     /// What the header list holds now: the requests of a campaign mostly share their
     /// headers and token, and then the list is kept as it is.
     private var listedAuthorization: String?
-    private var listedHeaders: [HTTPHeader]?
+    private var listedHeaders: [HeaderField]?
     /// The array `body` was last copied from, kept so that its storage is not reused (an
     /// array's storage is never written while another array shares it).
     private var listedBody: [UInt8]?
@@ -671,7 +670,7 @@ final class PooledEasy {
 
     /// The request's header lines, `authorization` first, then `headers`, then the
     /// suppressed defaults: written into this handle's text buffer and chained as nodes.
-    func setHeaders(authorization: String?, _ headers: [HTTPHeader]) {
+    func setHeaders(authorization: String?, _ headers: [HeaderField]) {
         if listedHeaders == headers, listedAuthorization == authorization { return }
         listedAuthorization = authorization
         listedHeaders = headers

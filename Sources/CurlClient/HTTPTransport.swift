@@ -1,4 +1,16 @@
-import Payloads
+import Timing
+
+/// One header field of a `TransportRequest`: the transport writes it as the line
+/// `name: value` (the name in lowercase, as HTTP/2 requires).
+public struct HeaderField: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
 
 /// One HTTP/2 POST as the transport sends it. The parts stay as they are (no header line
 /// is put together here): the transport writes them into memory it keeps per easy handle,
@@ -9,14 +21,14 @@ public struct TransportRequest: Sendable {
     /// The `authorization` header's value (`bearer <JWT>`), nil for none.
     public var authorization: String?
     /// The other headers, in order.
-    public var headers: [HTTPHeader]
+    public var headers: [HeaderField]
     public var body: [UInt8]
     /// Its owner's ticket (a campaign's: ends `notStarted` once withdrawn) and its signing
     /// key's (ends `keyStopped`): a withdrawn request is not written, nor written again.
     public var owner: Withdrawal.Ticket?
     public var key: KeyTicket?
 
-    public init(path: String, authorization: String?, headers: [HTTPHeader], body: [UInt8],
+    public init(path: String, authorization: String?, headers: [HeaderField], body: [UInt8],
                 owner: Withdrawal.Ticket? = nil, key: KeyTicket? = nil) {
         self.path = path
         self.authorization = authorization

@@ -358,8 +358,9 @@ public final class Dispatcher: Sendable {
     }
 
     /// `options.inFlight` worker tasks (as many as sends may be in flight: a claimed
-    /// device never waits for a worker), each sending one device at a time until the
-    /// queue closes. Not a task per device: creating, scheduling and finishing one cost
+    /// device does not wait for a worker; at most `maxWorkers`, past which the rest wait
+    /// in the queue rather than in the transport's), each sending one device at a time
+    /// until the queue closes. Not a task per device: creating, scheduling and finishing one cost
     /// more than the rest of the Swift side of a send. They run on the task threads beside
     /// the default sender's transport threads (`preferredExecutors`), so libcurl's threads
     /// do libcurl's work alone; a shared provider token's storage read there waits on that
@@ -370,7 +371,7 @@ public final class Dispatcher: Sendable {
     private func startWorkers() -> SendQueue {
         let executors = sender.preferredExecutors
         let queue = SendQueue(lanes: max(1, executors.count))
-        for worker in 0..<options.inFlight {
+        for worker in 0..<min(options.inFlight, Self.maxWorkers) {
             let lane = worker % queue.lanes
             let preferred: any TaskExecutor = executors.isEmpty ? executor : executors[lane]
             Task.detached(executorPreference: preferred) { [self] in
@@ -379,6 +380,10 @@ public final class Dispatcher: Sendable {
         }
         return queue
     }
+
+    /// More workers than this would only queue in the transport (a window of 100,000
+    /// allowed by the configuration would otherwise keep 100,000 tasks).
+    static let maxWorkers = 4096
 
     /// One device: sent unless the stop, cancel or pause came first, its outcome counted
     /// and handed to the loop.
@@ -398,7 +403,7 @@ public final class Dispatcher: Sendable {
         if case .dryRun = result {} else {
             metrics.recordAPNsLatency(app: campaign.app, pushType: campaign.pushType, seconds: clock.monotonicSeconds() - started)
         }
-        let requestID = campaign.isBroadcast ? item.request.header("apns-request-id") : nil
+        let requestID = campaign.isBroadcast ? item.request.apnsID : nil
         let update = outcome(of: result, for: claim, route: campaign.route, requestID: requestID)
         metrics.recordNotification(app: campaign.app, pushType: campaign.pushType, result: update.state == .retrying ? "retrying" : update.state.name,
                                    reason: update.reason ?? "")
@@ -441,7 +446,7 @@ public final class Dispatcher: Sendable {
             update.timestampMilliseconds = timestamp
         case .dryRun(let prepared):
             update.state = .dryRun
-            update.apnsID = prepared.headers.first { $0.name == "apns-id" || $0.name == "apns-request-id" }?.value
+            update.apnsID = prepared.apnsID
         case .failed(let status, let reason, let retryAfter):
             update.status = status
             update.reason = reason.rawValue

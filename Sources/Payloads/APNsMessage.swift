@@ -39,28 +39,15 @@ public struct APNsMessage: Sendable, Equatable {
     /// channel, the one broadcast request (`token` is then the channel id).
     public func request(to token: String, apnsID: String, body: [UInt8]) -> APNsRequest {
         if let channel { return broadcast(on: channel, requestID: apnsID, body: body) }
-        var headers = [
-            HTTPHeader("apns-push-type", pushType.rawValue),
-            HTTPHeader("apns-topic", topic),
-            HTTPHeader("apns-priority", String(priority)),
-        ]
-        if let expiration { headers.append(HTTPHeader("apns-expiration", String(expiration))) }
-        if let collapseId { headers.append(HTTPHeader("apns-collapse-id", collapseId)) }
-        headers.append(HTTPHeader("apns-id", apnsID))
-        return APNsRequest(deviceToken: token, path: Self.path(for: token), headers: headers, body: body)
+        return APNsRequest(deviceToken: token, path: Self.path(for: token), pushType: pushType, topic: topic, priority: priority,
+                           expiration: expiration, collapseId: collapseId, apnsID: apnsID, body: body)
     }
 
     /// Apple's broadcast request ("Sending broadcast push notification requests to APNs"):
     /// the bundle id in the path instead of `apns-topic`, the channel in `apns-channel-id`,
-    /// and `apns-request-id` (which APNs echoes) in place of `apns-id`.
+    /// no collapse id, and `apns-request-id` (which APNs echoes) in place of `apns-id`.
     func broadcast(on channel: String, requestID: String, body: [UInt8]) -> APNsRequest {
-        var headers = [
-            HTTPHeader("apns-push-type", pushType.rawValue),
-            HTTPHeader("apns-channel-id", channel),
-            HTTPHeader("apns-priority", String(priority)),
-        ]
-        if let expiration { headers.append(HTTPHeader("apns-expiration", String(expiration))) }
-        headers.append(HTTPHeader("apns-request-id", requestID))
-        return APNsRequest(deviceToken: channel, path: Self.broadcastPath(bundleId: bundleId), headers: headers, body: body)
+        APNsRequest(deviceToken: channel, path: Self.broadcastPath(bundleId: bundleId), pushType: pushType, topic: nil, channel: channel,
+                    priority: priority, expiration: expiration, apnsID: requestID, body: body)
     }
 }

@@ -47,13 +47,35 @@ extension SegmentCode {
     /// derived id; nil: the device needs a row of its own. One rule for both backends.
     public static func plain(for update: DeliveryUpdate, apnsIDPrefix prefix: String) -> SegmentCode? {
         guard !update.refundAttempt, update.reason == nil, update.timestampMilliseconds == nil, update.apnsUniqueID == nil,
-              let answered = update.apnsID,
-              sameIgnoringCase(answered, CampaignMessage.apnsID(prefix: prefix, index: update.index)) else { return nil }
+              let answered = update.apnsID, isDerived(answered, prefix: prefix, index: update.index) else { return nil }
         switch update.state {
         case .delivered where update.status == 200: return .delivered
         case .dryRun where update.status == nil: return .dryRun
         default: return nil
         }
+    }
+
+    /// Whether `answered` is `CampaignMessage.apnsID(prefix:index:)`, letters compared
+    /// without case, read in place (no apns-id built per result).
+    static func isDerived(_ answered: String, prefix: String, index: Int) -> Bool {
+        let digits = 12
+        let value = UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF
+        guard answered.utf8.count == prefix.utf8.count + digits else { return false }
+        var rest = answered.utf8[...]
+        for byte in prefix.utf8 {
+            guard let got = rest.popFirst(), sameIgnoringCase(got, byte) else { return false }
+        }
+        for (i, got) in rest.enumerated() {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(4 * (digits - 1 - i)) & 0xF)
+            guard sameIgnoringCase(got, Hex.digit(nibble)) else { return false }
+        }
+        return true
+    }
+
+    /// One ASCII byte against another, letters without case.
+    @inline(__always)
+    static func sameIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
+        x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a)
     }
 
     /// ASCII letters compared without case: a UUID's hex digits mean the same in either.

@@ -12,8 +12,7 @@ import Timing
 @Suite(.serialized) struct APNsFleetTests {
     static func request(topic: String, _ index: Int) -> APNsRequest {
         let token = TestRequests.token(index)
-        return APNsRequest(deviceToken: token, path: "/3/device/" + token,
-                           headers: [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", topic), HTTPHeader("apns-priority", "10")],
+        return APNsRequest(deviceToken: token, path: "/3/device/" + token, pushType: .alert, topic: topic, priority: 10,
                            body: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
     }
 

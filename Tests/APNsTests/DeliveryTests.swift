@@ -30,6 +30,24 @@ import CurlClient
         }
     }
 
+    @Test func theTypedRequestArrivesAsHeaderLinesInApplesOrder() async throws {
+        let fake = try FakeAPNs()
+        let (_, tokens, transport) = try makeClient(fake)
+        defer { transport.shutdown() }
+        let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(), topicOverride: "com.example.other", clock: SystemClock())
+        var request = TestRequests.alert(1)
+        request.priority = 5
+        request.expiration = 0
+        request.collapseId = "sale"
+        request.apnsID = "00000000-0000-4000-8000-00000000002a"
+        guard case .delivered(let echoed, _) = await client.send(request) else { Issue.record("not delivered"); return }
+        #expect(echoed == "00000000-0000-4000-8000-00000000002a")
+        let lines = fake.log().first?["lines"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(lines == ["authorization", "apns-push-type: alert", "apns-topic: com.example.other", "apns-priority: 5",
+                          "apns-expiration: 0", "apns-collapse-id: sale", "apns-id: 00000000-0000-4000-8000-00000000002a",
+                          "content-length: \(request.body.count)"], "the override in the topic's place")
+    }
+
     @Test func acceptsBothResponseFramings() async throws {
         let fake = try FakeAPNs(script: ["framing": "alternate"])
         let (client, _, _) = try makeClient(fake)

@@ -35,13 +35,12 @@ import Timing
         let fake = try FakeAPNs()
         let (client, _, _) = try makeClient(fake)
         var badPriority = TestRequests.alert(1)
-        badPriority.headers = [HTTPHeader("apns-push-type", "background"), HTTPHeader("apns-topic", "com.example.app"),
-                               HTTPHeader("apns-priority", "10")]
+        badPriority.pushType = .background  // at priority 10
         #expect(await client.send(badPriority) == .failed(status: 400, reason: .badPriority))
         let big = TestRequests.alert(2, body: #"{"aps":{"alert":""# + String(repeating: "x", count: 4100) + #""}}"#)
         #expect(await client.send(big) == .failed(status: 413, reason: .payloadTooLarge))
         var noTopic = TestRequests.alert(3)
-        noTopic.headers.removeAll { $0.name == "apns-topic" }
+        noTopic.topic = nil
         #expect(await client.send(noTopic) == .failed(status: 400, reason: .missingTopic))
         #expect(await client.send(TestRequests.alert(4, body: "")) == .failed(status: 400, reason: .payloadEmpty))
     }

@@ -15,9 +15,7 @@ enum TestRequests {
 
     static func alert(_ index: Int, body: String = #"{"aps":{"alert":"hello"}}"#) -> APNsRequest {
         let token = token(index)
-        return APNsRequest(deviceToken: token, path: "/3/device/" + token,
-                           headers: [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.example.app"),
-                                     HTTPHeader("apns-priority", "10")],
+        return APNsRequest(deviceToken: token, path: "/3/device/" + token, pushType: .alert, topic: "com.example.app", priority: 10,
                            body: Array(body.utf8))
     }
 }

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Payloads
+import Timing
 import Testing
 import TestSupport
 

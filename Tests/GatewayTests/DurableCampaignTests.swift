@@ -250,7 +250,7 @@ extension LiveGateway {
 final class SandboxSender: NotificationSender {
     func send(_ request: APNsRequest) async -> DeliveryResult {
         if request.deviceToken.hasPrefix("bad") { return .failed(status: 400, reason: .badDeviceToken) }
-        return .delivered(apnsId: request.header("apns-id") ?? "", uniqueId: "unique-" + request.deviceToken.prefix(8))
+        return .delivered(apnsId: request.apnsID ?? "", uniqueId: "unique-" + request.deviceToken.prefix(8))
     }
 }
 

@@ -33,7 +33,7 @@ final class ScriptedSender: NotificationSender {
             return .unregistered(reason: .unregistered, timestampMilliseconds: 1_700_000_000_000)
         }
         if request.deviceToken.hasPrefix("bad0") { return .failed(status: 400, reason: .badDeviceToken) }
-        return .delivered(apnsId: request.header("apns-id") ?? "")
+        return .delivered(apnsId: request.apnsID ?? "")
     }
 }
 

@@ -33,7 +33,7 @@ final class TokenUpdateRefusingSender: NotificationSender {
         }
         // What APNsClient answers while the key is held.
         return refuse ? .transportFailed(TransportFailure(.keyStopped, "APNs answered 429 TooManyProviderTokenUpdates: paused"))
-            : .delivered(apnsId: request.header("apns-id") ?? "")
+            : .delivered(apnsId: request.apnsID ?? "")
     }
 }
 

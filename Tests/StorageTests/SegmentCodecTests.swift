@@ -53,6 +53,31 @@ import Testing
         }
     }
 
+    /// A result is a code only when it says nothing a code cannot: 200 with the derived
+    /// apns-id (in either case), no unique id, reason or timestamp.
+    @Test func aPlainSuccessIsACodeAndAnythingElseARow() {
+        let prefix = "01234567-89ab-4cde-8f01-"
+        func update(_ index: Int, _ id: String?, state: DeliveryState = .delivered, status: Int? = 200) -> DeliveryUpdate {
+            DeliveryUpdate(campaign: 1, index: index, state: state, status: status, apnsID: id, lease: 1)
+        }
+        #expect(SegmentCode.plain(for: update(42, prefix + "00000000002a"), apnsIDPrefix: prefix) == .delivered)
+        #expect(SegmentCode.plain(for: update(42, prefix.uppercased() + "00000000002A"), apnsIDPrefix: prefix) == .delivered)
+        #expect(SegmentCode.plain(for: update(42, CampaignMessage.apnsID(prefix: prefix, index: 42), state: .dryRun, status: nil),
+                                  apnsIDPrefix: prefix) == .dryRun)
+        #expect(SegmentCode.plain(for: update(43, prefix + "00000000002a"), apnsIDPrefix: prefix) == nil, "another device's id")
+        #expect(SegmentCode.plain(for: update(42, "11234567-89ab-4cde-8f01-00000000002a"), apnsIDPrefix: prefix) == nil)
+        #expect(SegmentCode.plain(for: update(42, prefix + "00000000002a0"), apnsIDPrefix: prefix) == nil)
+        #expect(SegmentCode.plain(for: update(42, prefix + "0000000002a"), apnsIDPrefix: prefix) == nil)
+        #expect(SegmentCode.plain(for: update(42, prefix + "00000000002g"), apnsIDPrefix: prefix) == nil)
+        #expect(SegmentCode.plain(for: update(42, nil), apnsIDPrefix: prefix) == nil)
+        #expect(SegmentCode.plain(for: update(42, prefix + "00000000002a", status: 202), apnsIDPrefix: prefix) == nil)
+        var unique = update(42, prefix + "00000000002a")
+        unique.apnsUniqueID = "u"
+        #expect(SegmentCode.plain(for: unique, apnsIDPrefix: prefix) == nil)
+        // The index past 48 bits: its low 48 bits, as the derived id has them.
+        #expect(SegmentCode.plain(for: update(1 << 48 | 7, prefix + "000000000007"), apnsIDPrefix: prefix) == .delivered)
+    }
+
     @Test func varintsRoundTrip() {
         for value: UInt64 in [0, 1, 127, 128, 300, 1 << 32, UInt64.max] {
             var bytes: [UInt8] = []

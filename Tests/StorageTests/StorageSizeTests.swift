@@ -47,3 +47,29 @@ import Testing
         return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces)) ?? 0
     }
 }
+
+/// `journalBytesWritten` counts exactly what the writer appended to the WAL: after a
+/// checkpoint that empties the file, the WAL's size is its 32-byte header and the frames
+/// one write added.
+@Suite struct JournalBytesTests {
+    @Test func theWALCounterIsTheFramesTheWriterAppended() throws {
+        let path = temporaryDatabasePath()
+        let storage = try SQLiteCampaignStorage(path: path, options: .init(synchronousFull: false))
+        _ = try storage.insert(newCampaign("first"), deliveries: (0..<10).map { NewDelivery(token: token($0)) }, now: 1000)
+        let checkpointer = try SQLiteDatabase(path: path)
+        try checkpointer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        #expect(Self.size(path + "-wal") == 0)
+        let before = try #require(storage.journalBytesWritten)
+        _ = try storage.insert(newCampaign("second"), deliveries: (0..<3000).map { NewDelivery(token: token($0 + 10)) }, now: 1000)
+        let claimed = try storage.recordAndClaim([], claimLimit: 500, lease: testLease, now: 1000)
+        #expect(claimed.count == 500)
+        let after = try #require(storage.journalBytesWritten)
+        #expect(after > before)
+        #expect((after - before) % (4096 + 24) == 0, "whole frames of the default page size")
+        #expect(Self.size(path + "-wal") == 32 + (after - before), "the WAL holds the header and exactly the frames counted")
+    }
+
+    static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? -1
+    }
+}

@@ -153,6 +153,15 @@ func splitInMemory(_ text: String) -> [String] {
         for v in [0, 1, 0x1F, 0x202E, 0xFFFF] as [UInt64] {
             #expect(Hex.padded(v, width: 4) == String(repeating: "0", count: max(0, 4 - String(v, radix: 16).count)) + String(v, radix: 16))
         }
+        // After a prefix (an apns-id: the campaign's prefix and the device's index), and
+        // from a slice or a sequence that is not contiguous.
+        #expect(Hex.padded(0x2A, width: 12, after: "01234567-89ab-4cde-8f01-") == "01234567-89ab-4cde-8f01-00000000002a")
+        #expect(Hex.padded(0xFFFF_FFFF_FFFF, width: 12, after: "é-") == "é-ffffffffffff")
+        #expect(Hex.padded(0x1_0000_0000_0000, width: 12, after: "x") == "x1000000000000", "never cut")
+        let bytes: [UInt8] = Array(0...255)
+        #expect(Hex.encode(bytes[16..<18]) == "1011")
+        #expect(Hex.encode(bytes.lazy.filter { $0 == 0xAB || $0 == 0x01 }) == "01ab")
+        #expect(Hex.encode(bytes) == bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
     }
 }
 

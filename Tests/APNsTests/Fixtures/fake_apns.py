@@ -487,6 +487,9 @@ class Connection(asyncio.Protocol):
             # Which provider token signed it (a digest: the log never holds a credential).
             "tokenSha": hashlib.sha256((h.get("authorization") or "").encode()).hexdigest()[:16],
             "headers": sorted(name for name, _ in headers if not name.startswith(":")),
+            # The header lines in the order they arrived, the provider token's value left out.
+            "lines": [name if name == "authorization" else name + ": " + value
+                      for name, value in headers if not name.startswith(":")],
         }) + "\n")
         self.flush()
         if (fake.goaway_after is not None and self.answered_here >= fake.goaway_after
