@@ -31,7 +31,7 @@ for round in $(seq "$rounds"); do
   /usr/bin/time -f "%U %S %M" -o "$work/bare.time" "$work/bare_curl" "https://127.0.0.1:$port" "$work/ca.pem" "$devices" "$body" 2 > "$work/bare.out"
   end=$(now)
   bare_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
-  bare_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/bare.time")
+  bare_cpu=$(tail -1 "$work/bare.time" | awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}')
   start=$(now)
   /usr/bin/time -f "%U %S %M" -o "$work/send.time" "$bin" send --campaign "$work/send-campaign.json" --devices "$work/tokens.txt" \
     --config "$work/gateway.json" --confirm-devices "$devices" > "$work/send.out" 2> "$work/send.err" || { cat "$work/send.err"; exit 1; }
