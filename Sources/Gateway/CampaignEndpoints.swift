@@ -154,17 +154,7 @@ enum CampaignEndpoints {
                                               catching: storageProblem),
                               key: idempotency?.key)
         }
-        let plan: CampaignPlan
-        switch app.plan(json: json) {
-        case .failure(let rejection): throw CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics)
-        case .success(let planned): plan = planned
-        }
-        let schedule = campaigns.scheduleProblems(plan.campaign)
-        if !schedule.isEmpty { throw .validation(schedule) }
-        if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
-                                           at: .pointer(.root.appending("confirm_devices"))) {
-            throw .confirmationRequired(refusal)
-        }
+        let plan = try checkedPlan(json, app: app, sendGuard: sendGuard, campaigns: campaigns, metrics: metrics)
         let dryRun = plan.campaign.dryRun || configuredIsDryRun
         let owner = parameters.caller.owner
         let accept: @Sendable () throws(Problem) -> HTTPResponse = { [idempotency] () throws(Problem) in
@@ -189,6 +179,24 @@ enum CampaignEndpoints {
 
     /// The problem a storage error is when a campaign is accepted: a token stored twice is
     /// the request's (422), anything else the store's (503).
+    /// A campaign document's plan with its schedule and the send guard checked: what every
+    /// endpoint that stores a whole campaign (campaigns, Live Activity events) checks first.
+    static func checkedPlan(_ json: JSON, app: GatewayApp, sendGuard: SendGuard, campaigns: DurableCampaigns,
+                            metrics: Metrics) throws(Problem) -> CampaignPlan {
+        let plan: CampaignPlan
+        switch app.plan(json: json) {
+        case .failure(let rejection): throw CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics)
+        case .success(let planned): plan = planned
+        }
+        let schedule = campaigns.scheduleProblems(plan.campaign)
+        if !schedule.isEmpty { throw .validation(schedule) }
+        if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
+                                           at: .pointer(.root.appending("confirm_devices"))) {
+            throw .confirmationRequired(refusal)
+        }
+        return plan
+    }
+
     static func storageProblem(_ error: StorageError) -> Problem {
         if error.code == .duplicateToken {
             return .validation([Diagnostic(PayloadErrorCode.duplicateDevice.diagnosticCode, at: .pointer(.root.appending("devices")),

@@ -217,18 +217,8 @@ enum LiveActivityEndpoints {
         campaign.members.removeAll { $0.key == "live_activity" }
         campaign.members.append(JSONMember(key: "live_activity", value: .object(content)))
         campaign.members.append(JSONMember(key: "devices", value: .array(tokens.map(JSON.string))))
-        let plan: CampaignPlan
-        switch app.plan(json: .object(campaign)) {
-        case .failure(let rejection): throw CampaignProblems.problem(for: rejection, app: app.name, metrics: metrics)
-        case .success(let planned): plan = planned
-        }
-        let schedule = campaigns.scheduleProblems(plan.campaign)
-        if !schedule.isEmpty { throw .validation(schedule) }
-        // The same guard as POST /v1/campaigns: an activity's tokens are its devices.
-        if let refusal = sendGuard.problem(devices: plan.devices.count, confirmed: plan.campaign.confirmDevices,
-                                           at: .pointer(.root.appending("confirm_devices"))) {
-            throw .confirmationRequired(refusal)
-        }
+        // The same checks as POST /v1/campaigns: an activity's tokens are its devices.
+        let plan = try CampaignEndpoints.checkedPlan(.object(campaign), app: app, sendGuard: sendGuard, campaigns: campaigns, metrics: metrics)
         return try CampaignEndpoints.answer(
             try fromStorage(campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                              idempotency: nil, rejectDuplicateTokens: false, app: app.name,
