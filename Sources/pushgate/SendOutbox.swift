@@ -4,7 +4,6 @@ import Glibc
 #endif
 import APNs
 import Crypto
-import CurlClient
 import Outbox
 import Payloads
 import Storage

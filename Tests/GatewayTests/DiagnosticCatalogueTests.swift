@@ -10,7 +10,6 @@ import TestSupport
 import Testing
 @testable import Gateway
 import Crypto
-import CurlClient
 import Timing
 
 /// docs/errors.md, the program and the OpenAPI document list the same codes: a code added
