@@ -39,7 +39,10 @@ let package = Package(
         // The only module that imports OpenSSL: P-256 keys, ES256, SHA-256, HMAC, constant-time comparison.
         .target(name: "Crypto", dependencies: ["COpenSSL", "StrictJSON"]),
         .target(name: "DeepLinks", dependencies: ["StrictJSON", "Crypto"]),
-        .target(name: "Payloads", dependencies: ["DeepLinks", "StrictJSON", "Timing"]),
+        // The APNs concepts with no C and no I/O: push types, the typed request, Apple's
+        // reasons, a device's result (and the transport's failure codes), the retry policy.
+        .target(name: "APNsCore", dependencies: ["StrictJSON", "Timing"]),
+        .target(name: "Payloads", dependencies: ["DeepLinks", "APNsCore", "StrictJSON", "Timing"]),
         // The app's half of the route table: the Swift router generator. It embeds the link
         // engine's sources (Sources/DeepLinks/Engine, TextSafety) at build time.
         .target(name: "Codegen", dependencies: ["DeepLinks", "StrictJSON"], plugins: ["EmbedLinkEngine"]),
@@ -55,9 +58,9 @@ let package = Package(
         // `make bench`'s apns). Debug builds, which the tests run, keep them.
         // The only module that imports libcurl: the HTTP/2 multiplexer and one blocking request.
         // Same release setting as APNs, for the same per-request bookkeeping.
-        .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "Timing", "OSThreads"],
+        .target(name: "CurlClient", dependencies: ["CCurl", "CCurlShims", "APNsCore", "Timing", "OSThreads"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        .target(name: "APNs", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "Timing", "Crypto", "CurlClient"],
+        .target(name: "APNs", dependencies: ["APNsCore", "Payloads", "DeepLinks", "StrictJSON", "Timing", "Crypto", "CurlClient"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // The HTTP/1.1 server the service runs on.
@@ -67,13 +70,13 @@ let package = Package(
         // The same storage contract in PostgreSQL (libpq), for several instances sharing one database.
         .target(name: "PostgresStorage", dependencies: ["Storage", "CLibPQ", "Timing"]),
         // The outbox: intake, dispatcher, webhooks, retention. Knows nothing of HTTP serving.
-        .target(name: "Outbox", dependencies: ["Storage", "Payloads", "APNs", "StrictJSON", "Timing", "OSThreads", "Crypto", "CurlClient"]),
+        .target(name: "Outbox", dependencies: ["Storage", "APNsCore", "Payloads", "APNs", "StrictJSON", "Timing", "OSThreads", "Crypto", "CurlClient"]),
         // The service's API: endpoints, auth, limits, metrics, OpenAPI.
         .target(name: "Gateway", dependencies: ["HTTPServer", "OSThreads", "DeepLinks", "Payloads", "APNs", "StrictJSON", "Crypto", "Storage", "Timing", "PreviewPage", "Outbox"]),
 
-        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
+        .executableTarget(name: "pushgate", dependencies: ["OptionTable", "Codegen", "DeepLinks", "APNsCore", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Gateway", "HTTPServer", "Storage", "PostgresStorage", "Timing", "Outbox"]),
 
-        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Storage", "PostgresStorage", "Timing"],
+        .executableTarget(name: "PushgateBench", dependencies: ["DeepLinks", "APNsCore", "Payloads", "APNs", "Crypto", "CurlClient", "StrictJSON", "Storage", "PostgresStorage", "Timing"],
                           path: "Benchmarks/PushgateBench"),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "DeepLinks"]),
@@ -82,11 +85,11 @@ let package = Package(
         .testTarget(name: "OSThreadsTests", dependencies: ["OSThreads"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "COpenSSL"]),
         .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "StrictJSON"]),
-        .testTarget(name: "PayloadsTests", dependencies: ["Payloads", "DeepLinks", "StrictJSON", "Timing", "TestSupport"], exclude: ["Goldens"]),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "Crypto", "CurlClient", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "PayloadsTests", dependencies: ["APNsCore", "Payloads", "DeepLinks", "StrictJSON", "Timing", "TestSupport"], exclude: ["Goldens"]),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "Crypto", "CurlClient", "Payloads", "StrictJSON", "Timing", "TestSupport"], exclude: ["Fixtures"]),
         .target(name: "TestSupport", dependencies: ["StrictJSON", "Timing", "Storage", "HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CLinuxShims", "Timing", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Crypto", "CurlClient", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "APNsCore", "Crypto", "CurlClient", "HTTPServer", "StrictJSON", "DeepLinks", "Payloads", "APNs", "TestSupport", "Storage", "PostgresStorage", "Timing", "Outbox"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PostgresStorage", "Timing", "TestSupport", "StrictJSON"], exclude: ["Fixtures"]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "DeepLinks", "StrictJSON", "TestSupport"]),
         .testTarget(name: "PushgateCLITests", dependencies: ["pushgate", "OptionTable", "Gateway", "StrictJSON", "TestSupport", "Storage", "PostgresStorage", "Timing"], exclude: ["Fixtures"]),

@@ -44,7 +44,7 @@ C_OWNERS = {
 # Test targets may depend on anything below them; C modules are layer 0 (and rule 1).
 LAYERS = [
     ["StrictJSON", "Timing", "OSThreads", "PreviewPage", "EmbedSources"],
-    ["Crypto", "OptionTable"],
+    ["Crypto", "OptionTable", "APNsCore"],
     ["DeepLinks"],
     ["Payloads", "Codegen"],
     ["CurlClient", "Storage", "HTTPServer"],
@@ -59,6 +59,7 @@ FORBIDDEN = {
     "APNs": {"Storage", "PostgresStorage", "HTTPServer"},  # talks to Apple; keeps nothing
     "PostgresStorage": {"CurlClient", "HTTPServer"},
     "Outbox": {"HTTPServer"},                               # runs in `send` too: no HTTP serving
+    "APNsCore": set(C_OWNERS),                              # concepts only: no C
 }
 # What each layer is for, printed beside the graph.
 ROLES = {
@@ -70,7 +71,8 @@ ROLES = {
     "Crypto": "the only OpenSSL user: P-256 keys, ES256, SHA-256, HMAC, constant-time comparison",
     "OptionTable": "commands as data: options, parser, generated usage",
     "DeepLinks": "route table, canonicaliser, AASA, the table's fingerprint",
-    "Payloads": "campaign model, templates, planning, the APNs request and message",
+    "APNsCore": "APNs concepts (no C, no I/O): push types, the typed request, reasons, a device's result, transport failure codes, retry policy",
+    "Payloads": "campaign model, templates, planning, the APNs message",
     "Codegen": "the Swift router generator",
     "CurlClient": "the only libcurl user: HTTP/2 multiplexer, one blocking request",
     "Storage": "the storage contract and its SQLite backend",

@@ -1,4 +1,4 @@
-import Payloads
+import APNsCore
 import StrictJSON
 import Timing
 import CurlClient

@@ -1,3 +1,4 @@
+import APNsCore
 import StrictJSON
 
 /// Everything the delivery layer needs, from the `apns` object of `config/gateway.json`

@@ -1,7 +1,6 @@
 import StrictJSON
 import Timing
 import Crypto
-import CurlClient
 
 /// A configuration's signing key and provider-token manager: what every sender of it
 /// (`APNsFleet`, the one place senders are wired) and `pushgate jwt` sign with.

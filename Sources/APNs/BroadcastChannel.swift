@@ -1,5 +1,5 @@
+import APNsCore
 import StrictJSON
-import CurlClient
 
 /// Apple's `message-storage-policy` for a broadcast channel: whether APNs keeps the most
 /// recent message for devices that are offline when it is sent.

@@ -1,3 +1,4 @@
+import APNsCore
 import Payloads
 import StrictJSON
 import Timing

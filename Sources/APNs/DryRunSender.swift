@@ -1,4 +1,4 @@
-import Payloads
+import APNsCore
 
 /// Builds and signs every request exactly as `APNsClient` would, and sends nothing.
 public final class DryRunSender: NotificationSender {

@@ -1,5 +1,5 @@
+import APNsCore
 import Timing
-import CurlClient
 
 /// Sends with a signing key are held: APNs said the key, not the device, is the problem,
 /// so every request signed with it would fail the same way. The one mechanism behind

@@ -1,4 +1,4 @@
-import Payloads
+import APNsCore
 import Crypto
 import CurlClient
 

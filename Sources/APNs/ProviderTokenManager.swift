@@ -1,5 +1,5 @@
+import APNsCore
 import CurlClient
-import Payloads
 import Synchronization
 import Timing
 import Crypto

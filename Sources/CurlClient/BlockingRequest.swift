@@ -1,3 +1,4 @@
+import APNsCore
 internal import CCurl
 internal import CCurlShims
 

@@ -1,3 +1,4 @@
+import APNsCore
 import Dispatch
 import Glibc
 import OSThreads

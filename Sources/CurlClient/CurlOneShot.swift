@@ -1,3 +1,4 @@
+import APNsCore
 import OSThreads
 
 /// One HTTP/2 request and its answer, for the few requests that are not pushes (channel

@@ -1,3 +1,4 @@
+import APNsCore
 import Timing
 
 /// One header field of a `TransportRequest`: the transport writes it as the line

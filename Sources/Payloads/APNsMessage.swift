@@ -1,3 +1,5 @@
+import APNsCore
+
 /// What every device of a campaign shares in its APNs request, typed: the push type, the
 /// topic, the priority and the optional expiration and collapse id. `request(to:apnsID:body:)`
 /// is the one place an `APNsRequest` is put together — preview, `send` and the outbox's

@@ -1,3 +1,4 @@
+import APNsCore
 import StrictJSON
 
 /// A channel id as APNs gives it: a base64 string (ActivityKit's `PushType.channel(_:)`).

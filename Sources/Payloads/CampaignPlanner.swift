@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import APNsCore
 import Glibc
 #endif
 import DeepLinks

@@ -1,3 +1,4 @@
+import APNsCore
 import StrictJSON
 
 /// The push types whose body is fixed by Apple and shows nothing: `widgets` and `controls`

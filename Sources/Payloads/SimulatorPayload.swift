@@ -1,3 +1,4 @@
+import APNsCore
 import StrictJSON
 
 /// The `.apns` file format `xcrun simctl push booted FILE` (and dropping the file on a

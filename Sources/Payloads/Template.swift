@@ -1,3 +1,4 @@
+import APNsCore
 import StrictJSON
 
 /// A notification template (`Templates/<name>.json`): text in a default language with

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
+import APNsCore
 import Glibc
 #endif
 import APNs
 import Crypto
-import CurlClient
 import Outbox
 import Payloads
 import Storage

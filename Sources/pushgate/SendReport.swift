@@ -1,3 +1,4 @@
+import APNsCore
 import APNs
 import Payloads
 import Storage
@@ -6,7 +7,6 @@ import StrictJSON
 import Glibc
 #endif
 import Timing
-import CurlClient
 
 /// Everything `pushgate send` says about a campaign: one JSON line per device with
 /// `--json`, a progress bar on a terminal, and the summary at the end.

@@ -1,3 +1,4 @@
+import APNsCore
 import APNs
 import CurlClient
 import Foundation

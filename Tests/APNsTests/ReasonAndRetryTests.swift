@@ -1,3 +1,4 @@
+import APNsCore
 @testable import APNs
 import Testing
 @testable import CurlClient

@@ -1,3 +1,4 @@
+import APNsCore
 import APNs
 import DeepLinks
 import Foundation
@@ -9,7 +10,6 @@ import TestSupport
 import Testing
 @testable import Gateway
 import Crypto
-import CurlClient
 import Timing
 
 /// docs/errors.md, the program and the OpenAPI document list the same codes: a code added

@@ -1,3 +1,4 @@
+import APNsCore
 import APNs
 import Foundation
 import HTTPServer
@@ -9,7 +10,6 @@ import Testing
 import TestSupport
 @testable import Gateway
 @testable import Outbox
-import CurlClient
 
 /// Answers 503 to tokens starting "f1a" for their first two attempts, always to tokens
 /// starting "f2a", and 200 otherwise (delegating the rest to `ScriptedSender`).

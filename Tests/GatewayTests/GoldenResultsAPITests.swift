@@ -1,3 +1,4 @@
+import APNsCore
 import APNs
 import Foundation
 import HTTPServer
@@ -11,7 +12,6 @@ import Timing
 @testable import Gateway
 @testable import Outbox
 import Crypto
-import CurlClient
 
 /// The API's JSON for campaigns with every kind of per-device outcome (`GoldenCampaigns`):
 /// `GET /v1/campaigns/{id}` (the per-device results, paged, `?state=`), `/reasons` and the

@@ -1,3 +1,4 @@
+import APNsCore
 import DeepLinks
 import Foundation
 import Payloads

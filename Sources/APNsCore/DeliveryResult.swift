@@ -1,7 +1,4 @@
-import CurlClient
-import Payloads
 import StrictJSON
-import Crypto
 
 /// What happened to one notification, after every retry.
 public enum DeliveryResult: Sendable, Equatable {
@@ -71,7 +68,4 @@ extension DiagnosticDomain {
     public static let apns = DiagnosticDomain("apns", APNsReason.documented.map { DiagnosticCode(rawValue: $0.string) })
     /// pushgate's own decisions about a device when Apple gave no answer.
     public static let delivery = DiagnosticDomain("delivery", TransportFailure.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) })
-    /// The provider-token key and the `apns` settings beyond the document codes.
-    public static let signingKey = DiagnosticDomain("signingKey", SigningKeyError.Code.allCases.map { DiagnosticCode(rawValue: $0.rawValue) }
-        + [APNsConfigurationError.Code.caFileUnreadable, .caFileNotPEM].map { DiagnosticCode(rawValue: $0.rawValue) })
 }
