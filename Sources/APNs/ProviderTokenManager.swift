@@ -32,7 +32,7 @@ public final class ProviderTokenManager: Sendable, RefusedKeyListener {
     /// each refused probe, at most 30 minutes.
     public static let defaultProbeBackoff = Backoff(initial: .seconds(60), maximum: .seconds(30 * 60))
 
-    private struct State {
+    struct State {
         var token: ProviderToken?
         var pausedUntil: Int64?
         var lastStoreCheck: Int64 = .min
@@ -48,7 +48,7 @@ public final class ProviderTokenManager: Sendable, RefusedKeyListener {
     /// `store != nil`, kept: comparing the optional existential copies it (~140
     /// instructions on every send, in `cachedToken`).
     private let hasStore: Bool
-    private let state = Mutex(State())
+    let state = Mutex(State())
     /// Whether `state.stop` is set: lets `accepted` skip the lock on every answer.
     private let isStopped = Atomic<Bool>(false)
     /// Between probes while the key is stopped.
@@ -70,9 +70,6 @@ public final class ProviderTokenManager: Sendable, RefusedKeyListener {
         self.probeBackoff = probeBackoff
         identity = SigningIdentity(teamId: teamId, keyId: keyId, keyFingerprint: key.publicKeyFingerprint)
     }
-
-    /// How many tokens this manager has signed (for tests and metrics).
-    public var mintedCount: Int { state.withLock { $0.minted } }
 
     /// Whether tokens are shared through a store.
     public var isShared: Bool { hasStore }

@@ -101,7 +101,7 @@ final class TransportJob: @unchecked Sendable {
 /// connection within the server's advertised stream limit. What becomes of a request that
 /// gets no answer is described on `CurlLoop`.
 public final class CurlHTTP2Transport: HTTPTransport {
-    private let workers: [CurlWorker]
+    let workers: [CurlWorker]
     private let nextWorker = Atomic<Int>(0)
     public let settings: TransportSettings
 
@@ -141,12 +141,6 @@ public final class CurlHTTP2Transport: HTTPTransport {
     /// waits while it runs.
     public var executors: [any TaskExecutor] { workers.map(\.tasks) }
 
-    /// Whether the caller runs on one of this transport's task threads (a task of `executors`).
-    public var isCurrentThreadATaskThread: Bool {
-        let me = pthread_self()
-        return workers.contains { $0.tasks.runs(on: me) }
-    }
-
     /// The worker whose task thread this is, if it is one of ours and can reach APNs (or
     /// none can); else the next worker in turn, past one that cannot reach APNs while
     /// another can.
@@ -179,20 +173,15 @@ public final class CurlHTTP2Transport: HTTPTransport {
         for worker in workers { worker.waitUntilEnded() }
     }
 
-    /// Transport threads still running (0 once `shutdown` has returned).
-    public var runningThreads: Int { workers.filter { !$0.hasEnded }.count }
-
     /// Transport threads (workers) actually running.
     public var threads: Int { workers.count }
 
-    private func total(_ value: (TransportStatistics.Values) -> Int) -> Int {
+    func total(_ value: (TransportStatistics.Values) -> Int) -> Int {
         workers.reduce(0) { sum, worker in sum + worker.statistics.values.withLock { value($0) } }
     }
 
-    /// Counters for tests and metrics: connection failures seen, requests re-queued,
-    /// connections opened (sockets).
+    /// Counters for tests and metrics: connection failures seen, connections opened (sockets).
     public var connectionFailures: Int { total(\.connectionFailures) }
-    public var requeuedRequests: Int { total(\.requeued) }
     public var connectionsOpened: Int { total(\.connectionsOpened) }
     /// Connections closed because they answered nothing for a whole deadline while
     /// requests waited on them (see `CurlLoop`).

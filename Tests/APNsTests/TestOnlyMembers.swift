@@ -1,0 +1,27 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import APNs
+@testable import CurlClient
+
+// What only tests ask of the key's token manager and of the transport, kept out of the
+// production modules (read through `@testable import`).
+
+extension ProviderTokenManager {
+    /// How many tokens this manager has signed.
+    var mintedCount: Int { state.withLock { $0.minted } }
+}
+
+extension CurlHTTP2Transport {
+    /// Whether the caller runs on one of this transport's task threads (a task of `executors`).
+    var isCurrentThreadATaskThread: Bool {
+        let me = pthread_self()
+        return workers.contains { $0.tasks.runs(on: me) }
+    }
+
+    /// Transport threads still running.
+    var runningThreads: Int { workers.filter { !$0.hasEnded }.count }
+
+    /// Requests put back in the transport's queue (a lost connection, a refused stream).
+    var requeuedRequests: Int { total(\.requeued) }
+}
