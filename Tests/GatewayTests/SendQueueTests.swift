@@ -33,9 +33,12 @@ import Testing
     @Test func everyItemGoesToOneWorkerWhileTheOthersHoldTheirsAndCloseEndsThemAll() async throws {
         let queue = SendQueue(lanes: 2)
         let probe = Probe()
+        // A thread per lane, as the transport's task threads are: the workers never wait for
+        // the shared pool, which other suites running beside this one may hold.
+        let lanes = [SendExecutor(label: "test.lane.0"), SendExecutor(label: "test.lane.1")]
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<6 {
-                group.addTask {
+                group.addTask(executorPreference: lanes[worker % 2]) {
                     while let item = await queue.next(lane: worker % 2) {
                         probe.taken.withLock { $0.append(item.claim.index) }
                         // A send that does not come back until released: the items pushed
