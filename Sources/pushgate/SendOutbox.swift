@@ -183,6 +183,12 @@ final class SendStopper: Sendable {
     }
 }
 
+extension TransportFailure {
+    /// Failures that are not the device's: every other device would fail the same way, so
+    /// `send` ends with one message and exit 2 instead of a failure per device.
+    var stopsTheSend: Bool { code == .unreachable || code == .keyStopped }
+}
+
 /// `send` has no metrics endpoint: the outbox's metrics go nowhere.
 struct NoOutboxMetrics: OutboxMetrics {
     func setQueueDepth(_ depth: Int) {}
@@ -238,7 +244,6 @@ struct OutboxSend {
         let summary: CampaignSummary
         switch campaign(in: storage, campaigns: campaigns, store: store, report: &report) {
         case .failure(let failure):
-            fleet.shutdown()
             if store.temporary { store.remove() }
             return finish(failure)
         case .success(let found): summary = found
@@ -255,7 +260,6 @@ struct OutboxSend {
         var interrupted = false
         if summary.finishedAt == nil {
             do throws(StorageError) { try dispatcher.start() } catch {
-                fleet.shutdown()
                 return finish(.configuration("--store \(TextSafety.quoted(store.folder)): \(error.description)"))
             }
             // The dispatcher runs as a service, as under `serve`, and stops the same way.
@@ -269,8 +273,7 @@ struct OutboxSend {
                 if stopper.failure != nil { break }
                 guard let now = try? storage.campaign(id: summary.id) else { continue }
                 if now.finishedAt != nil { break }
-                let answered = now.counts.filter { !$0.key.awaitsAnAnswer }.values.reduce(0, +)
-                report.showProgress(fraction: now.devices > 0 ? Double(answered) / Double(now.devices) : nil)
+                report.showProgress(fraction: now.devices > 0 ? Double(now.answered) / Double(now.devices) : nil)
             }
             let timeout = Double(transport?.timeoutMilliseconds ?? 10_000) / 1000
             group.stop(within: .seconds(min(timeout, 10)))
@@ -278,7 +281,7 @@ struct OutboxSend {
         }
         fleet.shutdown()
         let stopped = stopper.failure
-        let reportFailure = writeReport(storage: storage, campaign: summary, report: &report,
+        let reportFailure = writeReport(storage: storage, store: store, campaign: summary, report: &report,
                                         notSent: stopped ?? TransportFailure(.notStarted, "the send was interrupted before this device was sent"))
         report.printSummary()
         if let reportFailure { return finish(reportFailure) }
@@ -321,8 +324,7 @@ struct OutboxSend {
                     return .failure(CLIFailure(message: "--store \(shown) holds another send (campaign \(record.campaignID), stored \(CampaignJSON.timestamp(record.createdAt))): "
                                                + "not this campaign, app, environment or device list; give another folder, or remove it", status: ExitStatus.usage))
                 }
-                let answered = summary.counts.filter { !$0.key.awaitsAnAnswer }.values.reduce(0, +)
-                Output.error("pushgate send: resuming the send kept in \(shown): \(answered) of \(summary.devices) devices already answered")
+                Output.error("pushgate send: resuming the send kept in \(shown): \(summary.answered) of \(summary.devices) devices already answered")
                 rereportInvalidLines(&report)
                 return .success(summary)
             }
@@ -363,8 +365,11 @@ struct OutboxSend {
     }
 
     /// Every device's recorded result, in device order, a page at a time.
-    private func writeReport(storage: SQLiteCampaignStorage, campaign: CampaignSummary, report: inout SendReport,
+    private func writeReport(storage: SQLiteCampaignStorage, store: SendStore, campaign: CampaignSummary, report: inout SendReport,
                              notSent: TransportFailure) -> CLIFailure? {
+        func unreadable(_ error: StorageError) -> CLIFailure {
+            .configuration("--store \(TextSafety.quoted(store.folder)): cannot read the results: \(error.description)")
+        }
         let dryRun = prepared.fleet.sender(app: prepared.app.name, environment: prepared.apns.environment.rawValue, dryRun: true) as? DryRunSender
         let plan = prepared.plan
         // The text report says nothing per delivered device: those are counted, not read.
@@ -374,7 +379,7 @@ struct OutboxSend {
                 guard let final = try storage.campaign(id: campaign.id) else { return nil }
                 report.countAnswered(delivered: final.counts[.delivered] ?? 0, dryRuns: final.counts[.dryRun] ?? 0)
             } catch {
-                return .configuration("--store \(TextSafety.quoted(storageFolder(storage))): cannot read the results: \(error.description)")
+                return unreadable(error)
             }
             states = Set(DeliveryState.allCases).subtracting([.delivered, .dryRun])
         }
@@ -385,7 +390,7 @@ struct OutboxSend {
             do throws(StorageError) {
                 rows = try storage.results(campaign: campaign.seq, states: states, offset: offset, limit: page)
             } catch {
-                return .configuration("--store \(TextSafety.quoted(storageFolder(storage))): cannot read the results: \(error.description)")
+                return unreadable(error)
             }
             for row in rows {
                 report.record(row, notSent: notSent) { row in
@@ -400,10 +405,6 @@ struct OutboxSend {
             if rows.count < page { return nil }
             offset += rows.count
         }
-    }
-
-    private func storageFolder(_ storage: SQLiteCampaignStorage) -> String {
-        String(storage.path.dropLast("/outbox.sqlite".count))
     }
 
     /// This command again, with `--store` naming the folder kept.
@@ -421,7 +422,7 @@ struct OutboxSend {
     }
 }
 
-extension DeliveryState {
-    /// Not answered yet: waiting to be sent, being sent, or waiting for another attempt.
-    var awaitsAnAnswer: Bool { self == .pending || self == .inFlight || self == .retrying }
+extension CampaignSummary {
+    /// Devices with a final result (not pending, in flight or waiting for another attempt).
+    var answered: Int { counts.filter { $0.key.isFinal }.values.reduce(0, +) }
 }

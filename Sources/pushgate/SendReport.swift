@@ -46,14 +46,8 @@ struct SendReport {
         if stopReason == nil { stopReason = reason }
     }
 
+    /// A device with an answer (or its last attempt's failure).
     mutating func record(_ device: Device, _ result: DeliveryResult) {
-        if case .transportFailed(let failure) = result, failure.stopsTheSend {
-            notSent += 1
-            if stopReason == nil { stopReason = failure.message }
-            if json { Output.writeBytes(Self.jsonLine(device.token, result, environment: environment)) }
-            showProgress(fraction: nil)
-            return
-        }
         switch result {
         case .delivered: delivered += 1
         case .dryRun: dryRuns += 1
@@ -91,7 +85,7 @@ struct SendReport {
                 recordRejected(device, code: row.reason ?? "failed", message: "this device's request could not be built")
             }
         case .pending, .inFlight, .retrying:
-            notSentCount(device, notSent)
+            recordNotSent(device, notSent)
         case .skipped, .cancelled, .expired:
             failures[row.state.name, default: 0] += 1
             if json {
@@ -109,7 +103,7 @@ struct SendReport {
     }
 
     /// A device the send did not get to: counted apart, its line says why.
-    private mutating func notSentCount(_ device: Device, _ why: TransportFailure) {
+    private mutating func recordNotSent(_ device: Device, _ why: TransportFailure) {
         notSent += 1
         if json { Output.writeBytes(Self.jsonLine(device.token, .transportFailed(why), environment: environment, notSent: true)) }
     }
@@ -223,7 +217,7 @@ struct SendReport {
         var w = JSONWriter(capacity: 160)
         w.object { w in
             w.member("token", token)
-            if case .transportFailed(let failure) = result, notSent || failure.stopsTheSend {
+            if notSent, case .transportFailed(let failure) = result {
                 w.member("result", "not-sent")
                 w.member("reason", failure.code.rawValue)
                 w.member("message", failure.message)
@@ -264,10 +258,4 @@ struct SendReport {
         w.raw("\n")
         return w.bytes
     }
-}
-
-extension TransportFailure {
-    /// Failures that are not the device's: every other device would fail the same way, so
-    /// `send` ends with one message and exit 2 instead of a failure per device.
-    var stopsTheSend: Bool { code == .unreachable || code == .keyStopped }
 }
