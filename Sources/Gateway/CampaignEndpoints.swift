@@ -148,7 +148,7 @@ enum CampaignEndpoints {
                 throw .confirmationRequired(refusal)
             }
             let tokens = lines.lazy.compactMap { try? $0.token.get() }
-            return try answer(try fromStorage(campaigns.accept(plan, tokens: tokens, dryRun: plan.campaign.dryRun || configuredIsDryRun,
+            return try answer(try fromStorage(campaigns.accept(plan, tokens: TokenFeed(tokens), dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                                                idempotency: idempotency, rejectDuplicateTokens: true, app: app.name,
                                                                environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner),
                                               catching: storageProblem),
@@ -158,7 +158,7 @@ enum CampaignEndpoints {
         let dryRun = plan.campaign.dryRun || configuredIsDryRun
         let owner = parameters.caller.owner
         let accept: @Sendable () throws(Problem) -> HTTPResponse = { [idempotency] () throws(Problem) in
-            try answer(try fromStorage(campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: dryRun,
+            try answer(try fromStorage(campaigns.accept(plan, tokens: TokenFeed(plan.devices.lazy.map(\.token)), dryRun: dryRun,
                                                         idempotency: idempotency, rejectDuplicateTokens: false, app: app.name,
                                                         environment: app.environment(of: plan).rawValue, owner: owner),
                                        catching: storageProblem),

@@ -220,7 +220,7 @@ enum LiveActivityEndpoints {
         // The same checks as POST /v1/campaigns: an activity's tokens are its devices.
         let plan = try CampaignEndpoints.checkedPlan(.object(campaign), app: app, sendGuard: sendGuard, campaigns: campaigns, metrics: metrics)
         return try CampaignEndpoints.answer(
-            try fromStorage(campaigns.accept(plan, tokens: plan.devices.lazy.map(\.token), dryRun: plan.campaign.dryRun || configuredIsDryRun,
+            try fromStorage(campaigns.accept(plan, tokens: TokenFeed(plan.devices.lazy.map(\.token)), dryRun: plan.campaign.dryRun || configuredIsDryRun,
                                              idempotency: nil, rejectDuplicateTokens: false, app: app.name,
                                              environment: app.environment(of: plan).rawValue, owner: parameters.caller.owner)),
             key: nil)

@@ -109,16 +109,20 @@ public struct DurableCampaigns: Sendable {
     /// plan without devices; either way every body was rendered by the planner, once
     /// (`CampaignPlan.bodies`), and is not rendered again here.
     /// `app`, `environment`: which credentials send it; `owner`: the API key that created it.
-    public func accept(_ plan: CampaignPlan, tokens: some Sequence<String>, dryRun: Bool,
+    public func accept(_ plan: CampaignPlan, tokens: TokenFeed, dryRun: Bool,
                        idempotency: (key: String, sha256: String)?, rejectDuplicateTokens: Bool,
                        app: String = "", environment: String = "", owner: String = "") throws(StorageError) -> Accepted {
         var campaign = newCampaign(plan, dryRun: dryRun, idempotency: idempotency, app: app, environment: environment, owner: owner)
         campaign.rejectDuplicateTokens = rejectDuplicateTokens
         let bodies = plan.bodies
         let failure = bodies.failure?.stableCode
-        let rows = tokens.enumerated().lazy.map { index, token -> NewDelivery in
-            NewDelivery(token: token, body: bodies.own(at: index), failureReason: failure)
-        }
+        var tokens = tokens
+        var index = 0
+        let rows = DeliveryFeed(pulling: { () -> NewDelivery? in
+            guard let token = tokens.next() else { return nil }
+            defer { index += 1 }
+            return NewDelivery(token: token, body: bodies.own(at: index), failureReason: failure)
+        })
         switch try storage.insert(campaign, deliveries: rows, now: clock.wallSeconds()) {
         case .created(let count, let skipped):
             dispatcher.wake()

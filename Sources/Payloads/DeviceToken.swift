@@ -9,6 +9,8 @@ public enum DeviceToken {
     /// The token with spaces, `<` and `>` removed and hex letters lowercased (the forms
     /// people paste from Xcode logs), or why it cannot be one.
     public static func normalize(_ text: String) -> Result<String, ValueProblem> {
+        // Nearly every token arrives already normal: then it is the answer, not a copy.
+        if isNormal(text) { return .success(text) }
         var digits: [UInt8] = []
         digits.reserveCapacity(min(text.utf8.count, maximumDigits + 1))
         var position = 0
@@ -38,5 +40,14 @@ public enum DeviceToken {
             return .failure(ValueProblem("odd number of hex digits (\(digits.count)): a token is whole bytes"))
         }
         return .success(String(decoding: digits, as: UTF8.self))
+    }
+
+    /// Lowercase hex of an even length in range, read as UTF-8 bytes in place.
+    private static func isNormal(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count >= minimumDigits, bytes.count <= maximumDigits, bytes.count % 2 == 0 else { return false }
+            for byte in bytes where !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x66) { return false }
+            return true
+        } ?? false
     }
 }

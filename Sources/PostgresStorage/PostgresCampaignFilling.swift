@@ -34,7 +34,7 @@ extension PostgresCampaignStorage {
             if first % size != 0 {
                 carried = try Self.storedSegment(db, campaign: seq, seg: Int64(first / size), count: first % size)
             }
-            var duplicates: [Int: Int]?
+            var duplicates: DuplicateTokens?
             let written = try writeSegments(db, campaign: seq, app: find.text(0, 2), size: size, first: first, carried: carried,
                                             deliveries: deliveries, duplicates: &duplicates, now: now)
             try db.execute("""

@@ -164,7 +164,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
             // The request may still be arriving while its devices are written: this
             // transaction holds nothing another session waits for but the idempotency key.
             try db.execute("SET LOCAL idle_in_transaction_session_timeout = \(Self.intakeIdleMilliseconds)")
-            var duplicates: [Int: Int]? = campaign.rejectDuplicateTokens ? [:] : nil
+            var duplicates = campaign.rejectDuplicateTokens ? DuplicateTokens() : nil
             let written = try writeSegments(db, campaign: seq, app: campaign.app, size: options.segmentSize, first: 0, deliveries: deliveries,
                                             duplicates: &duplicates, now: now)
             let (count, failed, skipped) = written

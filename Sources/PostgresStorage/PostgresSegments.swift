@@ -170,12 +170,10 @@ extension PostgresCampaignStorage {
     /// devices, how many failed at intake and how many were skipped. `first` mid-segment:
     /// `carried` holds that segment's stored devices and codes, and it is written again with
     /// the new ones after them (device idx stays in segment idx / size, as on SQLite).
-    /// `duplicates`: when duplicates are refused, each token seen so far as its hash and
-    /// index (a few dozen bytes a device, not a copy of every token: a 3.9M-device request
-    /// would otherwise hold some 600 MB); a hit is confirmed against the earlier token.
+    /// `duplicates`: set when duplicates are refused.
     func writeSegments(_ db: PGConnection, campaign seq: Int64, app: String, size: Int, first: Int,
                        carried: (devices: [SegmentDevice], codes: [UInt8]) = ([], []), deliveries: some Sequence<NewDelivery>,
-                       duplicates: inout [Int: Int]?, now: Double) throws(StorageError) -> (count: Int, failed: Int, skipped: Int) {
+                       duplicates: inout DuplicateTokens?, now: Double) throws(StorageError) -> (count: Int, failed: Int, skipped: Int) {
         precondition(first % size == carried.devices.count, "a segment is continued from its stored devices")
         let anyDead = try db.execute("SELECT EXISTS(SELECT 1 FROM tokens WHERE dead_at_ms IS NOT NULL)").bool(0, 0)
         var writer = SegmentWriter(campaign: seq, segmentSize: size, app: app, checkDead: anyDead, now: now)
@@ -184,26 +182,11 @@ extension PostgresCampaignStorage {
         batch.reserveCapacity(size)
         var index = first
         for delivery in deliveries {
-            if duplicates != nil {
-                var hasher = Hasher()
-                hasher.combine(delivery.token)
-                let key = hasher.finalize()
-                if let earlier = duplicates?[key] {
-                    // The same hash: the same token unless the hashes collided.
-                    let batchStart = index - batch.count
-                    let earlierToken: String
-                    if earlier >= batchStart {
-                        earlierToken = batch[earlier - batchStart].token
-                    } else {
-                        try writer.flush(db)  // an earlier segment, written in this transaction
-                        earlierToken = try Self.storedSegment(db, campaign: seq, seg: Int64(earlier / size), count: size).devices[earlier % size].token
-                    }
-                    if earlierToken == delivery.token {
-                        throw StorageError(.duplicateToken, "token \(delivery.token) is listed twice: devices \(earlier) and \(index) (counting from 0)")
-                    }
-                } else {
-                    duplicates?[key] = index
-                }
+            try duplicates?.check(delivery.token, at: index) { (earlier) throws(StorageError) -> String in
+                let batchStart = index - batch.count
+                if earlier >= batchStart { return batch[earlier - batchStart].token }
+                try writer.flush(db)  // an earlier segment, written in this transaction
+                return try Self.storedSegment(db, campaign: seq, seg: Int64(earlier / size), count: size).devices[earlier % size].token
             }
             batch.append(delivery)
             index += 1

@@ -35,6 +35,7 @@ final class SQLiteDatabase: @unchecked Sendable {  // every use is under its own
         if isNew {
             // Only possible before the file has its first page (WAL mode writes it): retention
             // frees pages and `PRAGMA incremental_vacuum` gives them back in small steps.
+            try execute("PRAGMA page_size = 1024")
             try execute("PRAGMA auto_vacuum = INCREMENTAL")
         }
         if !readOnly {

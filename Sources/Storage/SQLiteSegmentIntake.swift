@@ -28,6 +28,25 @@ struct SegmentWriter {
         if devices.count == size { try flush(db, now: now) }
     }
 
+    /// The token of an earlier device of this intake: from the segment being filled, or
+    /// read back from one written in this transaction.
+    func token(at index: Int, _ db: SQLiteDatabase) throws(StorageError) -> String {
+        let first = nextIndex - devices.count
+        if index >= first { return devices[index - first].token }
+        let seg = Int64(index / size)
+        let find = try db.statement("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = ? AND seg = ?")
+            .bind(.int(campaign), .int(seg))
+        defer { find.reset() }
+        guard try find.step() else { throw StorageError(.segmentCorrupt, "segment \(seg) of campaign \(campaign) is missing during its intake") }
+        do throws(SegmentDecodeError) {
+            return try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: Int(find.int(0)), format: Int(find.int(2)),
+                                           count: Int(find.int(1)), tokens: find.blob(3), bodies: find.optionalBlob(4),
+                                           checksum: find.int(5))[index % size].token
+        } catch {
+            throw StorageError(.segmentCorrupt, error.description)
+        }
+    }
+
     /// Writes the segment being filled (its immutable row and its state row).
     mutating func flush(_ db: SQLiteDatabase, now: Double) throws(StorageError) {
         guard !devices.isEmpty else { return }
@@ -78,24 +97,12 @@ extension SQLiteCampaignStorage {
             INSERT INTO deliveries(campaign, idx, token, body, state, status, reason, timestamp_ms, finished_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """
-        if rejectDuplicateTokens {
-            // Tokens seen so far, on disk rather than in memory (a campaign may be millions).
-            try db.execute("CREATE TEMP TABLE IF NOT EXISTS intake_tokens(token TEXT PRIMARY KEY, idx INTEGER NOT NULL) WITHOUT ROWID")
-            try db.execute("DELETE FROM temp.intake_tokens")
-        }
+        var duplicates = rejectDuplicateTokens ? DuplicateTokens() : nil
         var totals = IntakeTotals()
         for delivery in deliveries {
             let index = writer.nextIndex
-            if rejectDuplicateTokens {
-                try db.statement("INSERT INTO temp.intake_tokens(token, idx) VALUES (?, ?) ON CONFLICT(token) DO NOTHING")
-                    .bind(.text(delivery.token), .integer(index)).run()
-                if db.changes == 0 {
-                    let first = try db.statement("SELECT idx FROM temp.intake_tokens WHERE token = ?").bind(.text(delivery.token))
-                    let earlier = try first.step() ? first.int(0) : 0
-                    first.reset()
-                    try db.execute("DELETE FROM temp.intake_tokens")
-                    throw StorageError(.duplicateToken, "token \(delivery.token) is listed twice: devices \(earlier) and \(index) (counting from 0)")
-                }
+            try duplicates?.check(delivery.token, at: index) { (earlier) throws(StorageError) -> String in
+                try writer.token(at: earlier, db)
             }
             var state = DeliveryState.pending
             var reason = delivery.failureReason
@@ -124,7 +131,6 @@ extension SQLiteCampaignStorage {
             totals.devices += 1
         }
         try writer.flush(db, now: now)
-        if rejectDuplicateTokens { try db.execute("DELETE FROM temp.intake_tokens") }
         return totals
     }
 }

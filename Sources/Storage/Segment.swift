@@ -222,23 +222,26 @@ public enum SegmentCodec {
     /// 64 lowercase hex digits: what Apple's device tokens are once normalised. Anything
     /// else (other lengths, capitals, a channel id) is kept as text, byte for byte.
     static func isPackableHex(_ token: String) -> Bool {
-        var n = 0
-        for byte in token.utf8 {
-            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
-            n += 1
-        }
-        return n == 64
+        // Read in place (a native string always can be).
+        token.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count == 64 else { return false }
+            for byte in bytes where !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x66) { return false }
+            return true
+        } ?? false
     }
 
+    /// Only called for tokens `isPackableHex` accepted (so read in place).
     private static func appendHex(_ token: String, to out: inout [UInt8]) {
-        var high: UInt8 = 0
-        var odd = false
-        for byte in token.utf8 {
-            let nibble = byte <= 0x39 ? byte - 0x30 : byte - 0x61 + 10
-            if odd { out.append(high << 4 | nibble) } else { high = nibble }
-            odd.toggle()
+        _ = token.utf8.withContiguousStorageIfAvailable { bytes in
+            var i = 0
+            while i + 1 < bytes.count {
+                out.append(nibble(bytes[i]) << 4 | nibble(bytes[i + 1]))
+                i += 2
+            }
         }
     }
+
+    private static func nibble(_ byte: UInt8) -> UInt8 { byte <= 0x39 ? byte - 0x30 : byte - 0x61 + 10 }
 
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value

@@ -335,7 +335,7 @@ struct OutboxSend {
             let plan = prepared.plan
             let tokens = SendDeviceTokens(plan: plan, reader: prepared.reader, limit: deviceLimit,
                                           devicesPath: devicesPathShown, report: report)
-            let accepted = try campaigns.accept(plan, tokens: tokens, dryRun: prepared.isDryRun,
+            let accepted = try campaigns.accept(plan, tokens: TokenFeed(tokens), dryRun: prepared.isDryRun,
                                                 idempotency: (key: SendStore.identityKey, sha256: fingerprint), rejectDuplicateTokens: false,
                                                 app: prepared.app.name, environment: prepared.apns.environment.rawValue)
             report = tokens.report

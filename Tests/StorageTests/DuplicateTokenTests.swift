@@ -20,4 +20,20 @@ import Storage
         }
         #expect(try storage.insert(campaign, deliveries: (0..<12).map { NewDelivery(token: token($0)) }, now: 1000) == .created(devices: 12, skipped: 0))
     }
+
+    /// Hashes that collide never refuse distinct tokens, and a token whose hash collided is
+    /// still found when it is listed again.
+    @Test func collidingHashesAreConfirmedAgainstTheTokens() throws {
+        var duplicates = DuplicateTokens(hash: { _ in 7 })
+        let tokens = (0..<5).map(token) + [token(3)]
+        for (index, token) in tokens.enumerated().dropLast() {
+            try duplicates.check(token, at: index) { earlier in tokens[earlier] }
+        }
+        do {
+            try duplicates.check(tokens[5], at: 5) { earlier in tokens[earlier] }
+            Issue.record("token 3 listed again at 5 was accepted")
+        } catch {
+            #expect(error.code == .duplicateToken && error.message.contains("devices 3 and 5"), "\(error)")
+        }
+    }
 }
