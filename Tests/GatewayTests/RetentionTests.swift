@@ -124,9 +124,10 @@ import Timing
             sizes.append(try storage.pageStatistics().pages)
         }
         // After the first few rounds (the window fills: about two campaigns are kept), the
-        // file stays where it was: the pages of purged campaigns are reused or given back.
+        // file stays where it was (within 8 KB): the pages of purged campaigns are reused or given back.
         let settled = sizes[4]
-        #expect(sizes.suffix(18).allSatisfy { $0 <= settled + 2 }, "pages per round: \(sizes)")
+        let slack = 8192 / (try storage.pageStatistics().pageSize)
+        #expect(sizes.suffix(18).allSatisfy { $0 <= settled + slack }, "pages per round: \(sizes)")
         #expect(try storage.campaigns(limit: 100, before: nil).count <= 3)
     }
 

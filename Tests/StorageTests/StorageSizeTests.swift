@@ -65,7 +65,7 @@ import Testing
         #expect(claimed.count == 500)
         let after = try #require(storage.journalBytesWritten)
         #expect(after > before)
-        #expect((after - before) % (4096 + 24) == 0, "whole frames of the default page size")
+        #expect((after - before) % (1024 + 24) == 0, "whole frames of a new database's 1 KB pages")
         #expect(Self.size(path + "-wal") == 32 + (after - before), "the WAL holds the header and exactly the frames counted")
     }
 
