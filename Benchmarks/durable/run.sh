@@ -24,13 +24,17 @@
 # stores bytes per device kept (indexes included, after the campaign finished) and written
 # (PostgreSQL: WAL; SQLite: everything the process wrote to disk, WAL and checkpoints, and
 # beside it the WAL alone: frames the process wrote, from its pushgate_storage_journal_bytes_total).
-# Usage: Benchmarks/durable/run.sh [DEVICES] [bare|send|sqlite|pg1|pg2|pgsnap|claims ...]
+# The scenarios run ROUNDS times (default 3; `claims` once), in turn, so each round's send
+# is the reference for that round's durable runs; the summary gives the medians, and each
+# ratio as the median of the rounds' ratios.
+# Usage: ROUNDS=N Benchmarks/durable/run.sh [DEVICES] [bare|send|sqlite|pg1|pg2|pgsnap|claims ...]
 #        (default: bare send sqlite pg1 pg2 pgsnap)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 devices=${1:-1000000}
 shift $(( $# > 0 ? 1 : 0 ))
 scenarios=${*:-bare send sqlite pg1 pg2 pgsnap}
+rounds=${ROUNDS:-3}
 bin=.build/release/pushgate
 bash scripts/release-build.sh --product pushgate >/dev/null
 [[ " $scenarios " == *" claims "* ]] && bash scripts/release-build.sh --product PushgateBench >/dev/null
@@ -41,6 +45,9 @@ trap 'pg_remove; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; 
 cpu_of() { awk '{printf "%.1f", ($14+$15)/100}' "/proc/$1/stat"; }
 now() { date +%s.%N; }
 declare -A rates cpu_us pg_us stored written journal
+# Every round's figures, per label: "value value …".
+declare -A all_rates all_cpu all_pg all_stored all_written all_journal all_vs_send all_vs_bare all_cpu_vs_send all_snap
+round=1
 echo "== $devices devices; sink h2o on port $port (1 thread, TLS), 2 connections x 100 streams; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 run_send() {
@@ -132,6 +139,7 @@ PY
 
 run_sqlite() {
   echo "-- pushgate serve (durable: SQLite outbox, synchronous=FULL)"
+  rm -f "$work"/pushgate.db*  # a fresh database each round
   serve_run sqlite "$work/gateway.json" 1
   echo "database: $(du -k "$work"/pushgate.db* | awk '{s+=$1} END {printf "%.0f MB", s/1024}') (with WAL)"
   # Pages in use (not free), every table and index; the process's disk writes.
@@ -145,7 +153,7 @@ print("%.0f" % ((q("PRAGMA page_count") - q("PRAGMA freelist_count")) * q("PRAGM
 # run_postgres LABEL INSTANCES: a database of its own in the cluster, the instances on it,
 # its lock-wait samples taken while the campaign sends.
 run_postgres() {
-  local label=$1 count=$2 db=bench_$1 lsn snapshot=""
+  local label=$1 count=$2 db=bench_$1_$round lsn snapshot=""
   echo "-- pushgate serve x $count (durable: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), synchronous_commit=on, one database)"
   [ -n "$pgdir" ] || { pg_start; pg_sql postgres "CREATE EXTENSION pg_stat_statements" >/dev/null; }
   pg_sql postgres "CREATE DATABASE $db" >/dev/null
@@ -170,10 +178,15 @@ PY
   if [ "$label" = pgsnap ]; then
     # Another session's snapshot, held open from before the campaign to after it: rows
     # deleted or rewritten meanwhile cannot be vacuumed away.
-    { echo "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM pg_class;"; sleep 100000; } \
-      | psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres -d "$db" > /dev/null 2>&1 &
+    # psql reads a fifo this script holds open: closing it ends the session (no process
+    # left behind holding the output).
+    rm -f "$work/snapshot.fifo"
+    mkfifo "$work/snapshot.fifo"
+    psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres -d "$db" < "$work/snapshot.fifo" > /dev/null 2>&1 &
     snapshot=$!
     pids+=($snapshot)
+    exec {hold}> "$work/snapshot.fifo"
+    echo "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM pg_class;" >&$hold
     sleep 0.5
     echo "a REPEATABLE READ snapshot is held open by another session: $(pg_sql postgres "SELECT count(*) FROM pg_stat_activity WHERE datname = '$db' AND backend_xmin IS NOT NULL AND state = 'idle in transaction'") session(s)"
   fi
@@ -181,7 +194,7 @@ PY
   cpu_before=$(pg_cpu)
   serve_run "$label" "$work/$label.json" "$count"
   kill "$sampler" 2>/dev/null || true
-  [ -n "$snapshot" ] && { pkill -P "$snapshot" sleep 2>/dev/null || true; kill "$snapshot" 2>/dev/null || true; }
+  [ -n "$snapshot" ] && { exec {hold}>&-; wait "$snapshot" 2>/dev/null || true; }
   sleep 1  # the gateway's backends exit after it
   local pg_seconds
   pg_seconds=$(awk -v a="$cpu_before" -v b="$(pg_cpu)" 'BEGIN {printf "%.1f", b - a}')
@@ -245,35 +258,55 @@ run_claims() {
   done
 }
 
-for scenario in $scenarios; do
-  case $scenario in
-    send) run_send ;;
-    bare) run_bare ;;
-    sqlite) run_sqlite ;;
-    pg1) run_postgres pg1 1 ;;
-    pg2) run_postgres pg2 2 ;;
-    pgsnap) run_postgres pgsnap 1 ;;
-    claims) run_claims ;;
-    *) echo "unknown scenario $scenario (bare, send, sqlite, pg1, pg2, pgsnap, claims)" >&2; exit 2 ;;
-  esac
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR) printf "%g", (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+for round in $(seq "$rounds"); do
+  echo "== round $round of $rounds; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  rates=(); cpu_us=(); pg_us=(); stored=(); written=(); journal=()
+  for scenario in $scenarios; do
+    case $scenario in
+      send) run_send ;;
+      bare) run_bare ;;
+      sqlite) run_sqlite ;;
+      pg1) run_postgres pg1 1 ;;
+      pg2) run_postgres pg2 2 ;;
+      pgsnap) run_postgres pgsnap 1 ;;
+      claims) [ "$round" = 1 ] && run_claims ;;
+      *) echo "unknown scenario $scenario (bare, send, sqlite, pg1, pg2, pgsnap, claims)" >&2; exit 2 ;;
+    esac
+  done
+  for label in bare send sqlite pg1 pg2 pgsnap; do
+    [ -n "${rates[$label]:-}" ] || continue
+    all_rates[$label]+=" ${rates[$label]}"
+    all_cpu[$label]+=" ${cpu_us[$label]}"
+    [ -n "${pg_us[$label]:-}" ] && all_pg[$label]+=" ${pg_us[$label]}"
+    [ -n "${stored[$label]:-}" ] && all_stored[$label]+=" ${stored[$label]}"
+    [ -n "${written[$label]:-}" ] && all_written[$label]+=" ${written[$label]}"
+    [ -n "${journal[$label]:-}" ] && all_journal[$label]+=" ${journal[$label]}"
+    [ -n "${rates[send]:-}" ] && all_vs_send[$label]+=" $(ratio "${rates[$label]}" "${rates[send]}")"
+    [ -n "${cpu_us[send]:-}" ] && all_cpu_vs_send[$label]+=" $(ratio "${cpu_us[$label]}" "${cpu_us[send]}")"
+    [ -n "${rates[bare]:-}" ] && all_vs_bare[$label]+=" $(ratio "${rates[$label]}" "${rates[bare]}")"
+  done
+  [ -n "${rates[pgsnap]:-}" ] && [ -n "${rates[pg1]:-}" ] && all_snap[pgsnap]+=" $(ratio "${rates[pgsnap]}" "${rates[pg1]}")"
 done
-echo "== summary, $devices devices; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+m() { median <<< "$1"; }
+mi() { printf '%.0f' "$(m "$1")"; }    # a rate
+m2() { printf '%.2f' "$(m "$1")"; }    # a ratio
+m1() { printf '%.1f' "$(m "$1")"; }    # µs, bytes
+echo "== summary, $devices devices, medians of $rounds rounds (each ratio: the median of the rounds' ratios); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -n "${all_rates[bare]:-}" ] && echo "bare    $(mi "${all_rates[bare]}")/s at $(m1 "${all_cpu[bare]}") us CPU/request (rounds:${all_rates[bare]})"
 for label in send sqlite pg1 pg2 pgsnap; do
-  [ -n "${rates[$label]:-}" ] || continue
-  line=$(printf '%-7s %7s/s' "$label" "${rates[$label]}")
-  [ -n "${rates[bare]:-}" ] && line+=$(awk -v a="${rates[$label]}" -v b="${rates[bare]}" -v c="${cpu_us[$label]}" -v d="${cpu_us[bare]}" \
-    'BEGIN {printf ", %.2f x bare libcurl (%.0f/s; CPU %.2f x its %.1f us)", a / b, b, c / d, d}')
-  [ "$label" = send ] && { echo "$line"; continue; }
-  [ -n "${rates[send]:-}" ] && line+=$(awk -v a="${rates[$label]}" -v b="${rates[send]}" \
-    'BEGIN {printf ", %.2f x send (send: %.0f/s)", a / b, b}')
-  line+=", gateway CPU ${cpu_us[$label]} us/device"
-  [ -n "${cpu_us[send]:-}" ] && line+=$(awk -v a="${cpu_us[$label]}" -v b="${cpu_us[send]}" \
-    'BEGIN {printf " (%.2f x send'"'"'s %.1f)", a / b, b}')
-  [ -n "${pg_us[$label]:-}" ] && line+=", PostgreSQL CPU ${pg_us[$label]} us/device"
-  line+=", stored ${stored[$label]} B/device, written ${written[$label]} B/device"
-  [ -n "${journal[$label]:-}" ] && line+=" (WAL ${journal[$label]} B/device)"
+  [ -n "${all_rates[$label]:-}" ] || continue
+  line=$(printf '%-7s %7s/s (rounds:%s)' "$label" "$(mi "${all_rates[$label]}")" "${all_rates[$label]}")
+  [ -n "${all_vs_bare[$label]:-}" ] && line+=", $(m2 "${all_vs_bare[$label]}") x bare libcurl ($(mi "${all_rates[bare]}")/s)"
+  line+=", gateway CPU $(m1 "${all_cpu[$label]}") us/device"
+  if [ "$label" != send ] && [ -n "${all_vs_send[$label]:-}" ]; then
+    line+=" ($(m2 "${all_cpu_vs_send[$label]}") x send's $(m1 "${all_cpu[send]}")); $(m2 "${all_vs_send[$label]}") x send's rate (send: $(mi "${all_rates[send]}")/s; rounds:${all_vs_send[$label]})"
+  fi
+  [ -n "${all_pg[$label]:-}" ] && line+=", PostgreSQL CPU $(m1 "${all_pg[$label]}") us/device"
+  [ -n "${all_stored[$label]:-}" ] && line+=", stored $(mi "${all_stored[$label]}") B/device, written $(mi "${all_written[$label]}") B/device"
+  [ -n "${all_journal[$label]:-}" ] && line+=" (WAL $(mi "${all_journal[$label]}") B/device)"
   echo "$line"
 done
-[ -n "${rates[pgsnap]:-}" ] && [ -n "${rates[pg1]:-}" ] && awk -v a="${rates[pgsnap]}" -v b="${rates[pg1]}" \
-  'BEGIN {printf "PostgreSQL with a snapshot held open / without: %.2f\n", a / b}'
+[ -n "${all_snap[pgsnap]:-}" ] && echo "PostgreSQL with a snapshot held open / without: $(m2 "${all_snap[pgsnap]}") (rounds:${all_snap[pgsnap]})"
 exit 0
