@@ -259,7 +259,6 @@ run_claims() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR) printf "%g", (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 for round in $(seq "$rounds"); do
   echo "== round $round of $rounds; load average $(cut -d' ' -f1-3 /proc/loadavg)"
   rates=(); cpu_us=(); pg_us=(); stored=(); written=(); journal=()

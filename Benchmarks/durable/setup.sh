@@ -6,6 +6,9 @@ work=$(mktemp -d /tmp/pushgate-durable-bench.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
+# The median of the numbers on standard input (separated by spaces or lines).
+median() { tr -s ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR) printf "%g\n", (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
 # The sink, with a throwaway CA.
 ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
 echo "subjectAltName=IP:127.0.0.1" > "$work/ext.cnf"

@@ -44,6 +44,5 @@ for round in $(seq "$rounds"); do
   echo "round $round: bare $bare_rate/s ($bare_cpu µs CPU/device), send $send_rate/s ($send_cpu µs CPU/device, peak RSS $send_rss kB): ${ratio}× bare; load $(cut -d' ' -f1 /proc/loadavg)"
   echo "$bare_rate $bare_cpu $send_rate $send_cpu $send_rss $ratio" >> "$work/results"
 done
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 col() { awk -v c="$1" '{print $c}' "$work/results" | median; }
 echo "median: bare $(col 1)/s at $(col 2) µs CPU/device; send $(col 3)/s at $(col 4) µs CPU/device, peak RSS $(col 5) kB; send/bare $(col 6)× (pair by pair); load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -64,9 +64,9 @@ extension PostgresCampaignStorage {
         guard row.rows > 0 else { throw StorageError(.segmentCorrupt, "segment \(seg) of campaign \(seq) is missing") }
         let devices: [SegmentDevice]
         do throws(SegmentDecodeError) {
-            devices = try SegmentCodec.unpack(campaign: seq, segment: seg, firstIndex: Int(row.int(0, 0)), format: Int(row.int(0, 2)),
-                                              count: Int(row.int(0, 1)), tokens: row.bytes(0, 3), bodies: row.optionalBytes(0, 4),
-                                              checksum: row.int(0, 5))
+            devices = try StoredSegmentRow(firstIndex: Int(row.int(0, 0)), count: Int(row.int(0, 1)), format: Int(row.int(0, 2)),
+                                           tokens: row.bytes(0, 3), bodies: row.optionalBytes(0, 4), checksum: row.int(0, 5))
+                .devices(campaign: seq, seg: seg)
         } catch {
             throw StorageError(.segmentCorrupt, error.description)
         }

@@ -29,19 +29,17 @@ struct SegmentWriter {
     }
 
     /// The token of an earlier device of this intake: from the segment being filled, or
-    /// read back from one written in this transaction.
+    /// read back from one written in this transaction (not through the decoded cache: the
+    /// transaction may still roll back, and its campaign number be given again).
     func token(at index: Int, _ db: SQLiteDatabase) throws(StorageError) -> String {
         let first = nextIndex - devices.count
         if index >= first { return devices[index - first].token }
         let seg = Int64(index / size)
-        let find = try db.statement("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = ? AND seg = ?")
-            .bind(.int(campaign), .int(seg))
-        defer { find.reset() }
-        guard try find.step() else { throw StorageError(.segmentCorrupt, "segment \(seg) of campaign \(campaign) is missing during its intake") }
+        guard let row = try SQLiteCampaignStorage.storedSegmentRow(db, campaign: campaign, seg: seg) else {
+            throw StorageError(.segmentCorrupt, "segment \(seg) of campaign \(campaign) is missing during its intake")
+        }
         do throws(SegmentDecodeError) {
-            return try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: Int(find.int(0)), format: Int(find.int(2)),
-                                           count: Int(find.int(1)), tokens: find.blob(3), bodies: find.optionalBlob(4),
-                                           checksum: find.int(5))[index % size].token
+            return try row.devices(campaign: campaign, seg: seg)[index % size].token
         } catch {
             throw StorageError(.segmentCorrupt, error.description)
         }

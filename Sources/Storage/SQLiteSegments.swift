@@ -62,13 +62,18 @@ extension SQLiteCampaignStorage {
     /// The devices of one stored segment of `count` devices, decoded once (see `DecodedSegments`).
     func segmentDevices(_ db: SQLiteDatabase, campaign: Int64, seg: Int64, count: Int) throws(StorageError) -> Result<[SegmentDevice], SegmentDecodeError> {
         try decoded.devices(campaign: campaign, seg: seg, count: count) { () throws(StorageError) -> StoredSegmentRow? in
-            let find = try db.statement("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = ? AND seg = ?")
-                .bind(.int(campaign), .int(seg))
-            defer { find.reset() }
-            guard try find.step() else { return nil }
-            return StoredSegmentRow(firstIndex: Int(find.int(0)), count: Int(find.int(1)), format: Int(find.int(2)),
-                                    tokens: find.blob(3), bodies: find.optionalBlob(4), checksum: find.int(5))
+            try Self.storedSegmentRow(db, campaign: campaign, seg: seg)
         }
+    }
+
+    /// One segment's stored row, read as it is (nil: none), not through the decoded cache.
+    static func storedSegmentRow(_ db: SQLiteDatabase, campaign: Int64, seg: Int64) throws(StorageError) -> StoredSegmentRow? {
+        let find = try db.statement("SELECT first_idx, count, format, tokens, bodies, checksum FROM segments WHERE campaign = ? AND seg = ?")
+            .bind(.int(campaign), .int(seg))
+        defer { find.reset() }
+        guard try find.step() else { return nil }
+        return StoredSegmentRow(firstIndex: Int(find.int(0)), count: Int(find.int(1)), format: Int(find.int(2)),
+                                tokens: find.blob(3), bodies: find.optionalBlob(4), checksum: find.int(5))
     }
 
     // MARK: Claim

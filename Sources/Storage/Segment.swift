@@ -325,6 +325,12 @@ public struct StoredSegmentRow: Sendable {
         self.bodies = bodies
         self.checksum = checksum
     }
+
+    /// The row decoded: its devices, or why it does not decode.
+    public func devices(campaign: Int64, seg: Int64) throws(SegmentDecodeError) -> [SegmentDevice] {
+        try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: firstIndex, format: format, count: count,
+                                tokens: tokens, bodies: bodies, checksum: checksum)
+    }
 }
 
 /// The last few segments a storage decoded: a claim and the record of its results read the
@@ -354,8 +360,7 @@ public final class DecodedSegments: Sendable {
             return .failure(SegmentDecodeError(campaign: campaign, segment: seg, problem: "its row is missing"))
         }
         do throws(SegmentDecodeError) {
-            let devices = try SegmentCodec.unpack(campaign: campaign, segment: seg, firstIndex: row.firstIndex, format: row.format,
-                                                  count: row.count, tokens: row.tokens, bodies: row.bodies, checksum: row.checksum)
+            let devices = try row.devices(campaign: campaign, seg: seg)
             entries.withLock { entries in
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
                 entries[Key(campaign: campaign, seg: seg, count: devices.count)] = devices
