@@ -41,9 +41,6 @@ enum APNsBenchmark {
                     ours["process", default: []].append(m)
                 }
             }
-            if let m = sendThroughTransport(sink: sink, body: body, connections: 1, threads: 1, onTaskThreads: false) {
-                ours["pool", default: []].append(m)
-            }
             for (connections, threads) in shapes {
                 if let m = sendThroughTransport(sink: sink, body: body, connections: connections, threads: threads) {
                     ours["\(connections)x\(threads)", default: []].append(m)
@@ -73,9 +70,6 @@ enum APNsBenchmark {
                 lines += "\n  bare, 2 threads        \(two) (2 multi handles, 1 connection each)"
             }
         }
-        if let pool = ours["pool"].map(Measurement.median) {
-            lines += "\n  tasks on the pool       \(pool) (1 × 1, the tasks on Swift's shared pool)"
-        }
         for (connections, threads) in shapes.dropFirst() {
             guard let m = ours["\(connections)x\(threads)"].map(Measurement.median) else { continue }
             lines += "\n  pushgate \(connections) conn × \(threads) thr  \(m)"
@@ -86,7 +80,7 @@ enum APNsBenchmark {
         print("""
         apns (TLS, 100 streams per connection, \(requests) requests, median of \(runs); the sink is one h2o thread\(pinning))
           h2load -c1 -m100       \(Int(h2load)) req/s
-          pushgate transport     \(single) (1 connection, 1 transport thread, the tasks on its task thread; `apns-send`, a process per run)
+          pushgate transport     \(single) (1 connection, 1 transport thread; `apns-send`, a process per run)
           the same, in process   \(inProcess) (in this long-running process, after the transports of the rounds before)
         \(lines)
           ratio                  \(String(format: "%.0f", single.rate / h2load * 100))% of h2load
@@ -115,40 +109,35 @@ enum APNsBenchmark {
     }
 
     /// Sends `requests` notifications through APNsClient + CurlHTTP2Transport, with twice
-    /// what the transport holds in flight; the tasks (the one feeding them too) on the
-    /// transport's task threads as `pushgate send` runs them, or on the shared pool.
-    static func sendThroughTransport(sink: H2OSink, body: String, connections: Int, threads: Int,
-                                     onTaskThreads: Bool = true) -> Measurement? {
+    /// what the transport holds in flight.
+    static func sendThroughTransport(sink: H2OSink, body: String, connections: Int, threads: Int) -> Measurement? {
         sendThroughTransport(url: sink.url, caFile: sink.caFile, body: body, requests: requests, connections: connections,
-                             threads: threads, onTaskThreads: onTaskThreads)
+                             threads: threads)
     }
 
     static func sendThroughTransport(url: String, caFile: String, body: String, requests: Int, connections: Int = 1,
-                                     threads: Int = 1, onTaskThreads: Bool = true) -> Measurement? {
+                                     threads: Int = 1) -> Measurement? {
         guard let transport = try? CurlHTTP2Transport(settings: TransportSettings(baseURL: url, caFile: caFile,
                                                                                    connections: connections, maxConcurrentStreams: 100,
                                                                                    threads: threads), clock: SystemClock()) else { return nil }
         defer { transport.shutdown() }
-        return send(through: transport, body: body, inFlight: 200 * connections, requests: requests,
-                    executors: onTaskThreads ? transport.executors : [])
+        return send(through: transport, body: body, inFlight: 200 * connections, requests: requests)
     }
 
-    /// pushgate's send path (1 connection, 1 transport thread, the tasks on its task thread)
-    /// in a process of its own, `PushgateBench apns-send`, started and measured as the bare
+    /// pushgate's send path (1 connection, 1 transport thread) in a process of its own, `PushgateBench apns-send`, started and measured as the bare
     /// program is: a fresh process per run, as `pushgate send` is one per campaign.
     static func sendInOwnProcess(sink: H2OSink, requests: Int, body: String) -> Measurement? {
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return BareCurl.measure(me, ["apns-send", sink.url, sink.caFile, String(requests), body])
     }
 
-    /// The same load through a transport that answers 200 at once: what the Swift side
-    /// (client, tasks, continuations) costs without libcurl or the network.
+    /// The same load through a transport that answers 200 at once (in a task per request,
+    /// `HTTPTransport`'s default): what the Swift side costs without libcurl or the network.
     static func clientOverhead(body: String) -> Measurement? {
         send(through: InstantTransport(), body: body, inFlight: 200, requests: requests)
     }
 
-    static func send(through transport: any HTTPTransport, body: String, inFlight: Int, requests count: Int,
-                     executors: [any TaskExecutor] = []) -> Measurement? {
+    static func send(through transport: any HTTPTransport, body: String, inFlight: Int, requests count: Int) -> Measurement? {
         guard let key = try? SigningKey.ephemeral() else { return nil }
         let client = APNsClient(transport: transport, tokens: ProviderTokenManager(key: key, teamId: "TEAM123456", keyId: "KEY1234567", clock: SystemClock()),
                                 retry: RetryPolicy(), clock: SystemClock())
@@ -160,29 +149,20 @@ enum APNsBenchmark {
         }
         let cpuBefore = cpuMicroseconds()
         let start = monotonicNanoseconds()
-        // As `pushgate send` runs (SendJob): `inFlight` worker tasks, each taking the next
-        // request and sending it until none is left, spread over the executors.
-        let next = Atomic<Int>(0)
-        let delivered = blockingRun {
-            await withTaskGroup(of: Int.self) { group in
-                for worker in 0..<inFlight {
-                    let work: @Sendable () async -> Int = {
-                        var ok = 0
-                        while true {
-                            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                            guard index < count else { return ok }
-                            if case .delivered = await client.send(requests[index % requests.count]) { ok += 1 }
-                        }
-                    }
-                    if executors.isEmpty {
-                        group.addTask(operation: work)
-                    } else {
-                        group.addTask(executorPreference: executors[worker % executors.count], operation: work)
-                    }
-                }
-                return await group.reduce(0, +)
+        // As the dispatcher sends (`send(_:awaitingOn:then:)`, no task per request):
+        // `inFlight` requests out at once, each answer's callback sending the next.
+        let progress = SendProgress(count: count)
+        @Sendable func sendNext() {
+            let index = progress.next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard index < count else { return }
+            client.send(requests[index % requests.count], awaitingOn: globalConcurrentExecutor) { result in
+                progress.answered(delivered: result.isDelivered)
+                sendNext()
             }
         }
+        for _ in 0..<inFlight { sendNext() }
+        progress.done.wait()
+        let delivered = progress.delivered.load(ordering: .relaxed)
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         let cpu = Double(cpuMicroseconds() - cpuBefore) / Double(count)
         guard delivered == count else {
@@ -199,20 +179,25 @@ enum APNsBenchmark {
     }
 }
 
-/// Waits for async work from the synchronous benchmark harness.
-func blockingRun<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let box = ResultBox<T>()
+/// The benchmark's requests: which is next, how many were answered and delivered.
+private final class SendProgress: Sendable {
+    let next = Atomic<Int>(0)
+    let delivered = Atomic<Int>(0)
+    private let answers = Atomic<Int>(0)
+    private let count: Int
+    /// Signalled at the last answer.
     let done = DispatchSemaphore(value: 0)
-    Task {
-        box.value = await work()
-        done.signal()
+
+    init(count: Int) { self.count = count }
+
+    func answered(delivered isDelivered: Bool) {
+        if isDelivered { delivered.add(1, ordering: .relaxed) }
+        if answers.add(1, ordering: .relaxed).newValue == count { done.signal() }
     }
-    done.wait()
-    return box.value!
 }
 
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
+extension DeliveryResult {
+    fileprivate var isDelivered: Bool { if case .delivered = self { true } else { false } }
 }
 
 /// Answers every request with 200 immediately.

@@ -11,13 +11,11 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "write-links" {
     exit(LinkBenchmark.writeCorpus(to: CommandLine.arguments[2], count: count ?? 200_000) ? 0 : 2)
 }
 // `PushgateBench apns-send URL CAFILE REQUESTS BODY`: pushgate's send path alone (1 connection,
-// 1 transport thread, the tasks on its task thread), with bare_curl's arguments and output
+// 1 transport thread), with bare_curl's arguments and output
 // (`<requests/s> <CPU µs per request> <delivered>`), to profile the two side by side.
 if CommandLine.arguments.count == 6, CommandLine.arguments[1] == "apns-send", let count = Int(CommandLine.arguments[4]) {
     let a = CommandLine.arguments
-    // PUSHGATE_BENCH_APNS_POOL=1: the tasks on Swift's shared pool instead of the task thread.
-    let pool = getenv("PUSHGATE_BENCH_APNS_POOL").map { String(cString: $0) } == "1"
-    guard let m = APNsBenchmark.sendThroughTransport(url: a[2], caFile: a[3], body: a[5], requests: count, onTaskThreads: !pool) else { exit(1) }
+    guard let m = APNsBenchmark.sendThroughTransport(url: a[2], caFile: a[3], body: a[5], requests: count) else { exit(1) }
     print(String(format: "%.0f %.1f %d", m.rate, m.cpuMicroseconds, count))
     exit(0)
 }

@@ -14,6 +14,11 @@ public final class DryRunSender: NotificationSender {
 
     public func send(_ request: APNsRequest) async -> DeliveryResult { prepare(request) }
 
+    public func send(_ request: APNsRequest, awaitingOn executor: any TaskExecutor,
+                     then done: @escaping @Sendable (DeliveryResult) -> Void) {
+        done(prepare(request))
+    }
+
     /// The request as it would go, signed (what `send` answers).
     public func prepare(_ request: APNsRequest) -> DeliveryResult {
         let token: ProviderToken

@@ -6,13 +6,17 @@ import CurlClient
 /// entry point the CLI, the HTTP service and the dispatcher use.
 public protocol NotificationSender: Sendable {
     nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult
-    /// Where a task that calls `send` costs least: the task threads beside its transport's
-    /// threads (`CurlHTTP2Transport.executors`); none when any executor does as well.
-    var preferredExecutors: [any TaskExecutor] { get }
+    /// The same, answered through `done`, once, on whichever thread learns the result:
+    /// `done` must be quick and must not block (it may run on a transport thread). What
+    /// has to wait runs in a task on `executor`. The default awaits `send` in such a task.
+    func send(_ request: APNsRequest, awaitingOn executor: any TaskExecutor, then done: @escaping @Sendable (DeliveryResult) -> Void)
 }
 
 extension NotificationSender {
-    public var preferredExecutors: [any TaskExecutor] { [] }
+    public func send(_ request: APNsRequest, awaitingOn executor: any TaskExecutor,
+                     then done: @escaping @Sendable (DeliveryResult) -> Void) {
+        Task(executorPreference: executor) { done(await send(request)) }
+    }
 }
 
 extension APNsRequest {

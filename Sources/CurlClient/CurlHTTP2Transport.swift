@@ -56,15 +56,21 @@ public struct TransportSettings: Sendable, Equatable {
     var workerCount: Int { max(1, min(threads, connections)) }
 }
 
-/// A request waiting for its answer; resumed exactly once, from the transport thread.
+/// A request waiting for its answer; answered exactly once, from the transport thread.
 final class TransportJob: @unchecked Sendable {
     /// Moved in from the caller (no copy).
     let request: TransportRequest
-    /// Unchecked: `finish` is called exactly once per job (the loop hands every job it
-    /// takes to exactly one outcome), and a checked one costs an allocation per request.
-    /// Set by `wait(on:)` before the job is handed to the loop; taken by `finish`, so a
-    /// second finish traps instead of resuming twice.
-    private var continuation: UnsafeContinuation<TransportOutcome, Never>?
+    /// Who is told the outcome: a waiting task, or a callback (`HTTPTransport.send(_:then:)`).
+    /// The continuation is unchecked: `finish` is called exactly once per job (the loop
+    /// hands every job it takes to exactly one outcome), and a checked one costs an
+    /// allocation per request.
+    private enum Waiter {
+        case task(UnsafeContinuation<TransportOutcome, Never>)
+        case callback(@Sendable (TransportOutcome) -> Void)
+    }
+    /// Set before the job is handed to the loop; taken by `finish`, so a second finish
+    /// traps instead of answering twice.
+    private var waiter: Waiter?
     /// Times it went out (counted by libcurl's pre-request callback, re-sends included).
     var sends = 0
     /// Times it went back to the queue to wait for a new connection.
@@ -83,12 +89,19 @@ final class TransportJob: @unchecked Sendable {
     }
 
     /// Its caller's continuation, set before the job is handed to the loop.
-    func wait(on continuation: UnsafeContinuation<TransportOutcome, Never>) { self.continuation = continuation }
+    func wait(on continuation: UnsafeContinuation<TransportOutcome, Never>) { waiter = .task(continuation) }
 
-    /// Resuming only queues the caller's task (on its task thread, or on another
-    /// executor): none runs inside the transport loop's pass, so the loop calls this as
-    /// soon as an outcome is known.
-    func finish(_ outcome: consuming TransportOutcome) { continuation.take()!.resume(returning: outcome) }
+    /// Its caller's callback, set before the job is handed to the loop.
+    func call(_ done: @escaping @Sendable (TransportOutcome) -> Void) { waiter = .callback(done) }
+
+    /// Resuming only queues the caller's task; a callback runs here, inside the loop's
+    /// pass, and is quick by contract. So the loop calls this as soon as an outcome is known.
+    func finish(_ outcome: consuming TransportOutcome) {
+        switch waiter.take()! {
+        case .task(let continuation): continuation.resume(returning: outcome)
+        case .callback(let done): done(outcome)
+        }
+    }
 }
 
 /// HTTP/2 to APNs through `threads` transport threads (`CurlWorker`), each with its own
@@ -132,22 +145,14 @@ public final class CurlHTTP2Transport: HTTPTransport {
         await pickWorker().send(request)
     }
 
-    /// The workers' task threads, one per transport thread (`TaskThread`). A task that
-    /// prefers one (`group.addTask(executorPreference:)`, `Task(executorPreference:)`)
-    /// runs there, beside its transport thread, and its requests go to that worker: the
-    /// transport thread then spends its time on libcurl alone, and the Swift side of the
-    /// sends (the client, the tasks, their continuations) on a second core. Such a task
-    /// should not block (no reads from a pipe, no long locks): every task of the thread
-    /// waits while it runs.
-    public var executors: [any TaskExecutor] { workers.map(\.tasks) }
+    /// `done` runs on a transport thread, inside its loop's pass: no task per request.
+    public func send(_ request: consuming TransportRequest, then done: @escaping @Sendable (TransportOutcome) -> Void) {
+        pickWorker().send(request, then: done)
+    }
 
-    /// The worker whose task thread this is, if it is one of ours and can reach APNs (or
-    /// none can); else the next worker in turn, past one that cannot reach APNs while
-    /// another can.
+    /// The next worker in turn, past one that cannot reach APNs while another can.
     private func pickWorker() -> CurlWorker {
         guard workers.count > 1 else { return workers[0] }
-        let me = pthread_self()
-        if let own = workers.first(where: { $0.tasks.runs(on: me) }), own.statistics.isReachable { return own }
         let first = nextWorker.wrappingAdd(1, ordering: .relaxed).oldValue
         for step in 0..<workers.count {
             let worker = workers[(first &+ step) % workers.count]
@@ -201,25 +206,19 @@ public final class CurlHTTP2Transport: HTTPTransport {
 }
 
 /// One transport thread: a libcurl multi handle, the thread that drives it (`CurlLoop`),
-/// the inbox callers hand requests to, and the task thread beside it.
+/// and the inbox callers hand requests to.
 final class CurlWorker: Sendable {
     private let multi: CurlMultiHandle
     private let inbox = TransportInbox()
     private let gate = StartGate()
     let statistics = TransportStatistics()
-    /// Where the tasks that prefer this worker run (`CurlHTTP2Transport.executors`).
-    let tasks: TaskThread
     /// Set by the transport thread as its last act (after every libcurl and OpenSSL call).
     private let ended = ThreadEnd()
 
-    /// `index` names its threads: `pg-apns-N` (libcurl) and `pg-send-N` (tasks).
+    /// `index` names its thread: `pg-apns-N`.
     init(settings: TransportSettings, clock: any TimeSource, index: Int) throws(TransportFailure) {
         guard let multi = CurlMultiHandle() else { throw TransportFailure(.transportError, "libcurl could not create a multi handle") }
-        guard let tasks = TaskThread(name: "pg-send-\(index)") else {
-            throw TransportFailure(.transportError, "cannot start the task thread pg-send-\(index)")
-        }
         self.multi = multi
-        self.tasks = tasks
         let loop = CurlLoop(multi: multi, settings: settings, statistics: statistics, gate: gate, clock: clock)
         let inbox = inbox
         let ended = ended
@@ -229,7 +228,6 @@ final class CurlWorker: Sendable {
             ended.mark()
         }) else {
             ended.mark()
-            tasks.stop()
             throw TransportFailure(.transportError, "cannot start the transport thread pg-apns-\(index)")
         }
     }
@@ -243,22 +241,33 @@ final class CurlWorker: Sendable {
         defer { withExtendedLifetime(job) {} }
         return await withUnsafeContinuation { continuation in
             job.wait(on: continuation)
-            // The thread is woken only when it is about to sleep with room for more
-            // (`TransportInbox.mayWait`), and then by the first request only: a busy
-            // thread takes the inbox on its next pass anyway, so most requests cost no
-            // wakeup at all, and one wakeup serves a whole batch.
-            let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in
-                guard !state.stopping else { return (false, false) }
-                state.jobs.append(job)
-                let wake = state.waitsForWork
-                if wake { state.waitsForWork = false }
-                return (true, wake)
-            }
-            if !accepted {
-                job.finish(.failure(TransportFailure(.cancelled, "transport is shut down")))
-            } else if wake {
-                multi.wakeup()
-            }
+            hand(job)
+        }
+    }
+
+    func send(_ request: consuming TransportRequest, then done: @escaping @Sendable (TransportOutcome) -> Void) {
+        if gate.isClosed { return done(.failure(StartGate.refusal)) }
+        let job = TransportJob(request: request, deadline: .max)
+        job.call(done)
+        hand(job)
+    }
+
+    /// Into the inbox. The thread is woken only when it is about to sleep with room for
+    /// more (`TransportInbox.mayWait`), and then by the first request only: a busy thread
+    /// takes the inbox on its next pass anyway, so most requests cost no wakeup at all,
+    /// and one wakeup serves a whole batch.
+    private func hand(_ job: TransportJob) {
+        let (accepted, wake) = inbox.state.withLock { state -> (Bool, Bool) in
+            guard !state.stopping else { return (false, false) }
+            state.jobs.append(job)
+            let wake = state.waitsForWork
+            if wake { state.waitsForWork = false }
+            return (true, wake)
+        }
+        if !accepted {
+            job.finish(.failure(TransportFailure(.cancelled, "transport is shut down")))
+        } else if wake {
+            multi.wakeup()
         }
     }
 
@@ -267,8 +276,6 @@ final class CurlWorker: Sendable {
         multi.wakeup()  // the thread gives back what waits in its queue now
     }
 
-    /// The task thread ends too, once the tasks the last answers resume have run there
-    /// (later ones run on Dispatch's global queue).
     func shutdown() {
         beginShutdown()
         waitUntilEnded()
@@ -277,7 +284,6 @@ final class CurlWorker: Sendable {
     func beginShutdown() {
         inbox.state.withLock { $0.stopping = true }
         multi.wakeup()
-        tasks.stop()
     }
 
     /// Waits for the transport thread's last act; at once if called on that thread (it

@@ -61,8 +61,9 @@ public struct TransportRequest: Sendable {
 /// when an answer refuses the key, so that what waits behind that answer does not go out
 /// before the caller has read it.
 public struct KeyTicket: Sendable {
-    /// Unowned: the request lives within `APNsClient.send`, whose client holds the manager
-    /// and with it the withdrawal (no retain and release per request on the send path).
+    /// Unowned: the request lives within `APNsClient.send` (or its callback, which holds
+    /// the client), and the client holds the manager and with it the withdrawal (no retain
+    /// and release per request on the send path).
     unowned(unsafe) let withdrawal: Withdrawal
     unowned(unsafe) let holder: any RefusedKeyListener
     /// `Withdrawal.epoch` when it was taken.
@@ -157,4 +158,15 @@ public enum TransportOutcome: Sendable, Equatable {
 /// take it borrowed all the same).
 public protocol HTTPTransport: Sendable {
     nonisolated(nonsending) func send(_ request: consuming TransportRequest) async -> TransportOutcome
+    /// Sends and calls `done` once with the outcome, on whichever thread learns it: `done`
+    /// must be quick and must not block (the libcurl transport calls it on its transport
+    /// thread). The default awaits `send` in a task.
+    func send(_ request: consuming TransportRequest, then done: @escaping @Sendable (TransportOutcome) -> Void)
+}
+
+extension HTTPTransport {
+    public func send(_ request: consuming TransportRequest, then done: @escaping @Sendable (TransportOutcome) -> Void) {
+        let request = request
+        Task { done(await send(request)) }
+    }
 }

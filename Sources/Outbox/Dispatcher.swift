@@ -9,8 +9,9 @@ import Synchronization
 import Timing
 
 /// Sends what the outbox holds. One loop, on its own thread (SQLite calls block, so they
-/// stay off Swift's cooperative pool), claims due deliveries in batches, hands each to one
-/// of its send workers, and records results in batched transactions. At most `inFlight`
+/// stay off Swift's cooperative pool), claims due deliveries in batches, hands each to its
+/// sender (answered through a callback, no task per device), and records results in
+/// batched transactions. At most `inFlight`
 /// deliveries are claimed and unrecorded at any moment: that is what a crash can cause
 /// to be sent twice.
 public final class Dispatcher: Sendable {
@@ -72,7 +73,9 @@ public final class Dispatcher: Sendable {
     private let running = Atomic<Bool>(false)
     /// Set at the signal: no claim and no APNs request starts any more.
     private let stopping = Atomic<Bool>(false)
-    /// Where the send workers run when the sender has no task threads of its own.
+    /// Where a send that has to wait for its result runs (any APNs answer but a 200, a
+    /// test's sender): a queue of the dispatcher's own, not the cooperative pool, so a
+    /// caller blocking pool threads (a synchronous wait, a busy test run) cannot stall it.
     private let executor = SendExecutor(label: "pushgate.dispatcher.sends")
     /// Per campaign with claimed sends: withdrawn at a cancel or pause, which takes back its
     /// requests not yet written (`Withdrawal`), with how many of its sends are claimed and
@@ -194,9 +197,6 @@ public final class Dispatcher: Sendable {
 
     private func loop() {
         var messages: [Int64: OutboxMessage] = [:]
-        // The send workers, from the first claim to the loop's end.
-        var workers: SendQueue?
-        defer { workers?.close() }
         var unrecorded: [DeliveryUpdate] = []
         // Intervals and the stop deadline on the monotonic clock; storage's `now` (due
         // times, lease expiries, stamps it keeps) on the wall clock.
@@ -278,7 +278,7 @@ public final class Dispatcher: Sendable {
                     claims = []
                 }
                 outstanding.add(claims.count, ordering: .relaxed)
-                send(claims, messages: &messages, epoch: claimEpoch, workers: &workers)
+                send(claims, messages: &messages, epoch: claimEpoch)
             }
             if let deadline, inFlight == 0 || clock.monotonicSeconds() >= deadline { break }
             if upkeep, let depth = try? storage.queueDepth() { metrics.setQueueDepth(depth) }
@@ -314,9 +314,9 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Hands a claim's devices to the send workers (started at the first claim): requests
-    /// built here, withdrawal tickets as of the claim's epoch.
-    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage], epoch: Int, workers: inout SendQueue?) {
+    /// Hands a claim's devices to their senders: requests built here, withdrawal tickets
+    /// as of the claim's epoch.
+    private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage], epoch: Int) {
         guard !claims.isEmpty else { return }
         if messages.count > 1000 { messages.removeAll() }
         var tickets: [Int64: Withdrawal.Ticket] = [:]
@@ -328,8 +328,6 @@ public final class Dispatcher: Sendable {
                 }
             }
         }
-        var items: [SendItem] = []
-        items.reserveCapacity(claims.count)
         var campaigns: [Int64: CampaignSend] = [:]
         for claim in claims {
             if messages[claim.campaign] == nil, let stored = try? storage.message(campaign: claim.campaign) {
@@ -352,55 +350,30 @@ public final class Dispatcher: Sendable {
                 campaign = CampaignSend(sender: senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender), message: message)
                 campaigns[claim.campaign] = campaign
             }
-            items.append(SendItem(claim: claim, request: request, campaign: campaign))
+            deliver(SendItem(claim: claim, request: request, campaign: campaign))
         }
-        if workers == nil { workers = startWorkers() }
-        workers?.push(items)
     }
 
-    /// `options.inFlight` worker tasks (as many as sends may be in flight: a claimed
-    /// device does not wait for a worker; at most `maxWorkers`, past which the rest wait
-    /// in the queue rather than in the transport's), each sending one device at a time
-    /// until the queue closes. Not a task per device: creating, scheduling and finishing one cost
-    /// more than the rest of the Swift side of a send. They run on the task threads beside
-    /// the default sender's transport threads (`preferredExecutors`), so libcurl's threads
-    /// do libcurl's work alone; a shared provider token's storage read there waits on that
-    /// task thread only (as it would on any thread: the token manager's lock holds every
-    /// send of the key meanwhile). Without such threads (a dry run, a test's sender), on
-    /// the dispatcher's own executor, not the cooperative pool: a caller blocking pool
-    /// threads (a synchronous wait, a busy test run) must not be able to stall the sends.
-    private func startWorkers() -> SendQueue {
-        let executors = sender.preferredExecutors
-        let queue = SendQueue(lanes: max(1, executors.count))
-        for worker in 0..<min(options.inFlight, Self.maxWorkers) {
-            let lane = worker % queue.lanes
-            let preferred: any TaskExecutor = executors.isEmpty ? executor : executors[lane]
-            Task.detached(executorPreference: preferred) { [self] in
-                while let item = await queue.next(lane: lane) { await deliver(item) }
-            }
-        }
-        return queue
-    }
-
-    /// More workers than this would only queue in the transport (a window of 100,000
-    /// allowed by the configuration would otherwise keep 100,000 tasks).
-    static let maxWorkers = 4096
-
-    /// One device: sent unless the stop, cancel or pause came first, its outcome counted
-    /// and handed to the loop.
-    private func deliver(_ item: SendItem) async {
-        let claim = item.claim
+    /// One device: handed to its sender unless the stop, cancel or pause came first. Not a
+    /// task per device: the sender answers through a callback (for APNs, a 200 on the
+    /// transport's thread), where the outcome is counted and handed to the loop.
+    private func deliver(_ item: SendItem) {
         guard !stopping.load(ordering: .relaxed), item.request.withdrawal?.isWithdrawn != true else {
-            finish(Self.givenBack(claim))  // claimed, not yet sent when the stop, cancel or pause began
+            finish(Self.givenBack(item.claim))  // claimed, not yet sent when the stop, cancel or pause began
             return
         }
-        let campaign = item.campaign
         let started = clock.monotonicSeconds()
-        let result = await campaign.sender.send(item.request)
+        item.campaign.sender.send(item.request, awaitingOn: executor) { [self] result in settle(item, result, started: started) }
+    }
+
+    /// A device's answer: its outcome, counted and handed to the loop.
+    private func settle(_ item: SendItem, _ result: DeliveryResult, started: Double) {
+        let claim = item.claim
         if case .transportFailed(let failure) = result, failure.code == .notStarted {
             finish(Self.givenBack(claim))  // queued in the transport when the stop, cancel or pause began
             return
         }
+        let campaign = item.campaign
         if case .dryRun = result {} else {
             metrics.recordAPNsLatency(app: campaign.app, pushType: campaign.pushType, seconds: clock.monotonicSeconds() - started)
         }

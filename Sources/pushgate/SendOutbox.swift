@@ -180,6 +180,14 @@ final class SendStopper: Sendable {
             stopper.note(result)
             return result
         }
+
+        func send(_ request: APNsRequest, awaitingOn executor: any TaskExecutor,
+                  then done: @escaping @Sendable (DeliveryResult) -> Void) {
+            inner.send(request, awaitingOn: executor) { [stopper] result in
+                stopper.note(result)
+                done(result)
+            }
+        }
     }
 }
 

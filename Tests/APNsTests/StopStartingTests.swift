@@ -21,13 +21,16 @@ import Timing
     }
 
     @Test func queuedRequestsAndRetriesDoNotStartAfterTheStop() async throws {
-        try await Self.stopWithRequestsQueued(onTransportThread: false)
+        try await Self.stopWithRequestsQueued(throughCallbacks: false)
     }
 
-    /// The scenario for tasks anywhere: on the shared pool, or on a task thread
-    /// (`CurlHTTP2Transport.executors`, as `send` runs its devices), where a queued task
-    /// hands its request over before the transport thread's next pass.
-    static func stopWithRequestsQueued(onTransportThread: Bool) async throws {
+    /// The same for requests sent as the dispatcher sends them (`send(_:awaitingOn:then:)`):
+    /// the first device's retry runs in a task after its callback.
+    @Test func queuedRequestsAndRetriesSentThroughCallbacksDoNotStartAfterTheStop() async throws {
+        try await Self.stopWithRequestsQueued(throughCallbacks: true)
+    }
+
+    static func stopWithRequestsQueued(throughCallbacks: Bool) async throws {
         // The fake holds every answer until told: both streams stay busy, with no timing
         // window. The first device is answered 503, so the client would retry it after the stop.
         let retried = TestRequests.token(0)
@@ -43,19 +46,21 @@ import Timing
         defer { transport.shutdown() }
         let client = APNsClient(transport: transport, tokens: tokens,
                                 retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 10, maxBackoffMilliseconds: 20), clock: SystemClock())
-        let executor: (any TaskExecutor)? = onTransportThread ? try #require(transport.executors.first) : nil
+        let send: @Sendable (APNsRequest) async -> DeliveryResult = { request in
+            throughCallbacks ? await client.sendThroughCallback(request) : await client.send(request)
+        }
         let results = await withTaskGroup(of: (Int, DeliveryResult).self, returning: [Int: DeliveryResult].self) { group in
             for i in 0..<2 {
-                group.addTask(executorPreference: executor) { (i, await client.send(TestRequests.alert(i))) }
+                group.addTask { (i, await send(TestRequests.alert(i))) }
             }
             // Hang guards, not speed checks: at the start of a parallel run the set-up can
             // take a minute (the fake's handshake may miss libcurl's 5 s connect timeout).
             #expect(await eventually(timeout: .seconds(180)) { fake.received().count >= 2 }, "two requests on the wire")
             let started = StartedCount()
             for i in 2..<8 {
-                group.addTask(executorPreference: executor) {
+                group.addTask {
                     started.value.withLock { $0 += 1 }  // its request is handed over next, or after the stop
-                    return (i, await client.send(TestRequests.alert(i)))
+                    return (i, await send(TestRequests.alert(i)))
                 }
             }
             #expect(await eventually(timeout: .seconds(180)) { started.value.withLock { $0 } == 6 })
@@ -70,7 +75,7 @@ import Timing
         #expect(codes[1] == "delivered", "on the wire before the stop: answered (\(codes))")
         #expect(codes[2...].allSatisfy { $0 == "notStarted" }, "\(codes)")
         // A send after the stop is refused at once, without a request.
-        #expect(Self.code(await client.send(TestRequests.alert(9))) == "notStarted")
+        #expect(Self.code(await send(TestRequests.alert(9))) == "notStarted")
         let received = fake.received().compactMap { $0["token"]?.stringValue }
         #expect(received.sorted() == [TestRequests.token(0), TestRequests.token(1)].sorted(),
                 "only the two sent before the stop reached the fake, once each: \(received)")

@@ -13,12 +13,6 @@ extension ProviderTokenManager {
 }
 
 extension CurlHTTP2Transport {
-    /// Whether the caller runs on one of this transport's task threads (a task of `executors`).
-    var isCurrentThreadATaskThread: Bool {
-        let me = pthread_self()
-        return workers.contains { $0.tasks.runs(on: me) }
-    }
-
     /// Transport threads still running.
     var runningThreads: Int { workers.filter { !$0.hasEnded }.count }
 

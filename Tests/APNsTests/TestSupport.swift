@@ -35,10 +35,9 @@ func makeClient(_ fake: FakeAPNs, retry: RetryPolicy = RetryPolicy(maxAttempts: 
 }
 
 /// Sends every request with at most `concurrency` in flight; results in request order.
-/// With `executors`, each request's task prefers one of them in turn (the transport
-/// threads, as `send` runs them).
+/// `throughCallbacks`: as the dispatcher sends (`send(_:awaitingOn:then:)`), not awaiting `send`.
 func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concurrency: Int = 100,
-             executors: [any TaskExecutor] = []) async -> [DeliveryResult] {
+             throughCallbacks: Bool = false) async -> [DeliveryResult] {
     var results = [DeliveryResult?](repeating: nil, count: requests.count)
     await withTaskGroup(of: (Int, DeliveryResult).self) { group in
         var next = 0
@@ -46,10 +45,10 @@ func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concur
             guard next < requests.count else { return }
             let index = next
             let request = requests[index]
-            if executors.isEmpty {
-                group.addTask { (index, await sender.send(request)) }
+            if throughCallbacks {
+                group.addTask { (index, await sender.sendThroughCallback(request)) }
             } else {
-                group.addTask(executorPreference: executors[index % executors.count]) { (index, await sender.send(request)) }
+                group.addTask { (index, await sender.send(request)) }
             }
             next += 1
         }
@@ -60,6 +59,15 @@ func sendAll(_ sender: any NotificationSender, _ requests: [APNsRequest], concur
         }
     }
     return results.map { $0 ?? .transportFailed(TransportFailure(.cancelled, "missing")) }
+}
+
+extension NotificationSender {
+    /// `send(_:awaitingOn:then:)`, awaited: the path the dispatcher takes.
+    func sendThroughCallback(_ request: APNsRequest) async -> DeliveryResult {
+        await withCheckedContinuation { answer in
+            send(request, awaitingOn: globalConcurrentExecutor) { answer.resume(returning: $0) }
+        }
+    }
 }
 
 extension DeliveryResult {

@@ -7,13 +7,13 @@ import Crypto
 import CurlClient
 import Timing
 
-/// Tasks that prefer a transport's task thread (`CurlHTTP2Transport.executors`, as `send` runs
-/// its devices) run on that thread and end exactly as tasks on the shared pool do: the
-/// same result for every device, retries, refusals and resets included.
-@Suite struct TransportThreadTasksTests {
+/// `send(_:awaitingOn:then:)`, the path the dispatcher takes (a 200 handed on from the
+/// transport's thread, anything else settled in a task), ends every device exactly as
+/// awaiting `send` does: the same result, retries, refusals and resets included.
+@Suite struct CallbackSendTests {
     /// A mix of what a campaign meets: a transient error then 200 (a retry with backoff,
-    /// so a sleeping task resumes on the thread), a dead token, a final rejection, a
-    /// refused stream (libcurl's re-send), a reset after the whole request (an attempt).
+    /// settled in a task after the callback), a dead token, a final rejection, a refused
+    /// stream (libcurl's re-send), a reset after the whole request (an attempt).
     static func script() -> [String: Any] { ["tokens": [
         TestRequests.token(1): [["status": 503, "reason": "ServiceUnavailable"], ["status": 200]],
         TestRequests.token(2): [["status": 410, "reason": "Unregistered", "timestamp": 1_700_000_000_123]],
@@ -28,7 +28,7 @@ import Timing
         return result
     }
 
-    static func run(threads: Int, onTransportThreads: Bool) async throws -> (results: [DeliveryResult], sends: [String: Int]) {
+    static func run(threads: Int, throughCallbacks: Bool) async throws -> (results: [DeliveryResult], sends: [String: Int]) {
         let fake = try FakeAPNs(script: script())
         let tokens = ProviderTokenManager(key: try SigningKey.load(file: FakeAPNs.keyFile), teamId: FakeAPNs.teamId, keyId: FakeAPNs.keyId, clock: SystemClock())
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
@@ -36,52 +36,33 @@ import Timing
         defer { transport.shutdown() }
         let client = APNsClient(transport: transport, tokens: tokens,
                                 retry: RetryPolicy(maxAttempts: 3, baseBackoffMilliseconds: 20, maxBackoffMilliseconds: 100), clock: SystemClock())
-        let results = await sendAll(client, (0..<400).map { TestRequests.alert($0) }, concurrency: 150,
-                                    executors: onTransportThreads ? transport.executors : [])
+        let results = await sendAll(client, (0..<400).map { TestRequests.alert($0) }, concurrency: 150, throughCallbacks: throughCallbacks)
         var sends: [String: Int] = [:]
         for entry in fake.received() { sends[entry.string("token") ?? "", default: 0] += 1 }
         return (results.map(shape), sends)
     }
 
     @Test(arguments: [1, 2])
-    func everyDeviceEndsAsOnThePool(threads: Int) async throws {
-        let pool = try await Self.run(threads: threads, onTransportThreads: false)
-        let own = try await Self.run(threads: threads, onTransportThreads: true)
-        #expect(own.results == pool.results)
-        #expect(own.results[1] == .delivered(apnsId: ""))
-        #expect(own.results[2] == .unregistered(reason: .unregistered, timestampMilliseconds: 1_700_000_000_123))
-        #expect(own.results[3] == .failed(status: 400, reason: .badDeviceToken))
-        #expect(own.results.enumerated().filter { ![2, 3].contains($0.offset) }.allSatisfy { $0.element == .delivered(apnsId: "") })
-        #expect(own.sends == pool.sends, "each device sent as often")
-        #expect(own.sends[TestRequests.token(1)] == 2 && own.sends[TestRequests.token(5)] == 2 && own.sends[TestRequests.token(4)] == 2)
+    func everyDeviceEndsAsWhenAwaited(threads: Int) async throws {
+        let awaited = try await Self.run(threads: threads, throughCallbacks: false)
+        let called = try await Self.run(threads: threads, throughCallbacks: true)
+        #expect(called.results == awaited.results)
+        #expect(called.results[1] == .delivered(apnsId: ""))
+        #expect(called.results[2] == .unregistered(reason: .unregistered, timestampMilliseconds: 1_700_000_000_123))
+        #expect(called.results[3] == .failed(status: 400, reason: .badDeviceToken))
+        #expect(called.results.enumerated().filter { ![2, 3].contains($0.offset) }.allSatisfy { $0.element == .delivered(apnsId: "") })
+        #expect(called.sends == awaited.sends, "each device sent as often")
+        #expect(called.sends[TestRequests.token(1)] == 2 && called.sends[TestRequests.token(5)] == 2 && called.sends[TestRequests.token(4)] == 2)
     }
 
-    @Test func aTaskThatPrefersATaskThreadRunsOnItBeforeAndAfterItsSend() async throws {
+    /// After a shutdown a send through a callback is answered at once, cancelled, instead
+    /// of never.
+    @Test func aSendAfterTheShutdownIsAnsweredAtOnce() async throws {
         let fake = try FakeAPNs()
         let (client, _, transport) = try makeClient(fake)
-        defer { transport.shutdown() }
-        let executor = try #require(transport.executors.first)
-        let seen = await Task(executorPreference: executor) {
-            let before = transport.isCurrentThreadATaskThread
-            let result = await client.send(TestRequests.alert(1))
-            return (before, transport.isCurrentThreadATaskThread, result)
-        }.value
-        #expect(seen.0 && seen.1)
-        #expect(Self.shape(seen.2) == .delivered(apnsId: ""))
-        let elsewhere = await Task { transport.isCurrentThreadATaskThread }.value
-        #expect(!elsewhere)
-    }
-
-    /// After a shutdown the task thread is gone: a task that prefers it still runs (elsewhere)
-    /// and its send ends at once, cancelled, instead of waiting forever.
-    @Test func aTaskThatPrefersAStoppedTransportThreadStillRunsAndEnds() async throws {
-        let fake = try FakeAPNs()
-        let (client, _, transport) = try makeClient(fake)
-        let executor = try #require(transport.executors.first)
-        #expect(Self.shape(await Task(executorPreference: executor) { await client.send(TestRequests.alert(1)) }.value)
-                == .delivered(apnsId: ""))
+        #expect(Self.shape(await client.sendThroughCallback(TestRequests.alert(1))) == .delivered(apnsId: ""))
         transport.shutdown()
-        let result = await Task(executorPreference: executor) { await client.send(TestRequests.alert(2)) }.value
+        let result = await client.sendThroughCallback(TestRequests.alert(2))
         guard case .transportFailed(let failure) = result else { Issue.record("\(result)"); return }
         #expect(failure.code == .cancelled)
     }
@@ -98,17 +79,11 @@ import Timing
         let transport = try CurlHTTP2Transport(settings: TransportSettings(baseURL: fake.url, caFile: fake.caFile,
                                                                             connections: threads, threads: threads), clock: SystemClock())
         let client = APNsClient(transport: transport, tokens: tokens, retry: RetryPolicy(maxAttempts: 1), clock: SystemClock())
-        let results = await sendAll(client, (0..<200).map { TestRequests.alert($0) }, concurrency: 100, executors: transport.executors)
+        let results = await sendAll(client, (0..<200).map { TestRequests.alert($0) }, concurrency: 100, throughCallbacks: true)
         #expect(results.allSatisfy { Self.shape($0) == .delivered(apnsId: "") })
         #expect(transport.runningThreads == threads)
         transport.shutdown()
         #expect(transport.runningThreads == 0, "a transport thread still running after shutdown returned")
         transport.shutdown()  // again: returns at once
-    }
-
-    /// At the start of a stop, requests of tasks on the thread that wait in its queue,
-    /// and a client's retry, end `notStarted`, like everyone's (StopStartingTests).
-    @Test func queuedRequestsOfTasksOnTheThreadEndNotStartedAtTheStop() async throws {
-        try await StopStartingTests.stopWithRequestsQueued(onTransportThread: true)
     }
 }
