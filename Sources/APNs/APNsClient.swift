@@ -27,44 +27,49 @@ public final class APNsClient: NotificationSender {
         self.clock = clock
     }
 
-    /// The signing key's say on a request: a token to send it with, or a result without a
-    /// request (the key is held, or cannot sign).
+    /// A request the key admitted, as it goes out (its token changes at a refresh).
+    private struct Admitted: Sendable {
+        let request: APNsRequest
+        let headers: [HeaderField]
+        var token: ProviderToken
+        let keyTicket: KeyTicket
+        /// Sent while the key is held, to find out whether APNs takes it again.
+        let probe: Bool
+
+        var outgoing: TransportRequest {
+            TransportRequest(path: request.path, authorization: token.bearerValue, headers: headers, body: request.body,
+                             owner: request.withdrawal, key: keyTicket)
+        }
+    }
+
+    /// The request as it goes out under the key, or the result without a request (the key
+    /// is held, or cannot sign).
     private enum Admission {
-        case send(ProviderToken, keyTicket: KeyTicket, probe: Bool)
+        case send(Admitted)
         case answered(DeliveryResult)
     }
 
-    private func admit() -> Admission {
+    private func admit(_ request: APNsRequest) -> Admission {
         // Taken before the key is asked: a stop after this takes the request back.
         let keyTicket = tokens.ticket()
+        let token: ProviderToken, probe: Bool
         do {
             switch try tokens.admit() {
             case .held(let hold): return .answered(.transportFailed(hold.failure))
-            case .send(let token, let isProbe): return .send(token, keyTicket: keyTicket, probe: isProbe)
+            case .send(let admitted, let isProbe): (token, probe) = (admitted, isProbe)
             }
         } catch {
             return .answered(.cannotSign(error))
         }
-    }
-
-    private func outgoing(_ request: APNsRequest, _ headers: [HeaderField], _ token: ProviderToken, _ keyTicket: KeyTicket) -> TransportRequest {
-        TransportRequest(path: request.path, authorization: token.bearerValue, headers: headers, body: request.body,
-                         owner: request.withdrawal, key: keyTicket)
+        let request = request.overridingTopic(topicOverride)
+        return .send(Admitted(request: request, headers: request.headerFields, token: token, keyTicket: keyTicket, probe: probe))
     }
 
     public nonisolated(nonsending) func send(_ request: APNsRequest) async -> DeliveryResult {
-        let token: ProviderToken, keyTicket: KeyTicket, probe: Bool
-        switch admit() {
+        switch admit(request) {
         case .answered(let result): return result
-        case .send(let admitted, let ticket, let isProbe): (token, keyTicket, probe) = (admitted, ticket, isProbe)
+        case .send(let admitted): return await settle(await transport.send(admitted.outgoing), admitted)
         }
-        // A probe that ends without an answer about the key leaves the stop as it was.
-        defer { if probe { tokens.probeEnded() } }
-        let request = request.overridingTopic(topicOverride)
-        let headers = request.headerFields
-        // Handed over, and the answer taken apart where it is (no copy of the request).
-        let first = await transport.send(outgoing(request, headers, token, keyTicket))
-        return await settle(first, request: request, headers: headers, token: token, keyTicket: keyTicket, probe: probe)
     }
 
     /// The same, answered through `done`: a 200 is read on the transport's thread and
@@ -72,34 +77,28 @@ public final class APNsClient: NotificationSender {
     /// `executor` (retries, a token refresh, a key refusal), as `send` settles it.
     public func send(_ request: APNsRequest, awaitingOn executor: any TaskExecutor,
                      then done: @escaping @Sendable (DeliveryResult) -> Void) {
-        let token: ProviderToken, keyTicket: KeyTicket, probe: Bool
-        switch admit() {
+        let admitted: Admitted
+        switch admit(request) {
         case .answered(let result): return done(result)
-        case .send(let admitted, let ticket, let isProbe): (token, keyTicket, probe) = (admitted, ticket, isProbe)
+        case .send(let made): admitted = made
         }
-        let request = request.overridingTopic(topicOverride)
-        let headers = request.headerFields
         // The closure holds the client, and with it the key's manager, which the request's
         // key ticket refers to without a retain.
-        transport.send(outgoing(request, headers, token, keyTicket)) { [self] outcome in
+        transport.send(admitted.outgoing) { [self] outcome in
             if case .response(let response) = outcome, response.status == 200 {
-                tokens.accepted()
-                if probe { tokens.probeEnded() }
+                tokens.accepted()  // ends the key's stop, a probe's included: no probe left to end
                 return done(.delivered(apnsId: response.apnsId ?? "", uniqueId: response.uniqueId))
             }
-            Task(executorPreference: executor) { [self] in
-                let result = await settle(outcome, request: request, headers: headers, token: token, keyTicket: keyTicket, probe: probe)
-                if probe { tokens.probeEnded() }
-                done(result)
-            }
+            Task(executorPreference: executor) { [self] in done(await settle(outcome, admitted)) }
         }
     }
 
     /// From the first answer to the result: retries (`retry`) and a token refresh send again.
-    private nonisolated(nonsending) func settle(_ first: TransportOutcome, request: APNsRequest, headers: [HeaderField],
-                                                token: ProviderToken, keyTicket: KeyTicket, probe: Bool) async -> DeliveryResult {
+    private nonisolated(nonsending) func settle(_ first: TransportOutcome, _ admitted: Admitted) async -> DeliveryResult {
+        var admitted = admitted
+        // A probe that ends without an answer about the key leaves the stop as it was.
+        defer { if admitted.probe { tokens.probeEnded() } }
         var outcome = first
-        var token = token
         var attempt = 1
         var refreshedToken = false
         while true {
@@ -111,7 +110,7 @@ public final class APNsClient: NotificationSender {
                 let delay = retry.delayMilliseconds(afterAttempt: attempt, retryAfterSeconds: nil, unit: jitter())
                 try? await clock.sleep(for: .milliseconds(delay))
                 attempt += 1
-                outcome = await transport.send(outgoing(request, headers, token, keyTicket))
+                outcome = await transport.send(admitted.outgoing)
                 continue
             case .failure(let failure): return .transportFailed(failure)
             case .response(let r): response = r
@@ -123,17 +122,17 @@ public final class APNsClient: NotificationSender {
             let error = APNsErrorBody(response.body, status: response.status)
             if response.status == 403, error.reason == .expiredProviderToken, !refreshedToken {
                 refreshedToken = true
-                if let fresh = try? tokens.refresh(after: token) {
-                    token = fresh
+                if let fresh = try? tokens.refresh(after: admitted.token) {
+                    admitted.token = fresh
                     // A token problem is ours, not an attempt against the device.
-                    outcome = await transport.send(outgoing(request, headers, token, keyTicket))
+                    outcome = await transport.send(admitted.outgoing)
                     continue
                 }
                 // Younger than 20 minutes, yet expired for Apple: the clocks disagree.
             }
             if (response.status == 429 && error.reason == .tooManyProviderTokenUpdates)
                 || (response.status == 403 && KeyHold.stopsTheKey(error.reason)) {
-                return .transportFailed(tokens.refused(error.reason, token: token, probe: probe).failure)
+                return .transportFailed(tokens.refused(error.reason, token: admitted.token, probe: admitted.probe).failure)
             }
             tokens.accepted()
             if response.status == 410 {
@@ -146,7 +145,7 @@ public final class APNsClient: NotificationSender {
                                                 unit: jitter())
             try? await clock.sleep(for: .milliseconds(delay))
             attempt += 1
-            outcome = await transport.send(outgoing(request, headers, token, keyTicket))
+            outcome = await transport.send(admitted.outgoing)
         }
     }
 

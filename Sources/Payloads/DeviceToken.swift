@@ -45,9 +45,7 @@ public enum DeviceToken {
     /// Lowercase hex of an even length in range, read as UTF-8 bytes in place.
     private static func isNormal(_ text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard bytes.count >= minimumDigits, bytes.count <= maximumDigits, bytes.count % 2 == 0 else { return false }
-            for byte in bytes where !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x66) { return false }
-            return true
+            bytes.count >= minimumDigits && bytes.count <= maximumDigits && bytes.count % 2 == 0 && Hex.isLowercaseDigits(bytes)
         } ?? false
     }
 }

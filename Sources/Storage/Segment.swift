@@ -223,11 +223,7 @@ public enum SegmentCodec {
     /// else (other lengths, capitals, a channel id) is kept as text, byte for byte.
     static func isPackableHex(_ token: String) -> Bool {
         // Read in place (a native string always can be).
-        token.utf8.withContiguousStorageIfAvailable { bytes in
-            guard bytes.count == 64 else { return false }
-            for byte in bytes where !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x66) { return false }
-            return true
-        } ?? false
+        token.utf8.withContiguousStorageIfAvailable { bytes in bytes.count == 64 && Hex.isLowercaseDigits(bytes) } ?? false
     }
 
     /// Only called for tokens `isPackableHex` accepted (so read in place).

@@ -10,6 +10,13 @@ public enum Hex {
         nibble < 10 ? 0x30 &+ nibble : (uppercase ? 0x37 : 0x57) &+ nibble
     }
 
+    /// Whether every byte is a lowercase hex digit (`0-9a-f`).
+    @inlinable
+    public static func isLowercaseDigits(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x66) { return false }
+        return true
+    }
+
     /// Each byte as two digits, in order (`[0xAB, 0x01]` → `ab01`). Written straight into
     /// the string's storage when the bytes are contiguous (a device token per claimed
     /// device: one allocation, not three).
