@@ -66,19 +66,19 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// `result` is delivered/failed/unregistered/skipped; `reason` is APNs' reason or "";
+    /// `count` devices ended as `result` (delivered/failed/unregistered/skipped/…); `reason` is APNs' reason or "";
     /// `app` the configured app, `pushType` Apple's push type (`alert`, `background`, …).
-    public func recordNotification(app: String, pushType: String, result: String, reason: String) {
+    public func recordNotifications(app: String, pushType: String, result: String, reason: String, count: Int) {
         let key = app + "\u{0}" + pushType + "\u{0}" + result + "\u{0}" + reason
-        state.withLock { $0.notifications[key, default: 0] += 1 }
+        state.withLock { $0.notifications[key, default: 0] += count }
     }
 
-    /// One request to APNs for `app` of `pushType`, from sending it to its answer.
-    public func recordAPNsLatency(app: String, pushType: String, seconds: Double) {
+    /// Requests to APNs for `app` of `pushType`, each from sending it to its answer.
+    public func recordAPNsLatencies(app: String, pushType: String, seconds: [Double]) {
         let key = app + "\u{0}" + pushType
         state.withLock { state in
             // Changed in place: a copy out and back would copy its bucket array every call.
-            state.apnsLatency[key, default: Histogram()].record(seconds)
+            for one in seconds { state.apnsLatency[key, default: Histogram()].record(one) }
         }
     }
 

@@ -62,7 +62,7 @@ public final class Dispatcher: Sendable {
     /// `dryRunSender` for a dry-run campaign.
     let senders: (@Sendable (CampaignMessage) -> any NotificationSender)?
 
-    private let completed = Mutex<[DeliveryUpdate]>([])
+    private let completed = Mutex<[Finished]>([])
     private let wakeup = Wakeup()
     private let loopEnded = Wakeup()
     /// The loop's thread ended (for `run()`, which waits without blocking a thread).
@@ -212,7 +212,8 @@ public final class Dispatcher: Sendable {
                 return done
             }
             if !collected.isEmpty, oldestUnrecorded == nil { oldestUnrecorded = clock.monotonicSeconds() }
-            unrecorded += collected
+            countMetrics(collected)
+            for finished in collected { unrecorded.append(finished.update) }
             // Claimed and not recorded once this turn's results are in: the window left.
             let stillOut = inFlight - unrecorded.count
             var limit = 0
@@ -238,7 +239,7 @@ public final class Dispatcher: Sendable {
             // Every claim so far went through `send`, so a campaign with no send out has no
             // claim a withdrawal must still cover.
             withdrawals.withLock { table in
-                for update in collected { table[update.campaign]?.outstanding -= 1 }
+                for finished in collected { table[finished.update.campaign]?.outstanding -= 1 }
                 if table.contains(where: { $0.value.outstanding <= 0 }) { table = table.filter { $0.value.outstanding > 0 } }
             }
             let claimEpoch = Withdrawal.epoch
@@ -356,7 +357,7 @@ public final class Dispatcher: Sendable {
 
     /// One device: handed to its sender unless the stop, cancel or pause came first. Not a
     /// task per device: the sender answers through a callback (for APNs, a 200 on the
-    /// transport's thread), where the outcome is counted and handed to the loop.
+    /// transport's thread), which hands the outcome to the loop.
     private func deliver(_ item: SendItem) {
         guard !stopping.load(ordering: .relaxed), item.request.withdrawal?.isWithdrawn != true else {
             finish(Self.givenBack(item.claim))  // claimed, not yet sent when the stop, cancel or pause began
@@ -366,7 +367,7 @@ public final class Dispatcher: Sendable {
         item.campaign.sender.send(item.request, awaitingOn: executor) { [self] result in settle(item, result, started: started) }
     }
 
-    /// A device's answer: its outcome, counted and handed to the loop.
+    /// A device's answer: its outcome, handed to the loop (which counts it).
     private func settle(_ item: SendItem, _ result: DeliveryResult, started: Double) {
         let claim = item.claim
         if case .transportFailed(let failure) = result, failure.code == .notStarted {
@@ -374,14 +375,44 @@ public final class Dispatcher: Sendable {
             return
         }
         let campaign = item.campaign
-        if case .dryRun = result {} else {
-            metrics.recordAPNsLatency(app: campaign.app, pushType: campaign.pushType, seconds: clock.monotonicSeconds() - started)
-        }
+        let seconds: Double? = if case .dryRun = result { nil } else { clock.monotonicSeconds() - started }
         let requestID = campaign.isBroadcast ? item.request.apnsID : nil
-        let update = outcome(of: result, for: claim, route: campaign.route, requestID: requestID)
-        metrics.recordNotification(app: campaign.app, pushType: campaign.pushType, result: update.state == .retrying ? "retrying" : update.state.name,
-                                   reason: update.reason ?? "")
-        finish(update)
+        finish(outcome(of: result, for: claim, route: campaign.route, requestID: requestID), sent: campaign, seconds: seconds)
+    }
+
+    /// A device's end as the loop collects it: its update and, for a device that was sent,
+    /// what the metrics count (`seconds`: its request's, unless a dry run).
+    private struct Finished {
+        let update: DeliveryUpdate
+        var sent: CampaignSend?
+        var seconds: Double?
+    }
+
+    /// The metrics of the devices that ended since the last turn, counted on the loop's
+    /// thread rather than the transport's, and once per campaign, result and reason rather
+    /// than per device (each count takes the metrics' lock and builds its label key).
+    private func countMetrics(_ finished: [Finished]) {
+        struct Outcome: Hashable {
+            let campaign: ObjectIdentifier
+            let result: String
+            let reason: String
+        }
+        var outcomes: [Outcome: (CampaignSend, count: Int)] = [:]
+        var latencies: [ObjectIdentifier: (CampaignSend, seconds: [Double])] = [:]
+        for device in finished {
+            guard let campaign = device.sent else { continue }
+            let id = ObjectIdentifier(campaign)
+            if let seconds = device.seconds { latencies[id, default: (campaign, [])].seconds.append(seconds) }
+            let update = device.update
+            let result = update.state == .retrying ? "retrying" : update.state.name
+            outcomes[Outcome(campaign: id, result: result, reason: update.reason ?? ""), default: (campaign, 0)].count += 1
+        }
+        for (outcome, (campaign, count)) in outcomes {
+            metrics.recordNotifications(app: campaign.app, pushType: campaign.pushType, result: outcome.result, reason: outcome.reason, count: count)
+        }
+        for (campaign, seconds) in latencies.values {
+            metrics.recordAPNsLatencies(app: campaign.app, pushType: campaign.pushType, seconds: seconds)
+        }
     }
 
     /// A claimed device that was never sent because the process is stopping: back to
@@ -392,9 +423,9 @@ public final class Dispatcher: Sendable {
         return back
     }
 
-    private func finish(_ update: DeliveryUpdate) {
+    private func finish(_ update: DeliveryUpdate, sent: CampaignSend? = nil, seconds: Double? = nil) {
         let wasEmpty = completed.withLock { done in
-            done.append(update)
+            done.append(Finished(update: update, sent: sent, seconds: seconds))
             return done.count == 1
         }
         if wasEmpty { wakeup.signal() }

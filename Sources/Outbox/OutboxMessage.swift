@@ -53,9 +53,11 @@ extension StoredMessage {
 /// What the outbox counts; the gateway's metrics implement it.
 public protocol OutboxMetrics: Sendable {
     func setQueueDepth(_ depth: Int)
-    func recordAPNsLatency(app: String, pushType: String, seconds: Double)
-    /// `result` is a device state's name (or `retrying`); `reason` is APNs' reason or "".
-    func recordNotification(app: String, pushType: String, result: String, reason: String)
+    /// Requests to APNs for `app` of `pushType`, each from its send to its answer.
+    func recordAPNsLatencies(app: String, pushType: String, seconds: [Double])
+    /// `count` devices that ended as `result` (a device state's name, or `retrying`) with
+    /// `reason` (APNs' reason, or "").
+    func recordNotifications(app: String, pushType: String, result: String, reason: String, count: Int)
     /// Deliveries of a claim that came back after its lease ran out, and were not sent.
     func recordLateClaim(_ deliveries: Int)
 }

@@ -200,8 +200,8 @@ extension TransportFailure {
 /// `send` has no metrics endpoint: the outbox's metrics go nowhere.
 struct NoOutboxMetrics: OutboxMetrics {
     func setQueueDepth(_ depth: Int) {}
-    func recordAPNsLatency(app: String, pushType: String, seconds: Double) {}
-    func recordNotification(app: String, pushType: String, result: String, reason: String) {}
+    func recordAPNsLatencies(app: String, pushType: String, seconds: [Double]) {}
+    func recordNotifications(app: String, pushType: String, result: String, reason: String, count: Int) {}
     func recordLateClaim(_ deliveries: Int) {}
 }
 

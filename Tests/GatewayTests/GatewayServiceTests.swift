@@ -194,7 +194,7 @@ func problem(_ response: HTTPResponse) throws -> JSONObject {
         _ = service.respond(to: HTTPRequest(method: "GET", path: "/open"))
         _ = service.respond(to: HTTPRequest(method: "GET", path: "/missing"))
         service.metrics.recordLinkRejected(app: "default", code: "hostNotAllowed")
-        service.metrics.recordAPNsLatency(app: "default", pushType: "alert", seconds: 0.02)
+        service.metrics.recordAPNsLatencies(app: "default", pushType: "alert", seconds: [0.02])
         let text = service.metrics.render()
         #expect(text.contains("pushgate_http_requests_total{operation=\"open\",status=\"200\"} 1"))
         #expect(text.contains("pushgate_http_requests_total{operation=\"unmatched\",status=\"404\"} 1"))
