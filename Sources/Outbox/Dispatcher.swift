@@ -392,26 +392,32 @@ public final class Dispatcher: Sendable {
     /// thread rather than the transport's, and once per campaign, result and reason rather
     /// than per device (each count takes the metrics' lock and builds its label key).
     private func countMetrics(_ finished: [Finished]) {
-        struct Outcome: Hashable {
-            let campaign: ObjectIdentifier
-            let result: String
-            let reason: String
-        }
-        var outcomes: [Outcome: (CampaignSend, count: Int)] = [:]
-        var latencies: [ObjectIdentifier: (CampaignSend, seconds: [Double])] = [:]
+        // A turn's devices mostly share one campaign and one result: a short list, looked
+        // through from its end, beats hashing each device's labels.
+        var outcomes: [(campaign: CampaignSend, state: DeliveryState, reason: String?, count: Int)] = []
+        var latencies: [(campaign: CampaignSend, seconds: [Double])] = []
         for device in finished {
             guard let campaign = device.sent else { continue }
-            let id = ObjectIdentifier(campaign)
-            if let seconds = device.seconds { latencies[id, default: (campaign, [])].seconds.append(seconds) }
             let update = device.update
-            let result = update.state == .retrying ? "retrying" : update.state.name
-            outcomes[Outcome(campaign: id, result: result, reason: update.reason ?? ""), default: (campaign, 0)].count += 1
+            if let i = outcomes.lastIndex(where: { $0.campaign === campaign && $0.state == update.state && $0.reason == update.reason }) {
+                outcomes[i].count += 1
+            } else {
+                outcomes.append((campaign, update.state, update.reason, 1))
+            }
+            guard let seconds = device.seconds else { continue }
+            if let i = latencies.lastIndex(where: { $0.campaign === campaign }) {
+                latencies[i].seconds.append(seconds)
+            } else {
+                latencies.append((campaign, [seconds]))
+            }
         }
-        for (outcome, (campaign, count)) in outcomes {
-            metrics.recordNotifications(app: campaign.app, pushType: campaign.pushType, result: outcome.result, reason: outcome.reason, count: count)
+        for outcome in outcomes {
+            metrics.recordNotifications(app: outcome.campaign.app, pushType: outcome.campaign.pushType,
+                                        result: outcome.state == .retrying ? "retrying" : outcome.state.name,
+                                        reason: outcome.reason ?? "", count: outcome.count)
         }
-        for (campaign, seconds) in latencies.values {
-            metrics.recordAPNsLatencies(app: campaign.app, pushType: campaign.pushType, seconds: seconds)
+        for latency in latencies {
+            metrics.recordAPNsLatencies(app: latency.campaign.app, pushType: latency.campaign.pushType, seconds: latency.seconds)
         }
     }
 
