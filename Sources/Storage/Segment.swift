@@ -60,16 +60,19 @@ extension SegmentCode {
     static func isDerived(_ answered: String, prefix: String, index: Int) -> Bool {
         let digits = 12
         let value = UInt64(truncatingIfNeeded: index) & 0xFFFF_FFFF_FFFF
-        guard answered.utf8.count == prefix.utf8.count + digits else { return false }
-        var rest = answered.utf8[...]
-        for byte in prefix.utf8 {
-            guard let got = rest.popFirst(), sameIgnoringCase(got, byte) else { return false }
-        }
-        for (i, got) in rest.enumerated() {
-            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(4 * (digits - 1 - i)) & 0xF)
-            guard sameIgnoringCase(got, Hex.digit(nibble)) else { return false }
-        }
-        return true
+        // Bytes read through a buffer, not a view's indexes (some 80 instructions a byte);
+        // Swift's strings on Linux are native, so always contiguous.
+        return answered.utf8.withContiguousStorageIfAvailable { got in
+            prefix.utf8.withContiguousStorageIfAvailable { head in
+                guard got.count == head.count + digits else { return false }
+                for i in 0..<head.count where !sameIgnoringCase(got[i], head[i]) { return false }
+                for i in 0..<digits {
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(4 * (digits - 1 - i)) & 0xF)
+                    if !sameIgnoringCase(got[head.count + i], Hex.digit(nibble)) { return false }
+                }
+                return true
+            } ?? false
+        } ?? false
     }
 
     /// One ASCII byte against another, letters without case.
