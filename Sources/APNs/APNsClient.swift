@@ -27,19 +27,31 @@ public final class APNsClient: NotificationSender {
         self.clock = clock
     }
 
-    /// A request the key admitted, as it goes out (its token changes at a refresh).
-    private struct Admitted: Sendable {
+    /// A request the key admitted. A class: the answer's callback holds it (for any answer
+    /// but a 200) with one retain, not a copy of each of its strings and arrays.
+    private final class Admitted: Sendable {
         let request: APNsRequest
         let headers: [HeaderField]
-        var token: ProviderToken
+        /// The token it first goes out with (`settle` sends again with a fresh one after a refresh).
+        let token: ProviderToken
         let keyTicket: KeyTicket
         /// Sent while the key is held, to find out whether APNs takes it again.
         let probe: Bool
 
-        var outgoing: TransportRequest {
+        init(request: APNsRequest, headers: [HeaderField], token: ProviderToken, keyTicket: KeyTicket, probe: Bool) {
+            self.request = request
+            self.headers = headers
+            self.token = token
+            self.keyTicket = keyTicket
+            self.probe = probe
+        }
+
+        func outgoing(with token: ProviderToken) -> TransportRequest {
             TransportRequest(path: request.path, authorization: token.bearerValue, headers: headers, body: request.body,
                              owner: request.withdrawal, key: keyTicket)
         }
+
+        var outgoing: TransportRequest { outgoing(with: token) }
     }
 
     /// The request as it goes out under the key, or the result without a request (the key
@@ -95,7 +107,7 @@ public final class APNsClient: NotificationSender {
 
     /// From the first answer to the result: retries (`retry`) and a token refresh send again.
     private nonisolated(nonsending) func settle(_ first: TransportOutcome, _ admitted: Admitted) async -> DeliveryResult {
-        var admitted = admitted
+        var token = admitted.token
         // A probe that ends without an answer about the key leaves the stop as it was.
         defer { if admitted.probe { tokens.probeEnded() } }
         var outcome = first
@@ -110,7 +122,7 @@ public final class APNsClient: NotificationSender {
                 let delay = retry.delayMilliseconds(afterAttempt: attempt, retryAfterSeconds: nil, unit: jitter())
                 try? await clock.sleep(for: .milliseconds(delay))
                 attempt += 1
-                outcome = await transport.send(admitted.outgoing)
+                outcome = await transport.send(admitted.outgoing(with: token))
                 continue
             case .failure(let failure): return .transportFailed(failure)
             case .response(let r): response = r
@@ -122,17 +134,17 @@ public final class APNsClient: NotificationSender {
             let error = APNsErrorBody(response.body, status: response.status)
             if response.status == 403, error.reason == .expiredProviderToken, !refreshedToken {
                 refreshedToken = true
-                if let fresh = try? tokens.refresh(after: admitted.token) {
-                    admitted.token = fresh
+                if let fresh = try? tokens.refresh(after: token) {
+                    token = fresh
                     // A token problem is ours, not an attempt against the device.
-                    outcome = await transport.send(admitted.outgoing)
+                    outcome = await transport.send(admitted.outgoing(with: token))
                     continue
                 }
                 // Younger than 20 minutes, yet expired for Apple: the clocks disagree.
             }
             if (response.status == 429 && error.reason == .tooManyProviderTokenUpdates)
                 || (response.status == 403 && KeyHold.stopsTheKey(error.reason)) {
-                return .transportFailed(tokens.refused(error.reason, token: admitted.token, probe: admitted.probe).failure)
+                return .transportFailed(tokens.refused(error.reason, token: token, probe: admitted.probe).failure)
             }
             tokens.accepted()
             if response.status == 410 {
@@ -145,7 +157,7 @@ public final class APNsClient: NotificationSender {
                                                 unit: jitter())
             try? await clock.sleep(for: .milliseconds(delay))
             attempt += 1
-            outcome = await transport.send(admitted.outgoing)
+            outcome = await transport.send(admitted.outgoing(with: token))
         }
     }
 

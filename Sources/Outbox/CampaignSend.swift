@@ -24,9 +24,16 @@ final class CampaignSend: Sendable {
     }
 }
 
-/// One claimed device, ready to go.
-struct SendItem: Sendable {
+/// One claimed device, ready to go. A class: the answer's callback holds it with one
+/// retain, not a copy of each of its strings and arrays.
+final class SendItem: Sendable {
     let claim: ClaimedDelivery
     let request: APNsRequest
     let campaign: CampaignSend
+
+    init(claim: ClaimedDelivery, request: APNsRequest, campaign: CampaignSend) {
+        self.claim = claim
+        self.request = request
+        self.campaign = campaign
+    }
 }

@@ -320,21 +320,38 @@ public final class Dispatcher: Sendable {
     private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage], epoch: Int) {
         guard !claims.isEmpty else { return }
         if messages.count > 1000 { messages.removeAll() }
+        // Claims come campaign by campaign: each run of one campaign is looked up once, not
+        // each device.
+        var runs: [(campaign: Int64, count: Int)] = []
+        for claim in claims {
+            if runs.last?.campaign == claim.campaign { runs[runs.count - 1].count += 1 } else { runs.append((claim.campaign, 1)) }
+        }
         var tickets: [Int64: Withdrawal.Ticket] = [:]
         withdrawals.withLock { table in
-            for claim in claims {
-                table[claim.campaign, default: WithdrawalEntry()].outstanding += 1
-                if tickets[claim.campaign] == nil, let entry = table[claim.campaign] {
-                    tickets[claim.campaign] = entry.withdrawal.ticket(asOf: epoch)
+            for run in runs {
+                table[run.campaign, default: WithdrawalEntry()].outstanding += run.count
+                if tickets[run.campaign] == nil, let entry = table[run.campaign] {
+                    tickets[run.campaign] = entry.withdrawal.ticket(asOf: epoch)
                 }
             }
         }
         var campaigns: [Int64: CampaignSend] = [:]
+        var current: (campaign: Int64, message: OutboxMessage?, send: CampaignSend?, ticket: Withdrawal.Ticket?)?
         for claim in claims {
-            if messages[claim.campaign] == nil, let stored = try? storage.message(campaign: claim.campaign) {
-                messages[claim.campaign] = OutboxMessage(stored)
+            if current?.campaign != claim.campaign {
+                if messages[claim.campaign] == nil, let stored = try? storage.message(campaign: claim.campaign) {
+                    messages[claim.campaign] = OutboxMessage(stored)
+                }
+                let message = messages[claim.campaign]
+                var send = campaigns[claim.campaign]
+                if send == nil, let message {
+                    // The campaign's app and environment choose the credentials and the connection pool.
+                    send = CampaignSend(sender: senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender), message: message)
+                    campaigns[claim.campaign] = send
+                }
+                current = (claim.campaign, message, send, tickets[claim.campaign])
             }
-            guard let message = messages[claim.campaign] else {
+            guard let message = current?.message, let campaign = current?.send else {
                 finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: DiagnosticCode.campaignMissing.rawValue,
                                       lease: claim.lease))
                 continue
@@ -344,13 +361,7 @@ public final class Dispatcher: Sendable {
                                       reason: DiagnosticCode.unknownStoredPushType.rawValue, lease: claim.lease))
                 continue
             }
-            request.withdrawal = tickets[claim.campaign]
-            let campaign: CampaignSend
-            if let known = campaigns[claim.campaign] { campaign = known } else {
-                // The campaign's app and environment choose the credentials and the connection pool.
-                campaign = CampaignSend(sender: senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender), message: message)
-                campaigns[claim.campaign] = campaign
-            }
+            request.withdrawal = current?.ticket
             deliver(SendItem(claim: claim, request: request, campaign: campaign))
         }
     }

@@ -16,7 +16,7 @@ extension DiagnosticCode {
 
 /// A campaign as the dispatcher sends it: the stored typed message, made into the
 /// `APNsMessage` that builds every request (the function preview uses too).
-struct OutboxMessage: Sendable {
+final class OutboxMessage: Sendable {
     /// As stored (its app and environment choose the sender).
     let stored: CampaignMessage
     let dryRun: Bool

@@ -44,8 +44,11 @@ public enum DeviceToken {
 
     /// Lowercase hex of an even length in range, read as UTF-8 bytes in place.
     private static func isNormal(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.count >= minimumDigits && bytes.count <= maximumDigits && bytes.count % 2 == 0 && Hex.isLowercaseDigits(bytes)
-        } ?? false
+        text.utf8.withContiguousStorageIfAvailable(isNormal) ?? false
+    }
+
+    /// Whether `bytes` are a token already normal (`normalize` would return them as they are).
+    public static func isNormal(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= minimumDigits && bytes.count <= maximumDigits && bytes.count % 2 == 0 && Hex.isLowercaseDigits(bytes)
     }
 }

@@ -268,12 +268,20 @@ extension PostgresCampaignStorage {
         var settled: Set<Int64> = []
         var dead: [(update: DeliveryUpdate, token: String, badToken: Bool)] = []
         var counted = 0
-        let info = try cachedSegmentInfo(db, campaigns: Set(rows.map(\.campaign)))
+        var campaigns: Set<Int64> = []
+        for i in rows.indices where i == 0 || rows[i].campaign != rows[i - 1].campaign { campaigns.insert(rows[i].campaign) }
+        let info = try cachedSegmentInfo(db, campaigns: campaigns)
         if info.values.contains(where: { $0.size > 0 }) {
-            let segmented = rows.filter { (info[$0.campaign]?.size ?? 0) > 0 }
+            var segmented: [DeliveryUpdate] = []
+            var unsegmented: [DeliveryUpdate] = []
+            var last: (campaign: Int64, isSegmented: Bool)?
+            for row in rows {
+                if last?.campaign != row.campaign { last = (row.campaign, (info[row.campaign]?.size ?? 0) > 0) }
+                if last!.isSegmented { segmented.append(row) } else { unsegmented.append(row) }
+            }
             let recorded = try recordSegments(db, segmented, info: info, now: now, tally: &tally, settled: &settled, dead: &dead)
             counted += recorded.counted
-            rows = rows.filter { (info[$0.campaign]?.size ?? 0) == 0 } + recorded.rows
+            rows = unsegmented + recorded.rows
         }
         if !rows.isEmpty {
             // Only the current lease records: a late answer from a lease that expired and was

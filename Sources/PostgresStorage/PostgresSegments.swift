@@ -288,12 +288,25 @@ extension PostgresCampaignStorage {
             var seg: Int64
             static func < (a: SegKey, b: SegKey) -> Bool { (a.campaign, a.seg) < (b.campaign, b.seg) }
         }
-        var bySegment: [SegKey: [DeliveryUpdate]] = [:]
+        // Updates come segment by segment: grouped in order, a segment looked up only when
+        // it changes.
+        var groups: [(key: SegKey, updates: [DeliveryUpdate])] = []
+        var groupOf: [SegKey: Int] = [:]
+        var last: (campaign: Int64, size: Int)?
         for update in updates {
-            guard let size = info[update.campaign]?.size, size > 0, update.index >= 0 else { continue }
-            bySegment[SegKey(campaign: update.campaign, seg: Int64(update.index / size)), default: []].append(update)
+            if last?.campaign != update.campaign { last = (update.campaign, info[update.campaign]?.size ?? 0) }
+            guard let size = last?.size, size > 0, update.index >= 0 else { continue }
+            let key = SegKey(campaign: update.campaign, seg: Int64(update.index / size))
+            if let g = groups.indices.last, groups[g].key == key {
+                groups[g].updates.append(update)
+            } else if let g = groupOf[key] {
+                groups[g].updates.append(update)
+            } else {
+                groupOf[key] = groups.count
+                groups.append((key, [update]))
+            }
         }
-        let keys = bySegment.keys.sorted()
+        let keys = groups.map(\.key).sorted()
         guard !keys.isEmpty else { return ([], 0) }
         let locked = try db.execute("""
             SELECT s.campaign, \(PGSegmentState.columns(of: "s."))
@@ -306,10 +319,11 @@ extension PostgresCampaignStorage {
         for i in 0..<locked.rows {
             let campaign = locked.int(i, 0)
             var state = PGSegmentState(locked, i, offset: 1)
-            guard let (size, prefix) = info[campaign], let group = bySegment[SegKey(campaign: campaign, seg: state.seg)] else { continue }
+            guard let (size, prefix) = info[campaign], let g = groupOf[SegKey(campaign: campaign, seg: state.seg)] else { continue }
             let first = Int(state.seg) * size
             var changed = false
-            for update in group {
+            var anyFinal = false
+            for update in groups[g].updates {
                 let p = update.index - first
                 guard p >= 0, p < state.count else { continue }
                 let code = state.codes[p]
@@ -330,10 +344,11 @@ extension PostgresCampaignStorage {
                     if update.state == .failed, update.reason == Self.badDeviceToken { dead.append((update, devices[p].token, true)) }
                 }
                 tally.move(campaign, from: .inFlight, to: update.state)
-                if update.state.isFinal { settled.insert(campaign) }
+                anyFinal = anyFinal || update.state.isFinal
                 counted += 1
                 changed = true
             }
+            if anyFinal { settled.insert(campaign) }
             if changed {
                 if !state.isOpen { state.leaseOwner = nil; state.leaseUntil = nil }
                 try state.store(db, campaign: campaign, now: now)

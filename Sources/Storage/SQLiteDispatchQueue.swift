@@ -178,13 +178,11 @@ extension SQLiteCampaignStorage {
 
     private func recordRows(_ db: SQLiteDatabase, _ updates: [DeliveryUpdate], now: Double) throws(StorageError) -> Int {
         var count = 0
-        var finishedByCampaign: [Int64: Int] = [:]
         var tally = StateTally()
         /// An update that recorded: counts, the campaign's progress, dead tokens.
         func counted(_ update: DeliveryUpdate) throws(StorageError) {
             count += 1
             tally.move(update.campaign, from: .inFlight, to: update.state)
-            if update.state.isFinal { finishedByCampaign[update.campaign, default: 0] += 1 }
             if update.state == .unregistered {
                 try recordDead(db, update: update, now: now)
             } else if update.state == .failed, update.reason == "BadDeviceToken",
@@ -196,10 +194,13 @@ extension SQLiteCampaignStorage {
         }
         var stopped: [Int64: DeliveryState?] = [:]
         var recorded: [Int64: RecordedCampaign?] = [:]
-        // Each segment touched: read once, changed in memory, written once.
-        var segments: [SegmentKey: SegmentState] = [:]
-        var touched: [SegmentKey] = []
-        var changed: Set<SegmentKey> = []
+        // Each segment touched: read once, changed in memory, written once. Updates come
+        // segment by segment: the last campaign and segment are tried before any lookup.
+        var segments: [SegmentState] = []
+        var changed: [Bool] = []
+        var slots: [SegmentKey: Int] = [:]
+        var lastSlot = -1
+        var last: (seq: Int64, campaign: RecordedCampaign?)?
         for var update in updates {
             // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
             if update.state == .retrying {
@@ -209,28 +210,39 @@ extension SQLiteCampaignStorage {
                     update.nextAttemptAt = nil
                 }
             }
-            let final = update.state.isFinal
-            if recorded[update.campaign] == nil { recorded[update.campaign] = try Self.recordedCampaign(db, campaign: update.campaign) }
-            guard let campaign = recorded[update.campaign] ?? nil else { continue }
+            if last?.seq != update.campaign {
+                if recorded[update.campaign] == nil { recorded[update.campaign] = try Self.recordedCampaign(db, campaign: update.campaign) }
+                last = (update.campaign, recorded[update.campaign] ?? nil)
+            }
+            guard let campaign = last?.campaign else { continue }
             if campaign.segmentSize > 0 {
-                let key = SegmentKey(campaign: update.campaign, seg: Int64(update.index / campaign.segmentSize))
+                let seg = Int64(update.index / campaign.segmentSize)
                 let p = update.index % campaign.segmentSize
-                if segments[key] == nil {
-                    guard let state = try Self.loadSegment(db, campaign: key.campaign, seg: key.seg) else { continue }
-                    segments[key] = state
-                    touched.append(key)
+                if lastSlot < 0 || segments[lastSlot].seg != seg || segments[lastSlot].campaign != update.campaign {
+                    let key = SegmentKey(campaign: update.campaign, seg: seg)
+                    if let known = slots[key] {
+                        lastSlot = known
+                    } else {
+                        guard let state = try Self.loadSegment(db, campaign: key.campaign, seg: key.seg) else { continue }
+                        lastSlot = segments.count
+                        slots[key] = lastSlot
+                        segments.append(state)
+                        changed.append(false)
+                    }
                 }
+                let slot = lastSlot
+                guard p < segments[slot].count else { continue }
                 // Read in place, never copied out: a copy would duplicate the codes at every update.
-                guard let (code, fence, isOpen, count) = segments[key].flatMap({ state in
-                    p < state.count ? (SegmentCode(rawValue: state.progress.codes[p]), state.lease, state.isOpen, state.count) : nil
-                }) else { continue }
+                let code = SegmentCode(rawValue: segments[slot].progress.codes[p])
                 if code != .row {
                     // Only the current lease records, once: a stale fence or a coded device is ignored.
-                    guard code == .open, isOpen, update.lease == fence else { continue }
+                    guard code == .open, segments[slot].isOpen, update.lease == segments[slot].lease else { continue }
                     let plain = SegmentCode.plain(for: update, apnsIDPrefix: campaign.apnsIDPrefix)
-                    if plain == nil { try insertExceptionRow(db, update, seg: key.seg, count: count, fence: fence, position: p, now: now) }
-                    segments[key]!.progress.codes[p] = (plain ?? .row).rawValue
-                    changed.insert(key)
+                    if plain == nil {
+                        try insertExceptionRow(db, update, seg: seg, count: segments[slot].count, fence: segments[slot].lease, position: p, now: now)
+                    }
+                    segments[slot].progress.codes[p] = (plain ?? .row).rawValue
+                    changed[slot] = true
                     try counted(update)
                     continue
                 }
@@ -244,14 +256,14 @@ extension SQLiteCampaignStorage {
                 """)
                 .bind(.integer(update.state.rawValue), .optional(update.status.map(Int64.init)), .optional(update.reason),
                       .optional(update.apnsID), .optional(update.apnsUniqueID), .optional(update.timestampMilliseconds),
-                      .double(update.nextAttemptAt ?? now), final ? .double(now) : .null, .integer(update.refundAttempt ? 1 : 0),
+                      .double(update.nextAttemptAt ?? now), update.state.isFinal ? .double(now) : .null, .integer(update.refundAttempt ? 1 : 0),
                       .int(update.campaign), .integer(update.index), .int(update.lease)).run()
             guard db.changes == 1 else { continue }
             try counted(update)
         }
         // A segment with no open code left is settled: it leaves the open index, its lease ends.
-        for key in touched where changed.contains(key) {
-            guard var state = segments[key] else { continue }
+        for slot in segments.indices where changed[slot] {
+            var state = segments[slot]
             if state.isOpen && state.progress.isSettled {
                 state.isOpen = false
                 state.leaseOwner = nil
@@ -260,7 +272,7 @@ extension SQLiteCampaignStorage {
             try Self.saveSegment(db, state, now: now)
         }
         try tally.apply(db)
-        for (seq, finished) in finishedByCampaign {
+        for (seq, finished) in tally.totals(where: \.isFinal) where finished > 0 {
             try Self.settle(db, campaign: seq, finished: finished, now: now)
         }
         return count

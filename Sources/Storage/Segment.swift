@@ -231,11 +231,11 @@ public enum SegmentCodec {
 
     /// Only called for tokens `isPackableHex` accepted (so read in place).
     private static func appendHex(_ token: String, to out: inout [UInt8]) {
-        _ = token.utf8.withContiguousStorageIfAvailable { bytes in
-            var i = 0
-            while i + 1 < bytes.count {
-                out.append(nibble(bytes[i]) << 4 | nibble(bytes[i + 1]))
-                i += 2
+        _ = token.utf8.withContiguousStorageIfAvailable { hex in
+            let start = out.count, count = hex.count / 2
+            out.append(contentsOf: repeatElement(0, count: count))
+            out.withUnsafeMutableBufferPointer { bytes in
+                for i in 0..<count { bytes[start + i] = nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]) }
             }
         }
     }

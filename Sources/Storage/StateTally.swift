@@ -1,26 +1,60 @@
 /// Changes to a campaign's counts by state gathered during a transaction, written at its
 /// end by the backend (SQLite adds them to its one row per state, PostgreSQL to its
 /// connection's rows).
+///
+/// Counted for every device a turn claims and records, so nothing is hashed per device:
+/// a row of counts per campaign, and the campaign of the last change tried first (a
+/// turn's devices come campaign by campaign); only a change of campaign looks it up.
 public struct StateTally: Sendable {
-    private var deltas: [Int64: [DeliveryState: Int]] = [:]
+    private static let states = DeliveryState.allCases.count
+    private var campaigns: [Int64] = []
+    /// `states` counts per campaign, in the order of `campaigns`, by state raw value.
+    private var counts: [Int] = []
+    private var slots: [Int64: Int] = [:]
+    private var lastSlot = 0
 
     public init() {}
 
+    private mutating func slot(_ campaign: Int64) -> Int {
+        if lastSlot < campaigns.count, campaigns[lastSlot] == campaign { return lastSlot }
+        if let known = slots[campaign] {
+            lastSlot = known
+        } else {
+            lastSlot = campaigns.count
+            slots[campaign] = lastSlot
+            campaigns.append(campaign)
+            counts.append(contentsOf: repeatElement(0, count: Self.states))
+        }
+        return lastSlot
+    }
+
     public mutating func add(_ campaign: Int64, _ state: DeliveryState, _ n: Int) {
-        deltas[campaign, default: [:]][state, default: 0] += n
+        counts[slot(campaign) * Self.states + state.rawValue] += n
     }
 
     public mutating func move(_ campaign: Int64, from old: DeliveryState, to new: DeliveryState) {
-        add(campaign, old, -1)
-        add(campaign, new, 1)
+        let row = slot(campaign) * Self.states
+        counts[row + old.rawValue] -= 1
+        counts[row + new.rawValue] += 1
     }
 
     /// The non-zero changes in (campaign, state) order: two writers applying theirs lock
     /// rows in the same order.
     public var changes: [(campaign: Int64, state: DeliveryState, n: Int)] {
-        deltas.keys.sorted().flatMap { campaign in
-            deltas[campaign]!.filter { $0.value != 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
-                .map { (campaign: campaign, state: $0.key, n: $0.value) }
+        campaigns.indices.sorted { campaigns[$0] < campaigns[$1] }.flatMap { slot in
+            DeliveryState.allCases.compactMap { state in
+                let n = counts[slot * Self.states + state.rawValue]
+                return n == 0 ? nil : (campaign: campaigns[slot], state: state, n: n)
+            }
+        }
+    }
+
+    /// Each campaign's sum of the changes to the states `include` picks, in the order the
+    /// campaigns were first counted.
+    public func totals(where include: (DeliveryState) -> Bool) -> [(campaign: Int64, n: Int)] {
+        let picked = DeliveryState.allCases.filter(include)
+        return campaigns.indices.map { slot in
+            (campaigns[slot], picked.reduce(0) { $0 + counts[slot * Self.states + $1.rawValue] })
         }
     }
 }

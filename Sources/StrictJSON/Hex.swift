@@ -10,10 +10,31 @@ public enum Hex {
         nibble < 10 ? 0x30 &+ nibble : (uppercase ? 0x37 : 0x57) &+ nibble
     }
 
-    /// Whether every byte is a lowercase hex digit (`0-9a-f`).
+    /// Whether every byte is a lowercase hex digit (`0-9a-f`). Eight bytes at a time (a
+    /// device token is checked once or twice per device): in a word of ASCII bytes,
+    /// adding `0x80 - k` to each byte sets its top bit exactly when the byte is at least
+    /// `k`, and no byte carries into the next.
     @inlinable
     public static func isLowercaseDigits(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where !(byte >= 0x30 && byte <= 0x39) && !(byte >= 0x61 && byte <= 0x66) { return false }
+        let high: UInt64 = 0x8080_8080_8080_8080
+        func atLeast(_ word: UInt64, _ k: UInt64) -> UInt64 { (word &+ (0x80 &- k) &* 0x0101_0101_0101_0101) & high }
+        var i = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                guard word & high == 0 else { return false }
+                let digit = atLeast(word, 0x30) & ~atLeast(word, 0x3A)
+                let letter = atLeast(word, 0x61) & ~atLeast(word, 0x67)
+                guard digit | letter == high else { return false }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
+            i += 1
+        }
         return true
     }
 
@@ -24,13 +45,12 @@ public enum Hex {
     public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
         if let direct = bytes.withContiguousStorageIfAvailable({ buffer in
             String(unsafeUninitializedCapacity: buffer.count * 2) { out in
-                var i = 0
-                for byte in buffer {
-                    out[i] = digit(byte >> 4, uppercase: uppercase)
-                    out[i + 1] = digit(byte & 0xF, uppercase: uppercase)
-                    i += 2
+                guard let to = out.baseAddress, let from = buffer.baseAddress else { return 0 }
+                for i in 0..<buffer.count {
+                    to[2 &* i] = digit(from[i] >> 4, uppercase: uppercase)
+                    to[2 &* i &+ 1] = digit(from[i] & 0xF, uppercase: uppercase)
                 }
-                return i
+                return buffer.count * 2
             }
         }) { return direct }
         var out: [UInt8] = []
@@ -53,10 +73,13 @@ public enum Hex {
         let start = prefix.utf8.count
         return prefix.withUTF8 { head in
             String(unsafeUninitializedCapacity: start + digits) { out in
-                for (i, byte) in head.enumerated() { out[i] = byte }
+                guard let to = out.baseAddress else { return 0 }
+                if let from = head.baseAddress { UnsafeMutableRawPointer(to).copyMemory(from: from, byteCount: start) }
                 var rest = value
-                for i in stride(from: start + digits - 1, through: start, by: -1) {
-                    out[i] = digit(UInt8(truncatingIfNeeded: rest & 0xF), uppercase: uppercase)
+                var i = start + digits
+                while i > start {
+                    i -= 1
+                    to[i] = digit(UInt8(truncatingIfNeeded: rest & 0xF), uppercase: uppercase)
                     rest >>= 4
                 }
                 return start + digits

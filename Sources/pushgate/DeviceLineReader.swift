@@ -65,6 +65,20 @@ final class DeviceLineReader {
         }
     }
 
+    /// How many devices the rest of the list holds (lines that `next` would return as a
+    /// device), without making a string of a token that is already normal.
+    func countDevices() throws(CLIFailure) -> Int {
+        var devices = 0
+        do throws(ByteReadError) {
+            while let line = try lines.next() {
+                if case .text(let bytes) = line, DeviceListLine.isDevice(bytes) { devices += 1 }
+            }
+        } catch {
+            throw CLIFailure(message: Self.readFailure(path: path, afterLine: lines.lineNumber, error), status: ExitStatus.usage)
+        }
+        return devices
+    }
+
     static func readFailure(path: String, afterLine line: Int, _ error: ByteReadError) -> String {
         let place = line == 0 ? "before the first line" : "after line \(line)"
         return "\(TextSafety.quoted(path)): cannot read \(place): \(error.message); the devices after it were not sent"

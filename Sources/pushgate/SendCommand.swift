@@ -176,8 +176,7 @@ enum SendCommand {
             // Every token line is at least 64 bytes: a file too small to pass the limit is not read twice.
             if confirmed == nil && devices + reader.totalBytes / 64 <= sendGuard.confirmAbove { return .success(nil) }
             do {
-                let counter = try DeviceLineReader(path: devicesPath)
-                while let item = try counter.next() { if case .device = item { devices += 1 } }
+                devices += try DeviceLineReader(path: devicesPath).countDevices()
             } catch {
                 return .failure(error)
             }

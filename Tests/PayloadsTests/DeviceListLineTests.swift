@@ -19,4 +19,14 @@ import TestSupport
         guard case .token(.failure(let problem)) = Self.line("not-a-token") else { Issue.record("accepted"); return }
         #expect(problem.message == "not hex: 'n' at character 1")
     }
+
+    /// The count before a list is read agrees with reading it, line by line.
+    @Test func isDeviceIsExactlyWhatReadingTheLineAccepts() {
+        let token = TestTokens.device
+        for text in ["", " ", "# \(token)", token, " \t\(token) \r", token.uppercased(), "<\(token)>", String(token.dropLast()),
+                     String(token.dropLast(2)), "not-a-token", String(repeating: "a", count: 200), String(repeating: "a", count: 202), "é"] {
+            let reading: Bool = if case .token(.success) = Self.line(text) { true } else { false }
+            #expect(Array(text.utf8).withUnsafeBufferPointer(DeviceListLine.isDevice) == reading, "\(text.debugDescription)")
+        }
+    }
 }

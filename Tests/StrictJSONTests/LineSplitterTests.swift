@@ -163,6 +163,24 @@ func splitInMemory(_ text: String) -> [String] {
         #expect(Hex.encode(bytes.lazy.filter { $0 == 0xAB || $0 == 0x01 }) == "01ab")
         #expect(Hex.encode(bytes) == bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
     }
+
+    /// Eight bytes at a time and the rest one by one: every byte value, at every position
+    /// of a word and of the tail, against the plain definition.
+    @Test func lowercaseDigitsAgreeWithTheDefinitionForEveryByteAtEveryPosition() {
+        func isDigit(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) || (0x61...0x66).contains(b) }
+        func check(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer(Hex.isLowercaseDigits) }
+        #expect(check([]))
+        #expect(check(Array("0123456789abcdef0123456789abcdef".utf8)))
+        for length in [1, 7, 8, 9, 16, 19] {
+            for position in 0..<length {
+                for value in UInt8(0)...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "7"), count: length)
+                    bytes[position] = value
+                    #expect(check(bytes) == isDigit(value), "byte \(value) at \(position) of \(length)")
+                }
+            }
+        }
+    }
 }
 
 @Suite struct QuotingTests {
