@@ -157,10 +157,13 @@ run_postgres() {
   echo "-- pushgate serve x $count (durable: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), synchronous_commit=on, one database)"
   [ -n "$pgdir" ] || { pg_start; pg_sql postgres "CREATE EXTENSION pg_stat_statements" >/dev/null; }
   pg_sql postgres "CREATE DATABASE $db" >/dev/null
-  python3 - "$work/gateway.json" "$work/$label.json" "$(pg_url "$db")" <<'PY'
+  python3 - "$work/gateway.json" "$work/$label.json" "$(pg_url "$db")" "$count" <<'PY'
 import json, sys
 config = json.load(open(sys.argv[1]))
 config["storage"] = {"url": sys.argv[3], "poolSize": 4}
+# The instances share this host's cores and the sink: together they open as many
+# connections (and run as many transport threads) as one does, and as send does.
+config["apns"]["connections"] = max(1, config["apns"]["connections"] // int(sys.argv[4]))
 json.dump(config, open(sys.argv[2], "w"))
 PY
   lsn=$(pg_sql postgres "SELECT pg_current_wal_lsn()")
