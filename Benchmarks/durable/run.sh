@@ -10,6 +10,7 @@
 #   pg1     one serve on PostgreSQL (a throwaway cluster with fsync and synchronous_commit
 #           on, Benchmarks/durable/pgcluster.sh);
 #   pg2     two serves sharing one PostgreSQL database, the campaign POSTed to the first;
+#           they share this host, so each opens half of send's connections (one each);
 #   pgsnap  pg1 while another session holds a REPEATABLE READ snapshot open the whole run
 #           (as a long report does);
 #   claims  the storage alone (`PushgateBench claim-time`): a dispatcher turn's time in a
