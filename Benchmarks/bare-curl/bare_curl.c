@@ -7,7 +7,10 @@
  * do the same side by side, each with its own multi handle and connection, sharing the
  * requests: pushgate's transport threads without pushgate.
  *
- * usage: bare_curl URL CAFILE REQUESTS BODY [THREADS]
+ * With IDS (a 6th argument, `ids`) each request also carries its own apns-id, as
+ * pushgate's do (a campaign's prefix and the device's index), and the sink echoes it.
+ *
+ * usage: bare_curl URL CAFILE REQUESTS BODY [THREADS [ids]]
  * prints: <requests/s> <CPU microseconds per request> <delivered>
  * Built by `make bench` (PushgateBench apns) with `cc -O2 … -lcurl -lpthread`. */
 #include <curl/curl.h>
@@ -53,7 +56,18 @@ static long cpu_microseconds(void) {
 struct slot {
     CURL *easy;
     char apns_id[64];
+    /* With ids: "apns-id: …", chained before the shared header lines. */
+    char id_line[64];
+    struct curl_slist id_node;
 };
+
+static int with_ids;
+static long id_counter;
+
+static void next_id(struct slot *slot) {
+    long n = __atomic_fetch_add(&id_counter, 1, __ATOMIC_RELAXED);
+    snprintf(slot->id_line, sizeof slot->id_line, "apns-id: 01234567-89ab-4cde-8f01-%012lx", n);
+}
 
 static const char *base, *cafile, *body;
 static char urls[1000][160];
@@ -88,7 +102,9 @@ static void *drive(void *share) {
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_PROXY, "");
         curl_easy_setopt(e, CURLOPT_CAINFO, cafile);
-        curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+        slots[i].id_node.data = slots[i].id_line;
+        slots[i].id_node.next = headers;
+        curl_easy_setopt(e, CURLOPT_HTTPHEADER, with_ids ? &slots[i].id_node : headers);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
@@ -100,6 +116,7 @@ static void *drive(void *share) {
     long started = 0, delivered = 0, finished = 0;
     for (int i = 0; i < STREAMS && started < requests; i++, started++) {
         curl_easy_setopt(slots[i].easy, CURLOPT_URL, urls[started % 1000]);
+        if (with_ids) next_id(&slots[i]);
         curl_multi_add_handle(multi, slots[i].easy);
     }
     while (finished < requests) {
@@ -116,6 +133,11 @@ static void *drive(void *share) {
             curl_multi_remove_handle(multi, e);
             if (started < requests) {
                 curl_easy_setopt(e, CURLOPT_URL, urls[started % 1000]);
+                if (with_ids) {
+                    struct slot *slot;
+                    curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&slot);
+                    next_id(slot);
+                }
                 curl_multi_add_handle(multi, e);
                 started++;
             }
@@ -130,15 +152,16 @@ static void *drive(void *share) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5 && argc != 6) {
-        fprintf(stderr, "usage: bare_curl URL CAFILE REQUESTS BODY [THREADS]\n");
+    if (argc < 5 || argc > 7 || (argc == 7 && strcmp(argv[6], "ids") != 0)) {
+        fprintf(stderr, "usage: bare_curl URL CAFILE REQUESTS BODY [THREADS [ids]]\n");
         return 2;
     }
     base = argv[1];
     cafile = argv[2];
     body = argv[4];
     long requests = atol(argv[3]);
-    int threads = argc == 6 ? atoi(argv[5]) : 1;
+    int threads = argc >= 6 ? atoi(argv[5]) : 1;
+    with_ids = argc == 7;
     if (threads < 1 || threads > 64) threads = 1;
     curl_global_init(CURL_GLOBAL_DEFAULT);
     for (int i = 0; i < 1000; i++) snprintf(urls[i], sizeof urls[i], "%s/3/device/%064x", base, i);

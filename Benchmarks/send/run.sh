@@ -5,7 +5,9 @@
 #   bare  Benchmarks/bare-curl/bare_curl.c, the same N APNs-shaped requests over 2
 #         connections on 2 threads (pushgate's default pool), nothing else;
 #   send  `pushgate send --campaign C --devices FILE` (release build): the plan, the
-#         throwaway outbox (intake into SQLite, the dispatcher, the results), the report.
+#         throwaway outbox (intake into SQLite, the dispatcher, the results), the report;
+#   ids   bare again, each request with its own apns-id as send's have (the sink echoes
+#         it): what that header alone costs, printed beside; bare stays the reference.
 # Each side is timed as a whole process (wall clock from start to exit, CPU from
 # /usr/bin/time). Prints each round, then the medians: the rates, send's rate as a ratio of
 # bare's (pair by pair), CPU per device of each, send's peak RSS, and the load average.
@@ -33,6 +35,10 @@ for round in $(seq "$rounds"); do
   bare_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
   bare_cpu=$(tail -1 "$work/bare.time" | awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}')
   start=$(now)
+  "$work/bare_curl" "https://127.0.0.1:$port" "$work/ca.pem" "$devices" "$body" 2 ids > "$work/ids.out"
+  end=$(now)
+  ids_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+  start=$(now)
   /usr/bin/time -f "%U %S %M" -o "$work/send.time" "$bin" send --campaign "$work/send-campaign.json" --devices "$work/tokens.txt" \
     --config "$work/gateway.json" --confirm-devices "$devices" > "$work/send.out" 2> "$work/send.err" || { cat "$work/send.err"; exit 1; }
   end=$(now)
@@ -41,8 +47,9 @@ for round in $(seq "$rounds"); do
   send_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/send.time")
   send_rss=$(awk '{print $3}' "$work/send.time")
   ratio=$(awk -v a="$send_rate" -v b="$bare_rate" 'BEGIN {printf "%.3f", a/b}')
-  echo "round $round: bare $bare_rate/s ($bare_cpu µs CPU/device), send $send_rate/s ($send_cpu µs CPU/device, peak RSS $send_rss kB): ${ratio}× bare; load $(cut -d' ' -f1 /proc/loadavg)"
-  echo "$bare_rate $bare_cpu $send_rate $send_cpu $send_rss $ratio" >> "$work/results"
+  ids_ratio=$(awk -v a="$send_rate" -v b="$ids_rate" 'BEGIN {printf "%.3f", a/b}')
+  echo "round $round: bare $bare_rate/s ($bare_cpu µs CPU/device), send $send_rate/s ($send_cpu µs CPU/device, peak RSS $send_rss kB): ${ratio}× bare; bare with apns-ids $ids_rate/s, send ${ids_ratio}× it; load $(cut -d' ' -f1 /proc/loadavg)"
+  echo "$bare_rate $bare_cpu $send_rate $send_cpu $send_rss $ratio $ids_rate $ids_ratio" >> "$work/results"
 done
 col() { awk -v c="$1" '{print $c}' "$work/results" | median; }
-echo "median: bare $(col 1)/s at $(col 2) µs CPU/device; send $(col 3)/s at $(col 4) µs CPU/device, peak RSS $(col 5) kB; send/bare $(col 6)× (pair by pair); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "median: bare $(col 1)/s at $(col 2) µs CPU/device; send $(col 3)/s at $(col 4) µs CPU/device, peak RSS $(col 5) kB; send/bare $(col 6)× (pair by pair); bare with apns-ids $(col 7)/s, send $(col 8)× it; load average $(cut -d' ' -f1-3 /proc/loadavg)"
