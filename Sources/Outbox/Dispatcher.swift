@@ -239,7 +239,17 @@ public final class Dispatcher: Sendable {
             // Every claim so far went through `send`, so a campaign with no send out has no
             // claim a withdrawal must still cover.
             withdrawals.withLock { table in
-                for finished in collected { table[finished.update.campaign]?.outstanding -= 1 }
+                // Results come campaign by campaign: one lookup per run of a campaign.
+                var run: (campaign: Int64, count: Int)?
+                for finished in collected {
+                    if let current = run, current.campaign == finished.update.campaign {
+                        run!.count += 1
+                    } else {
+                        if let current = run { table[current.campaign]?.outstanding -= current.count }
+                        run = (finished.update.campaign, 1)
+                    }
+                }
+                if let current = run { table[current.campaign]?.outstanding -= current.count }
                 if table.contains(where: { $0.value.outstanding <= 0 }) { table = table.filter { $0.value.outstanding > 0 } }
             }
             let claimEpoch = Withdrawal.epoch
