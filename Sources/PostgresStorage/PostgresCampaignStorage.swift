@@ -62,7 +62,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
     /// Each campaign's segment size and apns-id prefix, as a record reads them: both are
     /// written with the campaign row and never change, so a turn asks only for campaigns
     /// it has not seen (`segmentInfo`).
-    let segmentInfoCache = Mutex<[Int64: (size: Int, prefix: String)]>([:])
+    let segmentInfoCache = Mutex<[Int64: SegmentInfo]>([:])
 
     /// Connects and migrates (under the advisory lock), or with `readOnly` checks the
     /// schema is this pushgate's.
@@ -304,7 +304,7 @@ public final class PostgresCampaignStorage: CampaignStorage {
     public func results(campaign seq: Int64, states: Set<DeliveryState>?, offset: Int, limit: Int) throws(StorageError) -> [DeliveryResultRow] {
         try reading { db throws(StorageError) in
             let info = try Self.segmentInfo(db, campaigns: [seq])
-            if let (size, prefix) = info[seq], size > 0 {
+            if let (size, prefix, _, _) = info[seq], size > 0 {
                 return try segmentResults(db, campaign: seq, segmentSize: size, prefix: prefix, states: states, offset: offset, limit: limit)
             }
             let columns = "idx, token, state, attempts, status, reason, apns_id, timestamp_ms, next_at, apns_unique_id"

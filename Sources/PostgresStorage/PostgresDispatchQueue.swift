@@ -322,17 +322,14 @@ extension PostgresCampaignStorage {
             counted += changed.rows
         }
         if !dead.isEmpty {
-            let campaigns = Array(Set(dead.map(\.update.campaign)))
-            let found = try db.execute("SELECT seq, app, push_type FROM campaigns WHERE seq = ANY($1::bigint[])", [.text(PGArray.integers(campaigns))])
-            var apps: [Int64: (app: String, pushType: String)] = [:]
-            for i in 0..<found.rows { apps[found.int(i, 0)] = (found.text(i, 1), found.text(i, 2)) }
+            // Their campaigns' apps and push types came with `info` (every update's campaign is in it).
             var deaths: [Death] = []
             for (update, token, badToken) in dead {
                 // A 400 BadDeviceToken kills a Live Activity token (ActivityKit hands out a
                 // new one), not a device token (often a token of the other environment).
-                if badToken && apps[update.campaign]?.pushType != "liveactivity" { continue }
+                if badToken && info[update.campaign]?.pushType != "liveactivity" { continue }
                 deaths.append(Death(token: token, timestamp: update.timestampMilliseconds ?? Int64(now * 1000),
-                                    reason: update.reason ?? "Unregistered", app: apps[update.campaign]?.app ?? ""))
+                                    reason: update.reason ?? "Unregistered", app: info[update.campaign]?.app ?? ""))
             }
             try recordDead(db, deaths, now: now)
         }
@@ -341,16 +338,17 @@ extension PostgresCampaignStorage {
 
     static let badDeviceToken = "BadDeviceToken"
 
-    /// `segmentInfo`, read from the database only for campaigns not seen before (neither
-    /// value changes once the campaign row exists).
-    private func cachedSegmentInfo(_ db: PGConnection, campaigns: Set<Int64>) throws(StorageError) -> [Int64: (size: Int, prefix: String)] {
-        var info = segmentInfoCache.withLock { cache in campaigns.reduce(into: [Int64: (size: Int, prefix: String)]()) { $0[$1] = cache[$1] } }
+    /// `segmentInfo`, read from the database only for campaigns not seen before (none of
+    /// it changes once the campaign row exists, but an unnamed app: a campaign of a
+    /// release before apps, named when `serve` adopts it, is not kept).
+    private func cachedSegmentInfo(_ db: PGConnection, campaigns: Set<Int64>) throws(StorageError) -> [Int64: SegmentInfo] {
+        var info = segmentInfoCache.withLock { cache in campaigns.reduce(into: [Int64: SegmentInfo]()) { $0[$1] = cache[$1] } }
         let missing = campaigns.filter { info[$0] == nil }
         guard !missing.isEmpty else { return info }
         let found = try Self.segmentInfo(db, campaigns: Array(missing))
         segmentInfoCache.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
-            cache.merge(found) { _, new in new }
+            cache.merge(found.filter { !$0.value.app.isEmpty }) { _, new in new }
         }
         info.merge(found) { _, new in new }
         return info
@@ -383,19 +381,20 @@ extension PostgresCampaignStorage {
             latest[death.token] = i
         }
         let kept = latest.values.sorted().map { deaths[$0] }
+        // The tokens and the webhook's queue in one statement (one round trip a turn).
         try db.execute("""
-            INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at, app)
-            SELECT u.token, u.ts, u.reason, $4, u.app FROM unnest($1::text[], $2::bigint[], $3::text[], $5::text[]) AS u(token, ts, reason, app)
-            ON CONFLICT (token) DO UPDATE SET dead_at_ms = excluded.dead_at_ms, dead_reason = excluded.dead_reason,
-                recorded_at = excluded.recorded_at, app = excluded.app
-            WHERE tokens.dead_at_ms IS NULL OR excluded.dead_at_ms > tokens.dead_at_ms
-            """, [.text(PGArray.texts(kept.map(\.token))), .text(PGArray.integers(kept.map(\.timestamp))),
-                  .text(PGArray.texts(kept.map(\.reason))), .double(now), .text(PGArray.texts(kept.map(\.app)))])
-        try db.execute("""
+            WITH dead AS (
+                INSERT INTO tokens(token, dead_at_ms, dead_reason, recorded_at, app)
+                SELECT u.token, u.ts, u.reason, $4, u.app FROM unnest($1::text[], $2::bigint[], $3::text[], $5::text[]) AS u(token, ts, reason, app)
+                ON CONFLICT (token) DO UPDATE SET dead_at_ms = excluded.dead_at_ms, dead_reason = excluded.dead_reason,
+                    recorded_at = excluded.recorded_at, app = excluded.app
+                WHERE tokens.dead_at_ms IS NULL OR excluded.dead_at_ms > tokens.dead_at_ms)
             INSERT INTO feedback_outbox(token, timestamp_ms, reason)
-            SELECT u.token, u.ts, u.reason FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(token, ts, reason, n)
+            SELECT u.token, u.ts, u.reason FROM unnest($6::text[], $7::bigint[], $8::text[]) WITH ORDINALITY AS u(token, ts, reason, n)
             ORDER BY u.n
-            """, [.text(PGArray.texts(deaths.map(\.token))), .text(PGArray.integers(deaths.map(\.timestamp))),
+            """, [.text(PGArray.texts(kept.map(\.token))), .text(PGArray.integers(kept.map(\.timestamp))),
+                  .text(PGArray.texts(kept.map(\.reason))), .double(now), .text(PGArray.texts(kept.map(\.app))),
+                  .text(PGArray.texts(deaths.map(\.token))), .text(PGArray.integers(deaths.map(\.timestamp))),
                   .text(PGArray.texts(deaths.map(\.reason)))])
     }
 

@@ -265,13 +265,17 @@ extension PostgresCampaignStorage {
 
     static let segmentCorruptReason = "segmentCorrupt"
 
+    /// What recording a campaign's results needs of it: its segment size (0: a row per
+    /// device), apns-id prefix, app (whose dead tokens they are) and push type.
+    typealias SegmentInfo = (size: Int, prefix: String, app: String, pushType: String)
+
     /// The campaigns' segment sizes, apns-id prefixes, apps and push types.
-    static func segmentInfo(_ db: PGConnection, campaigns: [Int64]) throws(StorageError) -> [Int64: (size: Int, prefix: String)] {
+    static func segmentInfo(_ db: PGConnection, campaigns: [Int64]) throws(StorageError) -> [Int64: SegmentInfo] {
         guard !campaigns.isEmpty else { return [:] }
-        let find = try db.execute("SELECT seq, segment_size, apns_id_prefix FROM campaigns WHERE seq = ANY($1::bigint[])",
+        let find = try db.execute("SELECT seq, segment_size, apns_id_prefix, app, push_type FROM campaigns WHERE seq = ANY($1::bigint[])",
                                   [.text(PGArray.integers(campaigns))])
-        var info: [Int64: (size: Int, prefix: String)] = [:]
-        for i in 0..<find.rows { info[find.int(i, 0)] = (Int(find.int(i, 1)), find.text(i, 2)) }
+        var info: [Int64: SegmentInfo] = [:]
+        for i in 0..<find.rows { info[find.int(i, 0)] = (Int(find.int(i, 1)), find.text(i, 2), find.text(i, 3), find.text(i, 4)) }
         return info
     }
 
@@ -280,7 +284,7 @@ extension PostgresCampaignStorage {
     /// becomes a code; any other result becomes its exception row. Updates of devices that
     /// already have a row are returned, for the row path; stale ones (an older fencing
     /// number, an already coded device) are dropped.
-    func recordSegments(_ db: PGConnection, _ updates: [DeliveryUpdate], info: [Int64: (size: Int, prefix: String)], now: Double,
+    func recordSegments(_ db: PGConnection, _ updates: [DeliveryUpdate], info: [Int64: SegmentInfo], now: Double,
                         tally: inout StateTally, settled: inout Set<Int64>,
                         dead: inout [(update: DeliveryUpdate, token: String, badToken: Bool)]) throws(StorageError) -> (rows: [DeliveryUpdate], counted: Int) {
         struct SegKey: Hashable, Comparable {
@@ -319,7 +323,7 @@ extension PostgresCampaignStorage {
         for i in 0..<locked.rows {
             let campaign = locked.int(i, 0)
             var state = PGSegmentState(locked, i, offset: 1)
-            guard let (size, prefix) = info[campaign], let g = groupOf[SegKey(campaign: campaign, seg: state.seg)] else { continue }
+            guard let (size, prefix, _, _) = info[campaign], let g = groupOf[SegKey(campaign: campaign, seg: state.seg)] else { continue }
             let first = Int(state.seg) * size
             var changed = false
             var anyFinal = false
