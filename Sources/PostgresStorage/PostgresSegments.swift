@@ -295,25 +295,22 @@ extension PostgresCampaignStorage {
             var seg: Int64
             static func < (a: SegKey, b: SegKey) -> Bool { (a.campaign, a.seg) < (b.campaign, b.seg) }
         }
-        // Updates come segment by segment: grouped in order, a segment looked up only when
-        // it changes.
-        var groups: [(key: SegKey, updates: [DeliveryUpdate])] = []
-        var groupOf: [SegKey: Int] = [:]
+        // The updates by segment, a segment looked up once per run of it.
+        var slots = KeyedSlots<SegKey>()
+        var groups: [[DeliveryUpdate]] = []
         var last: (campaign: Int64, size: Int)?
         for update in updates {
             if last?.campaign != update.campaign { last = (update.campaign, info[update.campaign]?.size ?? 0) }
             guard let size = last?.size, size > 0, update.index >= 0 else { continue }
             let key = SegKey(campaign: update.campaign, seg: Int64(update.index / size))
-            if let g = groups.indices.last, groups[g].key == key {
-                groups[g].updates.append(update)
-            } else if let g = groupOf[key] {
-                groups[g].updates.append(update)
+            if let g = slots.slot(of: key) {
+                groups[g].append(update)
             } else {
-                groupOf[key] = groups.count
-                groups.append((key, [update]))
+                _ = slots.add(key)
+                groups.append([update])
             }
         }
-        let keys = groups.map(\.key).sorted()
+        let keys = slots.keys.sorted()
         guard !keys.isEmpty else { return ([], 0) }
         let locked: PGResult
         if keys.count <= Self.listedSegmentKeys {
@@ -338,11 +335,11 @@ extension PostgresCampaignStorage {
         for i in 0..<locked.rows {
             let campaign = locked.int(i, 0)
             var state = PGSegmentState(locked, i, offset: 1)
-            guard let (size, prefix, _, _) = info[campaign], let g = groupOf[SegKey(campaign: campaign, seg: state.seg)] else { continue }
+            guard let (size, prefix, _, _) = info[campaign], let g = slots.slot(of: SegKey(campaign: campaign, seg: state.seg)) else { continue }
             let first = Int(state.seg) * size
             var changed = false
             var anyFinal = false
-            for update in groups[g].updates {
+            for update in groups[g] {
                 let p = update.index - first
                 guard p >= 0, p < state.count else { continue }
                 let code = state.codes[p]

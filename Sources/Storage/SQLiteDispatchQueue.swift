@@ -194,12 +194,11 @@ extension SQLiteCampaignStorage {
         }
         var stopped: [Int64: DeliveryState?] = [:]
         var recorded: [Int64: RecordedCampaign?] = [:]
-        // Each segment touched: read once, changed in memory, written once. Updates come
-        // segment by segment: the last campaign and segment are tried before any lookup.
+        // Each segment touched: read once, changed in memory, written once; by slot, looked
+        // up once per run of a segment.
+        var slots = KeyedSlots<SegmentKey>()
         var segments: [SegmentState] = []
         var changed: [Bool] = []
-        var slots: [SegmentKey: Int] = [:]
-        var lastSlot = -1
         var last: (seq: Int64, campaign: RecordedCampaign?)?
         for var update in updates {
             // A retry of a cancelled or expired campaign's device would never be sent: it ends now.
@@ -218,19 +217,16 @@ extension SQLiteCampaignStorage {
             if campaign.segmentSize > 0 {
                 let seg = Int64(update.index / campaign.segmentSize)
                 let p = update.index % campaign.segmentSize
-                if lastSlot < 0 || segments[lastSlot].seg != seg || segments[lastSlot].campaign != update.campaign {
-                    let key = SegmentKey(campaign: update.campaign, seg: seg)
-                    if let known = slots[key] {
-                        lastSlot = known
-                    } else {
-                        guard let state = try Self.loadSegment(db, campaign: key.campaign, seg: key.seg) else { continue }
-                        lastSlot = segments.count
-                        slots[key] = lastSlot
-                        segments.append(state)
-                        changed.append(false)
-                    }
+                let key = SegmentKey(campaign: update.campaign, seg: seg)
+                let slot: Int
+                if let known = slots.slot(of: key) {
+                    slot = known
+                } else {
+                    guard let state = try Self.loadSegment(db, campaign: key.campaign, seg: key.seg) else { continue }
+                    slot = slots.add(key)
+                    segments.append(state)
+                    changed.append(false)
                 }
-                let slot = lastSlot
                 guard p < segments[slot].count else { continue }
                 // Read in place, never copied out: a copy would duplicate the codes at every update.
                 let code = SegmentCode(rawValue: segments[slot].progress.codes[p])

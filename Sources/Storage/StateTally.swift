@@ -3,29 +3,20 @@
 /// connection's rows).
 ///
 /// Counted for every device a turn claims and records, so nothing is hashed per device:
-/// a row of counts per campaign, and the campaign of the last change tried first (a
-/// turn's devices come campaign by campaign); only a change of campaign looks it up.
+/// a row of counts per campaign, looked up once per run of a campaign (`KeyedSlots`).
 public struct StateTally: Sendable {
     private static let states = DeliveryState.allCases.count
-    private var campaigns: [Int64] = []
-    /// `states` counts per campaign, in the order of `campaigns`, by state raw value.
+    private var slots = KeyedSlots<Int64>()
+    private var campaigns: [Int64] { slots.keys }
+    /// `states` counts per campaign, by slot, then by state raw value.
     private var counts: [Int] = []
-    private var slots: [Int64: Int] = [:]
-    private var lastSlot = 0
 
     public init() {}
 
     private mutating func slot(_ campaign: Int64) -> Int {
-        if lastSlot < campaigns.count, campaigns[lastSlot] == campaign { return lastSlot }
-        if let known = slots[campaign] {
-            lastSlot = known
-        } else {
-            lastSlot = campaigns.count
-            slots[campaign] = lastSlot
-            campaigns.append(campaign)
-            counts.append(contentsOf: repeatElement(0, count: Self.states))
-        }
-        return lastSlot
+        if let known = slots.slot(of: campaign) { return known }
+        counts.append(contentsOf: repeatElement(0, count: Self.states))
+        return slots.add(campaign)
     }
 
     public mutating func add(_ campaign: Int64, _ state: DeliveryState, _ n: Int) {
