@@ -1,8 +1,6 @@
 import APNsCore
 import APNs
-import Payloads
 import Storage
-import Synchronization
 
 /// What a claimed device's send shares with the other devices of its campaign in one claim:
 /// the sender chosen for the campaign's app and environment, and the labels its metrics

@@ -238,18 +238,9 @@ public final class Dispatcher: Sendable {
             // Read before the claim: a cancel or pause after this covers what it claims.
             // Every claim so far went through `send`, so a campaign with no send out has no
             // claim a withdrawal must still cover.
+            let answered = Self.runs(collected.lazy.map(\.update.campaign))
             withdrawals.withLock { table in
-                // Results come campaign by campaign: one lookup per run of a campaign.
-                var run: (campaign: Int64, count: Int)?
-                for finished in collected {
-                    if let current = run, current.campaign == finished.update.campaign {
-                        run!.count += 1
-                    } else {
-                        if let current = run { table[current.campaign]?.outstanding -= current.count }
-                        run = (finished.update.campaign, 1)
-                    }
-                }
-                if let current = run { table[current.campaign]?.outstanding -= current.count }
+                for run in answered { table[run.campaign]?.outstanding -= run.count }
                 if table.contains(where: { $0.value.outstanding <= 0 }) { table = table.filter { $0.value.outstanding > 0 } }
             }
             let claimEpoch = Withdrawal.epoch
@@ -330,50 +321,52 @@ public final class Dispatcher: Sendable {
     private func send(_ claims: [ClaimedDelivery], messages: inout [Int64: OutboxMessage], epoch: Int) {
         guard !claims.isEmpty else { return }
         if messages.count > 1000 { messages.removeAll() }
-        // Claims come campaign by campaign: each run of one campaign is looked up once, not
-        // each device.
-        var runs: [(campaign: Int64, count: Int)] = []
-        for claim in claims {
-            if runs.last?.campaign == claim.campaign { runs[runs.count - 1].count += 1 } else { runs.append((claim.campaign, 1)) }
-        }
-        var tickets: [Int64: Withdrawal.Ticket] = [:]
-        withdrawals.withLock { table in
-            for run in runs {
+        // Claims come campaign by campaign: the campaign is looked up once per run of it.
+        let runs = Self.runs(claims.lazy.map(\.campaign))
+        let tickets = withdrawals.withLock { table in
+            runs.map { run -> Withdrawal.Ticket in
                 table[run.campaign, default: WithdrawalEntry()].outstanding += run.count
-                if tickets[run.campaign] == nil, let entry = table[run.campaign] {
-                    tickets[run.campaign] = entry.withdrawal.ticket(asOf: epoch)
-                }
+                return table[run.campaign]!.withdrawal.ticket(asOf: epoch)
             }
         }
         var campaigns: [Int64: CampaignSend] = [:]
-        var current: (campaign: Int64, message: OutboxMessage?, send: CampaignSend?, ticket: Withdrawal.Ticket?)?
-        for claim in claims {
-            if current?.campaign != claim.campaign {
-                if messages[claim.campaign] == nil, let stored = try? storage.message(campaign: claim.campaign) {
-                    messages[claim.campaign] = OutboxMessage(stored)
-                }
-                let message = messages[claim.campaign]
-                var send = campaigns[claim.campaign]
-                if send == nil, let message {
-                    // The campaign's app and environment choose the credentials and the connection pool.
-                    send = CampaignSend(sender: senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender), message: message)
-                    campaigns[claim.campaign] = send
-                }
-                current = (claim.campaign, message, send, tickets[claim.campaign])
+        var start = 0
+        for (run, ticket) in zip(runs, tickets) {
+            let devices = claims[start..<start + run.count]
+            start += run.count
+            if messages[run.campaign] == nil, let stored = try? storage.message(campaign: run.campaign) {
+                messages[run.campaign] = OutboxMessage(stored)
             }
-            guard let message = current?.message, let campaign = current?.send else {
-                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: DiagnosticCode.campaignMissing.rawValue,
-                                      lease: claim.lease))
+            guard let message = messages[run.campaign] else {
+                for claim in devices {
+                    finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed, reason: DiagnosticCode.campaignMissing.rawValue,
+                                          lease: claim.lease))
+                }
                 continue
             }
-            guard var request = message.request(for: claim) else {
-                finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed,
-                                      reason: DiagnosticCode.unknownStoredPushType.rawValue, lease: claim.lease))
-                continue
+            // The campaign's app and environment choose the credentials and the connection pool.
+            let campaign = campaigns[run.campaign]
+                ?? CampaignSend(sender: senders?(message.stored) ?? (message.dryRun ? dryRunSender : sender), message: message)
+            campaigns[run.campaign] = campaign
+            for claim in devices {
+                guard var request = message.request(for: claim) else {
+                    finish(DeliveryUpdate(campaign: claim.campaign, index: claim.index, state: .failed,
+                                          reason: DiagnosticCode.unknownStoredPushType.rawValue, lease: claim.lease))
+                    continue
+                }
+                request.withdrawal = ticket
+                deliver(SendItem(claim: claim, request: request, campaign: campaign))
             }
-            request.withdrawal = current?.ticket
-            deliver(SendItem(claim: claim, request: request, campaign: campaign))
         }
+    }
+
+    /// Consecutive equal campaigns, counted: what a claim or a turn's results come in.
+    static func runs(_ campaigns: some Sequence<Int64>) -> [(campaign: Int64, count: Int)] {
+        var runs: [(campaign: Int64, count: Int)] = []
+        for campaign in campaigns {
+            if runs.last?.campaign == campaign { runs[runs.count - 1].count += 1 } else { runs.append((campaign, 1)) }
+        }
+        return runs
     }
 
     /// One device: handed to its sender unless the stop, cancel or pause came first. Not a
@@ -405,8 +398,8 @@ public final class Dispatcher: Sendable {
     /// what the metrics count (`seconds`: its request's, unless a dry run).
     private struct Finished {
         let update: DeliveryUpdate
-        var sent: CampaignSend?
-        var seconds: Double?
+        let sent: CampaignSend?
+        let seconds: Double?
     }
 
     /// The metrics of the devices that ended since the last turn, counted on the loop's
