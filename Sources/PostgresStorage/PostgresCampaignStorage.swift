@@ -494,6 +494,23 @@ extension PGConnection {
 
 /// Array parameters as PostgreSQL's text form (`{1,2,NULL}`, `{"a","b"}`).
 enum PGArray {
+    /// A few rows of integers for `(a, b) IN …`: up to `listedMost` rows as values, each a
+    /// parameter (a statement text per count, which PostgreSQL plans once per connection),
+    /// more as arrays unnested (for array parameters PostgreSQL keeps custom plans: it
+    /// plans the statement at every call). `types`: each column's SQL type; the
+    /// parameters are numbered from `first`.
+    static func rows(_ rows: [[Int64]], types: [String], from first: Int) -> (sql: String, values: [PGValue]) {
+        if rows.count <= listedMost {
+            var n = first - 1
+            let listed = rows.map { _ in "(" + types.map { n += 1; return "$\(n)::\($0)" }.joined(separator: ", ") + ")" }
+            return ("(" + listed.joined(separator: ", ") + ")", rows.flatMap { $0.map(PGValue.int) })
+        }
+        let arrays = types.indices.map { "$\(first + $0)::\(types[$0])[]" }.joined(separator: ", ")
+        return ("(SELECT * FROM unnest(\(arrays)))", types.indices.map { column in .text(integers(rows.map { $0[column] })) })
+    }
+
+    static let listedMost = 4
+
     static func integers(_ values: [Int64]) -> String {
         "{" + values.map(String.init).joined(separator: ",") + "}"
     }

@@ -211,17 +211,12 @@ extension PostgresCampaignStorage {
         // capped one pays for its sends (its row is this transaction's, locked above).
         let served = fair.served
         let uncapped = served.filter { $0.paidUntil == nil }.map(\.seq)
-        if uncapped.count == 1 {
-            // The usual turn: one campaign, by value (PostgreSQL plans the array form every call).
+        if !uncapped.isEmpty {
+            let seqs = PGArray.rows(uncapped.map { [$0] }, types: ["bigint"], from: 2)
             try db.execute("""
                 UPDATE campaigns SET served_turn = $1
-                WHERE seq IN (SELECT seq FROM campaigns WHERE seq = $2 FOR UPDATE SKIP LOCKED)
-                """, [.int(lastTurn + 1), .int(uncapped[0])])
-        } else if !uncapped.isEmpty {
-            try db.execute("""
-                UPDATE campaigns SET served_turn = $1
-                WHERE seq IN (SELECT seq FROM campaigns WHERE seq = ANY($2::bigint[]) ORDER BY seq FOR UPDATE SKIP LOCKED)
-                """, [.int(lastTurn + 1), .text(PGArray.integers(uncapped))])
+                WHERE seq IN (SELECT seq FROM campaigns WHERE seq IN \(seqs.sql) ORDER BY seq FOR UPDATE SKIP LOCKED)
+                """, [.int(lastTurn + 1)] + seqs.values)
         }
         for candidate in served where candidate.paidUntil != nil {
             try db.execute("UPDATE campaigns SET served_turn = $1, rate_paid_until = $2 WHERE seq = $3",

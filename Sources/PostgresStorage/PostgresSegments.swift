@@ -279,9 +279,6 @@ extension PostgresCampaignStorage {
         return info
     }
 
-    /// Up to this many segments a record locks are named one by one (`recordSegments`).
-    static let listedSegmentKeys = 4
-
     /// Records the updates of segmented campaigns: one locked read and one write per
     /// segment, in key order. A delivered device (the derived apns-id, no unique id)
     /// becomes a code; any other result becomes its exception row. Updates of devices that
@@ -312,23 +309,13 @@ extension PostgresCampaignStorage {
         }
         let keys = slots.keys.sorted()
         guard !keys.isEmpty else { return ([], 0) }
-        let locked: PGResult
-        if keys.count <= Self.listedSegmentKeys {
-            // A turn's results mostly fall in one or two segments: their keys as values, a
-            // statement per count, which PostgreSQL plans once (with arrays it plans every call).
-            let pairs = (0..<keys.count).map { "($\(2 * $0 + 1)::bigint, $\(2 * $0 + 2)::int)" }.joined(separator: ", ")
-            locked = try db.execute("""
-                SELECT s.campaign, \(PGSegmentState.columns(of: "s."))
-                FROM segment_state s WHERE (s.campaign, s.seg) IN (\(pairs))
-                ORDER BY s.campaign, s.seg FOR UPDATE OF s
-                """, keys.flatMap { [PGValue.int($0.campaign), .int($0.seg)] })
-        } else {
-            locked = try db.execute("""
-                SELECT s.campaign, \(PGSegmentState.columns(of: "s."))
-                FROM segment_state s JOIN unnest($1::bigint[], $2::int[]) AS k(campaign, seg) ON s.campaign = k.campaign AND s.seg = k.seg
-                ORDER BY s.campaign, s.seg FOR UPDATE OF s
-                """, [.text(PGArray.integers(keys.map(\.campaign))), .text(PGArray.integers(keys.map(\.seg)))])
-        }
+        // A turn's results mostly fall in one or two segments.
+        let segs = PGArray.rows(keys.map { [$0.campaign, $0.seg] }, types: ["bigint", "int"], from: 1)
+        let locked = try db.execute("""
+            SELECT s.campaign, \(PGSegmentState.columns(of: "s."))
+            FROM segment_state s WHERE (s.campaign, s.seg) IN \(segs.sql)
+            ORDER BY s.campaign, s.seg FOR UPDATE OF s
+            """, segs.values)
         var rowUpdates: [DeliveryUpdate] = []
         var counted = 0
         var exceptions: [(update: DeliveryUpdate, token: String, attempts: Int, lease: Int64)] = []

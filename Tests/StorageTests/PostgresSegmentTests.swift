@@ -139,6 +139,43 @@ import Timing
         print("statements per claim: \(small.claim) (500 devices, 1 segment), \(big.claim) (4096 devices, 5 segments); per record: \(big.record) (500 results), \(last.record) (4096 results)")
     }
 
+    /// Up to four rows as values, each a parameter; more as arrays unnested.
+    @Test func rowsAreValuesUpToFourThenArrays() {
+        let two = PGArray.rows([[7, 1], [7, 2]], types: ["bigint", "int"], from: 1)
+        #expect(two.sql == "(($1::bigint, $2::int), ($3::bigint, $4::int))")
+        let integers: [Int64] = two.values.compactMap { value in
+            guard case .int(let n) = value else { return nil }
+            return n
+        }
+        #expect(integers == [7, 1, 7, 2] && two.values.count == 4)
+        let one = PGArray.rows([[9]], types: ["bigint"], from: 2)
+        #expect(one.sql == "(($2::bigint))")
+        let five = PGArray.rows((1...5).map { [Int64($0), 0] }, types: ["bigint", "int"], from: 1)
+        #expect(five.sql == "(SELECT * FROM unnest($1::bigint[], $2::int[]))")
+        let arrays: [String] = five.values.compactMap { value in
+            guard case .text(let text) = value else { return nil }
+            return text
+        }
+        #expect(arrays == ["{1,2,3,4,5}", "{0,0,0,0,0}"] && five.values.count == 2)
+    }
+
+    /// One turn over six campaigns of three segments each: the claim's turn update and the
+    /// record's locked read take their array forms, and every device records once.
+    @Test func aTurnOverManyCampaignsAndSegmentsRecordsEveryDevice() throws {
+        let url = try PostgresCluster.shared().newDatabaseURL()
+        let storage = try instance(url, "a")
+        for c in 0..<6 {
+            _ = try storage.insert(newCampaign("c\(c)"), deliveries: (0..<3000).map { NewDelivery(token: token(c * 10_000 + $0)) }, now: 1000)
+        }
+        let claims = try storage.claim(limit: 18_000, lease: testLease, now: 1001)
+        #expect(claims.count == 18_000 && Set(claims.map(\.campaign)).count == 6, "one turn over every campaign")
+        #expect(try storage.record(delivered(claims), now: 1002) == 18_000)
+        for c in 0..<6 {
+            let summary = try #require(try storage.campaign(id: "c\(c)"))
+            #expect(summary.finishedAt != nil, "c\(c) finished")
+        }
+    }
+
     /// A lease that expires while its holder still sends: another instance takes the segment
     /// over (fencing number + 1, the in-flight devices again, attempt 2); what the late
     /// holder records afterwards changes nothing, before or after the new holder's results.
