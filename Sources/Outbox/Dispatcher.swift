@@ -58,16 +58,21 @@ public final class Dispatcher: Sendable {
     let onDeadTokens: @Sendable () -> Void
     /// Run on the dispatcher's thread about once a minute (expired idempotency keys).
     let housekeeping: @Sendable () -> Void
+    /// Called on the loop's thread after a turn recorded results and left nothing in flight:
+    /// a campaign may have just finished (`send` looks at once instead of at its next poll).
+    let onSettled: @Sendable () -> Void
     /// The sender for a campaign (its app's, in its environment); nil: `sender`, or
     /// `dryRunSender` for a dry-run campaign.
     let senders: (@Sendable (CampaignMessage) -> any NotificationSender)?
 
-    private let completed = Mutex<[Finished]>([])
+    private let completed = Mutex(Answers())
     private let wakeup = Wakeup()
     private let loopEnded = Wakeup()
     /// The loop's thread ended (for `run()`, which waits without blocking a thread).
     private let ended = Completion()
     private let outstanding = Atomic<Int>(0)
+    /// The loop's turns so far, woken or timed out (for tests: it is not woken per answer).
+    let passes = Atomic<Int>(0)
     /// When a stop gives up waiting for answers, on the monotonic clock (seconds).
     private let stopDeadline = Mutex<Double?>(nil)
     private let running = Atomic<Bool>(false)
@@ -83,6 +88,30 @@ public final class Dispatcher: Sendable {
     /// holds the campaigns in flight, not every campaign ever sent.
     private let withdrawals = Mutex<[Int64: WithdrawalEntry]>([:])
 
+    /// Answers not yet taken by the loop, and when the loop wants waking for them: not at
+    /// every answer (a sleep and a wakeup per device cost more than the device's request),
+    /// but when enough are in to claim again (or all are, the campaign's end).
+    private struct Answers {
+        var done: [Finished] = []
+        /// Wake the loop once `done` holds this many.
+        var wakeAt = 1
+        /// The loop was woken for `done` and has not taken it yet.
+        var woken = false
+
+        mutating func take() -> [Finished] {
+            defer { done.removeAll(keepingCapacity: true) }
+            woken = false
+            return done
+        }
+
+        /// Whether this is the moment to wake the loop (once per take).
+        mutating func shouldWake() -> Bool {
+            guard !woken, done.count >= wakeAt else { return false }
+            woken = true
+            return true
+        }
+    }
+
     private struct WithdrawalEntry {
         let withdrawal = Withdrawal()
         var outstanding = 0
@@ -92,7 +121,7 @@ public final class Dispatcher: Sendable {
                 metrics: any OutboxMetrics, heldUntil: @escaping @Sendable (CampaignRoute) -> Double? = { _ in nil },
                 options: Options = Options(), clock: any TimeSource,
                 log: @escaping @Sendable (String) -> Void = { _ in }, onDeadTokens: @escaping @Sendable () -> Void = {},
-                housekeeping: @escaping @Sendable () -> Void = {},
+                housekeeping: @escaping @Sendable () -> Void = {}, onSettled: @escaping @Sendable () -> Void = {},
                 senders: (@Sendable (CampaignMessage) -> any NotificationSender)? = nil) {
         self.storage = storage
         self.sender = sender
@@ -108,6 +137,7 @@ public final class Dispatcher: Sendable {
         self.log = log
         self.onDeadTokens = onDeadTokens
         self.housekeeping = housekeeping
+        self.onSettled = onSettled
         self.senders = senders
     }
 
@@ -205,12 +235,12 @@ public final class Dispatcher: Sendable {
         var lastUpkeep = -Double.infinity
         // When the oldest result in `unrecorded` arrived.
         var oldestUnrecorded: Double?
+        // The last claim took fewer than it asked for: nothing more is due now.
+        var drained = false
         while true {
+            passes.add(1, ordering: .relaxed)
             let deadline = stopDeadline.withLock { $0 }
-            let collected = completed.withLock { done in
-                defer { done.removeAll(keepingCapacity: true) }
-                return done
-            }
+            let collected = completed.withLock { $0.take() }
             if !collected.isEmpty, oldestUnrecorded == nil { oldestUnrecorded = clock.monotonicSeconds() }
             countMetrics(collected)
             for finished in collected { unrecorded.append(finished.update) }
@@ -267,6 +297,7 @@ public final class Dispatcher: Sendable {
                     usleep(500_000)
                     continue
                 }
+                let recorded = !unrecorded.isEmpty
                 outstanding.subtract(unrecorded.count, ordering: .relaxed)
                 if unrecorded.contains(where: { $0.state == .unregistered }) { onDeadTokens() }
                 unrecorded.removeAll(keepingCapacity: true)
@@ -279,7 +310,9 @@ public final class Dispatcher: Sendable {
                     metrics.recordLateClaim(claims.count)
                     claims = []
                 }
+                if limit > 0 { drained = claims.count < limit }
                 outstanding.add(claims.count, ordering: .relaxed)
+                if recorded && inFlight == 0 { onSettled() }
                 send(claims, messages: &messages, epoch: claimEpoch)
             }
             if let deadline, inFlight == 0 || clock.monotonicSeconds() >= deadline { break }
@@ -296,6 +329,16 @@ public final class Dispatcher: Sendable {
             if claims.isEmpty {
                 // Results waiting to be recorded are recorded once they are old enough.
                 let recordDue = unrecorded.isEmpty ? nil : (oldestUnrecorded ?? 0) + Self.recordInterval
+                // Woken by answers once the next claim is due (half the window free), or
+                // when the last claim found no more to take, once none is left out; in
+                // between, the wait ends by `recordInterval` at most.
+                let notOut = drained ? 0 : options.inFlight - max(1, options.inFlight / 2)
+                let wakeAt = deadline == nil && !stopping ? max(1, inFlight - unrecorded.count - notOut) : 1
+                let woken = completed.withLock { answers in
+                    answers.wakeAt = wakeAt
+                    return answers.shouldWake()
+                }
+                if woken { wakeup.signal() }
                 wait(skippedHeld: skippedHeld.isRaised, recordDue: recordDue)
             }
         }
@@ -310,6 +353,8 @@ public final class Dispatcher: Sendable {
             timeout = min(1.0, max(skippedHeld ? 0.25 : 0.005, due - clock.wallSeconds()))
         }
         if let recordDue { timeout = min(timeout, max(0.001, recordDue - clock.monotonicSeconds())) }
+        // Answers not yet taken are not woken for one by one: they are looked at by then.
+        if inFlight > 0 { timeout = min(timeout, Self.recordInterval) }
         if wakeup.wait(for: .seconds(timeout)) && inFlight > 0 {
             // Woken by a result: let a few more arrive so one commit records many.
             usleep(1000)
@@ -444,11 +489,11 @@ public final class Dispatcher: Sendable {
     }
 
     private func finish(_ update: DeliveryUpdate, sent: CampaignSend? = nil, seconds: Double? = nil) {
-        let wasEmpty = completed.withLock { done in
-            done.append(Finished(update: update, sent: sent, seconds: seconds))
-            return done.count == 1
+        let wake = completed.withLock { answers in
+            answers.done.append(Finished(update: update, sent: sent, seconds: seconds))
+            return answers.shouldWake()
         }
-        if wasEmpty { wakeup.signal() }
+        if wake { wakeup.signal() }
     }
 
     /// What to store for one send. Transient failures — APNs 429 TooManyRequests, 500 and
@@ -502,14 +547,6 @@ public final class Dispatcher: Sendable {
         let backoff = always ? .zero : options.retryBackoff.delay(afterFailures: attempt, unit: Backoff.randomUnit())
         update.nextAttemptAt = clock.wallSeconds() + max(backoff.inSeconds, notBefore ?? 0)
     }
-}
-
-/// A flag an escaping closure may raise (an `Atomic` itself cannot be captured).
-private final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-
-    func raise() { value.store(true, ordering: .relaxed) }
-    var isRaised: Bool { value.load(ordering: .relaxed) }
 }
 
 extension Dispatcher: Service {

@@ -124,6 +124,7 @@ struct DurableAssembly {
     static func dispatcher(_ d: DurableSettings.Dispatcher, storage: any CampaignStorage, fleet: APNsFleet, instance: InstanceID,
                            defaultInFlight: Int, metrics: any OutboxMetrics, log: @escaping @Sendable (String) -> Void,
                            onDeadTokens: @escaping @Sendable () -> Void = {}, housekeeping: @escaping @Sendable () -> Void = {},
+                           onSettled: @escaping @Sendable () -> Void = {},
                            through wrap: @escaping @Sendable (any NotificationSender) -> any NotificationSender = { $0 }) -> Dispatcher {
         Dispatcher(
             storage: storage, sender: wrap(fleet.sender(app: "", environment: "", dryRun: false)),
@@ -137,7 +138,7 @@ struct DurableAssembly {
             options: .init(inFlight: d.inFlight ?? defaultInFlight, claimBatch: d.claimBatch, maxAttempts: d.maxAttempts,
                            retryBaseSeconds: d.retryBaseSeconds, retryMaxSeconds: d.retryMaxSeconds,
                            lease: LeaseTerms(instance: instance, seconds: d.leaseSeconds)),
-            clock: processClock, log: log, onDeadTokens: onDeadTokens, housekeeping: housekeeping,
+            clock: processClock, log: log, onDeadTokens: onDeadTokens, housekeeping: housekeeping, onSettled: onSettled,
             senders: { message in wrap(fleet.sender(app: message.app, environment: message.environment, dryRun: message.dryRun)) })
     }
 

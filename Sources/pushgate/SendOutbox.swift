@@ -244,7 +244,7 @@ struct OutboxSend {
             prepared.gateway.durable.dispatcher, storage: storage, fleet: fleet, instance: me,
             defaultInFlight: DurableSettings.Dispatcher.defaultInFlight(connections: prepared.apns.connections,
                                                                         streamsPerConnection: prepared.apns.maxConcurrentStreams),
-            metrics: NoOutboxMetrics(), log: { Output.error($0) }, through: stopper.watching)
+            metrics: NoOutboxMetrics(), log: { Output.error($0) }, onSettled: signals.nudge, through: stopper.watching)
         let campaigns = DurableCampaigns(storage: storage, dispatcher: dispatcher, idempotencyRetentionSeconds: .greatestFiniteMagnitude,
                                          transactionalMaxDevices: prepared.gateway.durable.lanes.transactionalMaxDevices,
                                          clock: processClock)
@@ -273,7 +273,8 @@ struct OutboxSend {
             // The dispatcher runs as a service, as under `serve`, and stops the same way.
             let group = ServiceGroup([dispatcher], clock: processClock, log: { Output.error($0) })
             group.start()
-            // Looked at often at first (a small send ends in milliseconds), then every 0.1 s.
+            // Looked at as soon as the dispatcher has recorded every answer it waited for (the
+            // campaign may have finished), else often at first, then every 0.1 s.
             var interval = 0.002
             while true {
                 if signals.received(within: interval) { interrupted = true; break }

@@ -304,6 +304,8 @@ enum ServeCommand {
 /// so none sent between start-up and `wait` is lost.
 final class StopSignal {
     private let stop: Wakeup
+    /// Set by SIGINT or SIGTERM (a `nudge` wakes the waiter without it).
+    private let arrived: Flag
     private let queue: DispatchQueue
     private let sources: [DispatchSourceSignal]
 
@@ -312,25 +314,34 @@ final class StopSignal {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let stop = Wakeup()
+        let arrived = Flag()
         let queue = DispatchQueue(label: "pushgate.signals")
         self.stop = stop
+        self.arrived = arrived
         self.queue = queue
         sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { stop.signal() }
+            source.setEventHandler {
+                arrived.raise()
+                stop.signal()
+            }
             source.resume()
             return source
         }
     }
 
-    /// Whether SIGINT or SIGTERM came, waiting at most `seconds` for one.
+    /// Whether SIGINT or SIGTERM came, waiting at most `seconds` for one (or a `nudge`).
     func received(within seconds: Double) -> Bool {
         stop.wait(for: .seconds(seconds))
+        return arrived.isRaised
     }
+
+    /// Ends a `received(within:)` wait early, as no signal (callable from any thread).
+    var nudge: @Sendable () -> Void { { [stop] in stop.signal() } }
 
     /// Blocks the calling thread until SIGINT or SIGTERM, flushing the request log on a timer.
     func wait(flushingEvery interval: Double, log: RequestLog) {
-        while !stop.wait(for: .seconds(interval)) { log.flush() }
+        while !(stop.wait(for: .seconds(interval)) && arrived.isRaised) { log.flush() }
         sources.forEach { $0.cancel() }
     }
 }
