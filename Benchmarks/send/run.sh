@@ -8,10 +8,12 @@
 #         throwaway outbox (intake into SQLite, the dispatcher, the results), the report;
 #   ids   bare again, each request with its own apns-id as send's have (the sink echoes
 #         it): what that header alone costs, printed beside; bare stays the reference.
+#   base  with BASELINE=/path/to/another/pushgate: that build's `send` of the same devices
+#         right after this one's, each round (a change measured against the build before it).
 # Each side is timed as a whole process (wall clock from start to exit, CPU from
 # /usr/bin/time). Prints each round, then the medians: the rates, send's rate as a ratio of
 # bare's (pair by pair), CPU per device of each, send's peak RSS, and the load average.
-# Usage: Benchmarks/send/run.sh [DEVICES] [ROUNDS]
+# Usage: [BASELINE=PUSHGATE] Benchmarks/send/run.sh [DEVICES] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 devices=${1:-100000}
@@ -43,13 +45,25 @@ for round in $(seq "$rounds"); do
     --config "$work/gateway.json" --confirm-devices "$devices" > "$work/send.out" 2> "$work/send.err" || { cat "$work/send.err"; exit 1; }
   end=$(now)
   grep -q "^delivered *$devices$" "$work/send.out" || { echo "send did not deliver every device:"; cat "$work/send.out"; exit 1; }
+  if [ -n "${BASELINE:-}" ]; then
+    base_start=$(now)
+    /usr/bin/time -f "%U %S" -o "$work/base.time" "$BASELINE" send --campaign "$work/send-campaign.json" --devices "$work/tokens.txt" \
+      --config "$work/gateway.json" --confirm-devices "$devices" > "$work/base.out" 2> "$work/base.err" || { cat "$work/base.err"; exit 1; }
+    base_end=$(now)
+    base_rate=$(awk -v s="$base_start" -v e="$base_end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
+    base_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/base.time")
+    echo "$base_rate $base_cpu" >> "$work/base-results"
+  fi
   send_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
   send_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/send.time")
   send_rss=$(awk '{print $3}' "$work/send.time")
   ratio=$(awk -v a="$send_rate" -v b="$bare_rate" 'BEGIN {printf "%.3f", a/b}')
   ids_ratio=$(awk -v a="$send_rate" -v b="$ids_rate" 'BEGIN {printf "%.3f", a/b}')
-  echo "round $round: bare $bare_rate/s ($bare_cpu µs CPU/device), send $send_rate/s ($send_cpu µs CPU/device, peak RSS $send_rss kB): ${ratio}× bare; bare with apns-ids $ids_rate/s, send ${ids_ratio}× it; load $(cut -d' ' -f1 /proc/loadavg)"
+  echo "round $round: bare $bare_rate/s ($bare_cpu µs CPU/device), send $send_rate/s ($send_cpu µs CPU/device, peak RSS $send_rss kB): ${ratio}× bare; bare with apns-ids $ids_rate/s, send ${ids_ratio}× it${BASELINE:+; baseline send $base_rate/s ($base_cpu µs CPU/device)}; load $(cut -d' ' -f1 /proc/loadavg)"
   echo "$bare_rate $bare_cpu $send_rate $send_cpu $send_rss $ratio $ids_rate $ids_ratio" >> "$work/results"
 done
 col() { awk -v c="$1" '{print $c}' "$work/results" | median; }
+if [ -n "${BASELINE:-}" ]; then
+  echo "baseline median: send $(awk '{print $1}' "$work/base-results" | median)/s at $(awk '{print $2}' "$work/base-results" | median) µs CPU/device ($BASELINE)"
+fi
 echo "median: bare $(col 1)/s at $(col 2) µs CPU/device; send $(col 3)/s at $(col 4) µs CPU/device, peak RSS $(col 5) kB; send/bare $(col 6)× (pair by pair); bare with apns-ids $(col 7)/s, send $(col 8)× it; load average $(cut -d' ' -f1-3 /proc/loadavg)"
