@@ -9,7 +9,8 @@
 #   ids   bare again, each request with its own apns-id as send's have (the sink echoes
 #         it): what that header alone costs, printed beside; bare stays the reference.
 #   base  with BASELINE=/path/to/another/pushgate: that build's `send` of the same devices
-#         right after this one's, each round (a change measured against the build before it).
+#         beside this one's each round, after it in odd rounds and before it in even ones
+#         (a change measured against the build before it).
 # Each side is timed as a whole process (wall clock from start to exit, CPU from
 # /usr/bin/time). Prints each round, then the medians: the rates, send's rate as a ratio of
 # bare's (pair by pair), CPU per device of each, send's peak RSS, and the load average.
@@ -28,6 +29,20 @@ body='{"aps":{"alert":{"title":"Price drop","body":"The jacket you saved is 20% 
 sed 's/,"confirm_devices":[0-9]*//' "$work/campaign.json" > "$work/send-campaign.json"
 
 now() { date +%s.%N; }
+
+# One build's `send` of the devices ($1: its binary, $2: a name for its files), timed as a
+# whole process; writes "rate CPU-µs-per-device peak-RSS-kB" to $work/$2.result. Not in a
+# subshell, so a failure exits the script.
+timed_send() {
+  local start end
+  start=$(now)
+  /usr/bin/time -f "%U %S %M" -o "$work/$2.time" "$1" send --campaign "$work/send-campaign.json" --devices "$work/tokens.txt" \
+    --config "$work/gateway.json" --confirm-devices "$devices" > "$work/$2.out" 2> "$work/$2.err" || { cat "$work/$2.err"; exit 1; }
+  end=$(now)
+  grep -q "^delivered *$devices$" "$work/$2.out" || { echo "$1 send did not deliver every device:"; cat "$work/$2.out"; exit 1; }
+  awk -v s="$start" -v e="$end" -v n="$devices" '{printf "%.0f %.1f %s\n", n/(e-s), ($1+$2)*1e6/n, $3}' "$work/$2.time" > "$work/$2.result"
+}
+
 echo "== $devices devices, $rounds rounds; sink h2o on port $port (1 thread, TLS); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$work/results"
 for round in $(seq "$rounds"); do
@@ -40,23 +55,16 @@ for round in $(seq "$rounds"); do
   "$work/bare_curl" "https://127.0.0.1:$port" "$work/ca.pem" "$devices" "$body" 2 ids > "$work/ids.out"
   end=$(now)
   ids_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
-  start=$(now)
-  /usr/bin/time -f "%U %S %M" -o "$work/send.time" "$bin" send --campaign "$work/send-campaign.json" --devices "$work/tokens.txt" \
-    --config "$work/gateway.json" --confirm-devices "$devices" > "$work/send.out" 2> "$work/send.err" || { cat "$work/send.err"; exit 1; }
-  end=$(now)
-  grep -q "^delivered *$devices$" "$work/send.out" || { echo "send did not deliver every device:"; cat "$work/send.out"; exit 1; }
+  # The baseline goes first in every other round: the second of two runs back to back
+  # can be the faster one.
+  [ -n "${BASELINE:-}" ] && (( round % 2 == 0 )) && timed_send "$BASELINE" base
+  timed_send "$bin" send
+  [ -n "${BASELINE:-}" ] && (( round % 2 == 1 )) && timed_send "$BASELINE" base
+  read -r send_rate send_cpu send_rss < "$work/send.result"
   if [ -n "${BASELINE:-}" ]; then
-    base_start=$(now)
-    /usr/bin/time -f "%U %S" -o "$work/base.time" "$BASELINE" send --campaign "$work/send-campaign.json" --devices "$work/tokens.txt" \
-      --config "$work/gateway.json" --confirm-devices "$devices" > "$work/base.out" 2> "$work/base.err" || { cat "$work/base.err"; exit 1; }
-    base_end=$(now)
-    base_rate=$(awk -v s="$base_start" -v e="$base_end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
-    base_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/base.time")
+    read -r base_rate base_cpu _ < "$work/base.result"
     echo "$base_rate $base_cpu" >> "$work/base-results"
   fi
-  send_rate=$(awk -v s="$start" -v e="$end" -v n="$devices" 'BEGIN {printf "%.0f", n/(e-s)}')
-  send_cpu=$(awk -v n="$devices" '{printf "%.1f", ($1+$2)*1e6/n}' "$work/send.time")
-  send_rss=$(awk '{print $3}' "$work/send.time")
   ratio=$(awk -v a="$send_rate" -v b="$bare_rate" 'BEGIN {printf "%.3f", a/b}')
   ids_ratio=$(awk -v a="$send_rate" -v b="$ids_rate" 'BEGIN {printf "%.3f", a/b}')
   echo "round $round: bare $bare_rate/s ($bare_cpu µs CPU/device), send $send_rate/s ($send_cpu µs CPU/device, peak RSS $send_rss kB): ${ratio}× bare; bare with apns-ids $ids_rate/s, send ${ids_ratio}× it${BASELINE:+; baseline send $base_rate/s ($base_cpu µs CPU/device)}; load $(cut -d' ' -f1 /proc/loadavg)"
