@@ -138,9 +138,14 @@ import CurlClient
 
     @Test func theServersStreamLimitIsRespected() async throws {
         let fake = try FakeAPNs(script: ["maxConcurrentStreams": 1, "delayMs": 5])
-        let (client, _, _) = try makeClient(fake)
+        // The stream limit is what is tested, not the deadline: all 30 are handed to libcurl
+        // at once and wait there for the one stream, their deadlines running; in one fully
+        // loaded test run the last 13 ended undelivered, as with the default 5 s they would
+        // if the fake was starved that long.
+        let (client, _, _) = try makeClient(fake, timeoutMilliseconds: 60_000)
         let results = await sendAll(client, (0..<30).map { TestRequests.alert($0) })
-        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
+        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } },
+                "not delivered: \(results.filter { if case .delivered = $0 { false } else { true } })")
         let open = fake.log().compactMap { $0.int("openStreams") }
         #expect(open.count == 30 && open.allSatisfy { $0 == 1 }, "never more than one stream open: \(open)")
     }
